@@ -1,0 +1,1 @@
+"""The tournament: config, schedule, concurrency, journal and resume, and the ``arena`` CLI."""

@@ -1,0 +1,1 @@
+"""The wire protocol between the arena and bots: typed messages and their line format."""

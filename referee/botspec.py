@@ -1,0 +1,48 @@
+"""How to start a bot: the typed description shared by ``arena play``, configs and the runner.
+
+The same Struct is decoded straight from a tournament config (``[[bots]]`` tables), so a typo'd
+key is an error naming the key.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import msgspec
+
+Protocol = Literal["native", "uci"]
+
+
+class Limits(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """Resource limits applied with setrlimit in the bot's process before it runs."""
+
+    memory_mb: Annotated[int, msgspec.Meta(gt=0)] | None = 1024
+    """Address-space limit (RLIMIT_AS) in MiB."""
+    cpu_seconds: Annotated[int, msgspec.Meta(gt=0)] | None = None
+    """CPU time limit (RLIMIT_CPU) for the process's whole life."""
+    processes: Annotated[int, msgspec.Meta(gt=0)] | None = None
+    """RLIMIT_NPROC: how many processes the bot's user may have (fork bombs)."""
+    file_mb: Annotated[int, msgspec.Meta(gt=0)] | None = 256
+    """RLIMIT_FSIZE: the largest file the bot may write."""
+
+
+class BotSpec(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """One bot: a name and how to start and speak to it."""
+
+    name: str
+    cmd: list[str]
+    """argv list; never a shell string. cmd[0] is resolved against ``cwd`` then PATH."""
+    cwd: str | None = None
+    env: dict[str, str] = {}
+    """Added to a clean environment (PATH, HOME, LANG only); the arena's own is never passed."""
+    protocol: Protocol = "native"
+    options: dict[str, str | int | float | bool] = {}
+    """Sent as ``setoption name N value V`` after the handshake."""
+    tc: str | None = None
+    """Per-bot time-control override (cutechess syntax, e.g. ``10+0.1``)."""
+    legal: bool = True
+    """Send a ``legal ...`` line before each ``go`` (native protocol only)."""
+    limits: Limits = msgspec.field(default_factory=Limits)
+    sandbox: Literal["none", "bwrap"] = "none"
+    variant: str | None = None
+    """UCI dialect: the ``UCI_Variant`` value, when it differs from the game's name."""

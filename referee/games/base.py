@@ -1,0 +1,218 @@
+"""The one interface every game's rules implement, and the errors and outcomes they share.
+
+A game module is pure rules: no I/O, no trio, no clocks. The referee, the sample bots and the
+tournament runner only ever talk to a game through :class:`Game`, so the five games stay
+interchangeable. The shape follows OpenSpiel's State (public methods wrapping small hooks) and
+python-chess's Board (moves that round-trip through text, push/pop for search).
+
+Conventions shared by every game:
+
+* Sides are ``0`` (``p1``, always moves first) and ``1`` (``p2``).
+* A move is a single space-free token in the game's own notation (``../RULES.md``);
+  ``format_move(parse_move(text)) == text`` for every legal move text.
+* ``position()`` returns a text that ``Game.from_position`` accepts and that reproduces the
+  same position (including side to move and, for Donkan, the round's score).
+* ``outcome()`` only reports ends that the game's rules themselves define. Draws that the rules
+  lack (repetition, move caps, FMJD counts) are the referee's adjudication, reported by
+  ``adjudication()`` so that the referee can switch them off.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Hashable, Iterator, Sequence
+from typing import Any, ClassVar, Generic, Self, TypeVar
+
+import msgspec
+
+P1: int = 0
+P2: int = 1
+SIDE_NAMES = ("p1", "p2")
+
+
+class GameError(ValueError):
+    """Base of every error the rules raise; always a human-readable message."""
+
+
+class PositionError(GameError):
+    """A position text could not be read; the message quotes the text and says why."""
+
+
+class MoveSyntaxError(GameError):
+    """A move text is not in the game's notation at all."""
+
+
+class IllegalMove(GameError):
+    """A well-formed move that is not legal here; the message names the move and the position."""
+
+    def __init__(self, move: str, position: str, why: str = "not a legal move") -> None:
+        super().__init__(f"illegal move {move!r} in position {position!r}: {why}")
+        self.move = move
+        self.position = position
+        self.why = why
+
+
+class Outcome(msgspec.Struct, frozen=True):
+    """How a game ended: ``winner`` is 0 (p1), 1 (p2) or None for a draw; ``reason`` is a short
+    machine-friendly word such as ``"den"``, ``"no-moves"``, ``"try"``, ``"score"``,
+    ``"repetition"``; ``detail`` is a sentence for humans."""
+
+    winner: int | None
+    reason: str
+    detail: str = ""
+
+    @property
+    def result(self) -> str:
+        """PGN-style result from p1's point of view: ``1-0``, ``0-1`` or ``1/2-1/2``."""
+        if self.winner is None:
+            return "1/2-1/2"
+        return "1-0" if self.winner == P1 else "0-1"
+
+
+M = TypeVar("M")
+
+
+class Game(ABC, Generic[M]):
+    """A position with its history, in one game's rules.
+
+    Subclasses set the class constants, implement the abstract hooks, and register themselves
+    in :mod:`referee.games` by ``NAME``. ``M`` is the game's internal move type (anything
+    hashable and cheap); only strings cross the module's boundary in the public helpers.
+    """
+
+    NAME: ClassVar[str]
+    """Registry name, e.g. ``"draughts"``."""
+    DESCRIPTION: ClassVar[str]
+    """One line shown by ``arena games``."""
+    SIDE_LABELS: ClassVar[tuple[str, str]] = ("p1", "p2")
+    """The game's own names for p1 and p2 (``white``/``black``, ``south``/``north``)."""
+    START_POSITION: ClassVar[str]
+    """The position text of the standard start."""
+
+    # ----- construction -------------------------------------------------------------------
+    @classmethod
+    @abstractmethod
+    def from_position(cls, text: str, **options: Any) -> Self:
+        """Build a game from a position text; raise :class:`PositionError` naming the fault."""
+
+    @classmethod
+    def start(cls, **options: Any) -> Self:
+        """The standard start position (``options`` are game options such as Donkan's target)."""
+        return cls.from_position(cls.START_POSITION, **options)
+
+    @classmethod
+    def new(cls, position: str | None = None, moves: Sequence[str] = (), **options: Any) -> Self:
+        """Start position or ``position``, then play ``moves`` (strings), checking each."""
+        game = cls.start(**options) if position in (None, "", "startpos") else cls.from_position(
+            position, **options  # type: ignore[arg-type]
+        )
+        for move in moves:
+            game.play(move)
+        return game
+
+    @abstractmethod
+    def copy(self) -> Self:
+        """An independent copy (history included, so repetition keys still work)."""
+
+    # ----- state --------------------------------------------------------------------------
+    @property
+    @abstractmethod
+    def side_to_move(self) -> int:
+        """0 for p1, 1 for p2."""
+
+    @property
+    def ply(self) -> int:
+        """Moves played since the position this game was built from."""
+        return len(self.history)
+
+    @property
+    @abstractmethod
+    def history(self) -> Sequence[M]:
+        """The moves played since construction, oldest first."""
+
+    @abstractmethod
+    def position(self) -> str:
+        """The position text (round-trips through ``from_position``)."""
+
+    @abstractmethod
+    def diagram(self) -> str:
+        """A multi-line ASCII picture of the board for terminals and logs."""
+
+    @abstractmethod
+    def repetition_key(self) -> Hashable:
+        """Everything that makes two positions 'the same' for repetition: board, hands, side to
+        move (and whatever else the game's rule counts)."""
+
+    # ----- moves --------------------------------------------------------------------------
+    @abstractmethod
+    def moves(self) -> list[M]:
+        """Legal moves in the internal type; empty when the game is over by its own rules."""
+
+    @abstractmethod
+    def push(self, move: M) -> None:
+        """Play a move known to be legal (no checking: the hot path of search and perft)."""
+
+    @abstractmethod
+    def pop(self) -> M:
+        """Take back the last pushed move and return it."""
+
+    @abstractmethod
+    def format_move(self, move: M) -> str:
+        """The move in the game's notation, in this position."""
+
+    @abstractmethod
+    def parse_move(self, text: str) -> M:
+        """Read a move text in this position: :class:`MoveSyntaxError` if it is not notation,
+        :class:`IllegalMove` if it is notation but not legal here."""
+
+    def legal_moves(self) -> list[str]:
+        """Legal moves as notation strings, in a stable order."""
+        return [self.format_move(m) for m in self.moves()]
+
+    def play(self, text: str) -> M:
+        """Check and play a move text; return the internal move. Raises on illegal moves."""
+        move = self.parse_move(text)
+        self.push(move)
+        return move
+
+    # ----- ends ---------------------------------------------------------------------------
+    @abstractmethod
+    def outcome(self) -> Outcome | None:
+        """The end of the game by its own rules, or None while it goes on."""
+
+    def adjudication(self) -> Outcome | None:
+        """The default draw adjudication of RULES.md for this game (repetition, FMJD counts...)
+        for the position reached; None when none applies. The referee calls it only when the
+        game's draw rules are switched on."""
+        return None
+
+    def is_over(self) -> bool:
+        return self.outcome() is not None
+
+    # ----- counting -----------------------------------------------------------------------
+    def perft(self, depth: int) -> int:
+        """Leaf count ``depth`` moves deep (RULES.md's convention: finished positions have no
+        children; repetition and move caps ignored). Games override this for speed."""
+        if depth == 0:
+            return 1
+        moves = self.moves()
+        if depth == 1:
+            return len(moves)
+        total = 0
+        for move in moves:
+            self.push(move)
+            total += self.perft(depth - 1)
+            self.pop()
+        return total
+
+    def divide(self, depth: int) -> Iterator[tuple[str, int]]:
+        """Perft split by first move: ``(move text, leaf count)`` pairs."""
+        for move in self.moves():
+            text = self.format_move(move)
+            self.push(move)
+            count = self.perft(depth - 1) if depth > 1 else 1
+            self.pop()
+            yield text, count
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.position()!r}>"

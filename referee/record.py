@@ -1,0 +1,134 @@
+"""What a finished game leaves behind: the typed game record, its moves and the end vocabulary.
+
+The record is the contract between the layers: the referee writes it, the runner journals it
+(one JSON line each), and the ratings and reports read it back. Keep it flat and explicit; add
+fields with defaults so that old journals still decode.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+import msgspec
+
+
+class Termination(StrEnum):
+    """Why a game ended, in one vocabulary (after fastchess's)."""
+
+    NORMAL = "normal"
+    """The game's own rules ended it (den, capture, try, no moves, score...)."""
+    ADJUDICATION = "adjudication"
+    """A draw rule of RULES.md applied by the referee, or a move cap."""
+    TIME_FORFEIT = "time-forfeit"
+    """A bot ran over its clock plus the time margin."""
+    ILLEGAL_MOVE = "illegal-move"
+    """A bot played a move the rules do not allow here (``bestmove (none)`` included)."""
+    CRASH = "crash"
+    """A bot's process exited or closed its pipes during the game."""
+    STALL = "stall"
+    """A bot did not answer the handshake (``ugiok``/``readyok``) in time."""
+    PROTOCOL_ERROR = "protocol-error"
+    """A bot sent something the protocol forbids where a reply was due (garbage, overlong line)."""
+    INTERRUPT = "interrupt"
+    """The runner was stopped before the game ended; such games are replayed on resume."""
+
+
+RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
+
+
+class SearchInfo(msgspec.Struct, omit_defaults=True):
+    """The last ``info`` a bot sent before its move (all optional, as bots report them)."""
+
+    depth: int | None = None
+    seldepth: int | None = None
+    score_cp: int | None = None
+    score_mate: int | None = None
+    nodes: int | None = None
+    nps: int | None = None
+    time_ms: int | None = None
+    pv: list[str] = []
+    string: str | None = None
+
+
+class MoveRecord(msgspec.Struct, omit_defaults=True):
+    """One move as the referee saw it."""
+
+    move: str
+    side: int
+    """0 = p1, 1 = p2."""
+    elapsed_ms: float
+    """From sending ``go`` to reading ``bestmove`` (0 for opening-book moves)."""
+    clock_ms: float | None = None
+    """The mover's clock after the move (increment included); None without a clock."""
+    info: SearchInfo | None = None
+    book: bool = False
+    """True for moves that came from the opening, not from a bot."""
+
+
+class PartieRecord(msgspec.Struct, omit_defaults=True):
+    """One Donkan partie inside a round."""
+
+    starter: int
+    winner: int | None
+    points: int
+    """Points scored by ``winner`` (1 for a king captured, 2 for the castle, 0 for none)."""
+    plies: int
+    reason: str
+
+
+class GameRecord(msgspec.Struct, omit_defaults=True):
+    """Everything about one finished (or aborted) game."""
+
+    game: str
+    """Registry name of the game (``draughts``, ``jungle``, ...)."""
+    p1: str
+    """Name of the bot that moved first."""
+    p2: str
+    result: str
+    """``1-0`` (p1 won), ``0-1``, ``1/2-1/2``, or ``*`` for an interrupted game."""
+    termination: Termination
+    reason: str
+    """A sentence for humans: ``"p2 (randbot) played illegal move 'a1a9'"``."""
+    winner: int | None = None
+    id: str = ""
+    """Stable id from the schedule, e.g. ``"r1-p3-g2"``; empty for ad-hoc games."""
+    round: int = 1
+    start_position: str = ""
+    """Position text the game started from (before the opening moves)."""
+    opening: list[str] = []
+    """Opening moves forced on both bots, as notation strings."""
+    moves: list[MoveRecord] = []
+    final_position: str = ""
+    time_control: str = ""
+    started_at: float = 0.0
+    """Unix time (seconds)."""
+    ended_at: float = 0.0
+    plies: int = 0
+    parties: list[PartieRecord] = []
+    """Donkan only: every partie of the round."""
+    score: list[int] = []
+    """Donkan only: final points of p1 and p2."""
+    options: dict[str, str] = {}
+    """Game options in force (e.g. Donkan's ``target``)."""
+    tags: dict[str, str] = {}
+    """Extra data from the runner (pairing, opening index, ...)."""
+
+
+def result_for(winner: int | None) -> str:
+    """PGN result string for a winner (0, 1 or None for a draw)."""
+    if winner is None:
+        return "1/2-1/2"
+    return "1-0" if winner == 0 else "0-1"
+
+
+def encode_record(record: GameRecord) -> bytes:
+    """One JSON line, without the newline."""
+    return msgspec.json.encode(record)
+
+
+_decoder = msgspec.json.Decoder(GameRecord)
+
+
+def decode_record(line: bytes | str) -> GameRecord:
+    """Read one JSON line back; raises ``msgspec.ValidationError``/``DecodeError`` on bad input."""
+    return _decoder.decode(line)

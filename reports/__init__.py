@@ -1,0 +1,1 @@
+"""Reports over finished games: ratings tables, crosstables, charts, HTML and PGN."""

@@ -1,0 +1,1 @@
+"""Bots people can copy: random, greedy and alpha-beta in Python, plus C and JavaScript bots."""
