@@ -10,6 +10,8 @@ import importlib
 from referee.games.base import (
     P1,
     P2,
+    BoardView,
+    CellView,
     Game,
     GameError,
     IllegalMove,
@@ -50,6 +52,8 @@ __all__ = [
     "GAME_NAMES",
     "P1",
     "P2",
+    "BoardView",
+    "CellView",
     "Game",
     "GameError",
     "IllegalMove",

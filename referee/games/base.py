@@ -52,6 +52,38 @@ class IllegalMove(GameError):
         self.why = why
 
 
+class CellView(msgspec.Struct, array_like=True, omit_defaults=True):
+    """One board cell for pictures (report viewer, diagrams): what stands there and the terrain."""
+
+    x: int
+    """Column from p1's left, 0-based (for Dvonn: the letter index A=0)."""
+    y: int
+    """Row from p1's side, 0-based (for Dvonn: the row number minus one)."""
+    piece: str = ""
+    """Short label of the piece or stack: ``"m"``, ``"K"``, ``"lion"``, ``"3"``; empty = no piece."""
+    side: int | None = None
+    """Owner of the piece (0 = p1, 1 = p2), None for neutral pieces (DVONN) or empty cells."""
+    terrain: str = ""
+    """``"dark"``, ``"water"``, ``"trap"``, ``"den"``, ``"castle"``... empty for plain cells."""
+    extra: str = ""
+    """Anything else worth drawing, e.g. ``"dvonn"`` for a stack holding a DVONN piece."""
+
+
+class BoardView(msgspec.Struct, omit_defaults=True):
+    """A game-independent picture of a position, so one viewer can draw all five games."""
+
+    shape: str
+    """``"square"`` or ``"hex"`` (Dvonn: axial coordinates, neighbours as in RULES.md)."""
+    columns: int
+    rows: int
+    cells: list[CellView]
+    """Every cell that exists on the board, empty or not."""
+    hands: list[list[str]] = []
+    """Pieces in hand per side (Dobutsu), as piece labels."""
+    caption: str = ""
+    """One line under the board: score, phase, side to move."""
+
+
 class Outcome(msgspec.Struct, frozen=True):
     """How a game ended: ``winner`` is 0 (p1), 1 (p2) or None for a draw; ``reason`` is a short
     machine-friendly word such as ``"den"``, ``"no-moves"``, ``"try"``, ``"score"``,
@@ -137,6 +169,10 @@ class Game(ABC, Generic[M]):
     @abstractmethod
     def diagram(self) -> str:
         """A multi-line ASCII picture of the board for terminals and logs."""
+
+    @abstractmethod
+    def board_view(self) -> BoardView:
+        """The position as a :class:`BoardView`, for the report's game viewer."""
 
     @abstractmethod
     def repetition_key(self) -> Hashable:
