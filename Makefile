@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 bots:
-	$(MAKE) -C sample_bots
+	@if [ -f sample_bots/Makefile ]; then $(MAKE) -s -C sample_bots; fi
 
 demo: $(STAMP) bots
 	$(BIN)/arena run examples/demo.toml --output runs/demo
