@@ -1,0 +1,398 @@
+"""The tournament config: its typed shape, loading it from TOML, and the checks a person needs.
+
+A config is decoded in one step with ``msgspec.toml.decode(..., type=Config)`` so that a typo'd
+key is caught by the decoder itself (``forbid_unknown_fields``). msgspec reports *where* a value
+is wrong as a path (``$.bots[2].tc``); :func:`locate` maps that path back to a line of the TOML
+text so that every error reads ``FILE:LINE: key: what is wrong; how to fix it``.
+
+Paths in a config (bot ``cwd``, the openings file, ``output``) are relative to the config file's
+directory, so a config works from wherever ``arena run`` is started. In a bot's ``cmd``, the
+placeholder ``{python}`` stands for the Python running the arena (the project's virtualenv),
+so sample bots written in Python need no install step: ``cmd = ["{python}", "bot.py"]``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Final, Literal, Protocol
+
+import msgspec
+
+from arena.errors import UserError
+from referee.adjudication import Adjudication
+from referee.botspec import BotSpec
+from referee.games import GAME_NAMES
+
+PYTHON_PLACEHOLDER: Final = "{python}"
+"""Replaced in every ``cmd`` element by ``sys.executable``."""
+
+SCRIPT_SUFFIXES: Final = (".py", ".js", ".mjs", ".rb", ".pl", ".sh", ".jar", ".lua")
+"""A script argument right after the program with one of these suffixes must exist."""
+
+OptionValue = str | int | float | bool
+
+
+class OpeningsConfig(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """Where the games start: a file of positions/move sequences, or N random plies."""
+
+    file: str | None = None
+    """One opening per line: ``fen <position text>`` or ``moves m1 m2 ...``; ``#`` comments."""
+    random_plies: Annotated[int, msgspec.Meta(ge=0)] | None = None
+    """Play this many random legal plies (drawn from ``seed``) before the bots take over."""
+
+
+class SprtConfig(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """Stop a two-bot match early once the SPRT accepts H0 (elo0) or H1 (elo1)."""
+
+    elo0: float
+    elo1: float
+    alpha: Annotated[float, msgspec.Meta(gt=0, lt=1)] = 0.05
+    beta: Annotated[float, msgspec.Meta(gt=0, lt=1)] = 0.05
+
+
+class Config(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """One tournament, exactly as written in the TOML file (paths not yet resolved)."""
+
+    game: str
+    bots: list[BotSpec]
+    format: Literal["round-robin", "gauntlet"] = "round-robin"
+    """``gauntlet``: the first bot plays every other bot; the others do not meet."""
+    rounds: Annotated[int, msgspec.Meta(gt=0)] = 1
+    games_per_pairing: Annotated[int, msgspec.Meta(gt=0)] = 2
+    """Per pairing and round; even, each pair of games replays one opening with colours swapped."""
+    tc: str | None = None
+    """Time control for every bot (cutechess syntax); a bot's own ``tc`` overrides it."""
+    concurrency: Annotated[int, msgspec.Meta(gt=0)] = 1
+    openings: OpeningsConfig | None = None
+    adjudication: Adjudication = msgspec.field(default_factory=Adjudication)
+    game_options: dict[str, OptionValue] = {}
+    seed: int = 0
+    output: str | None = None
+    """Output directory (relative to the config file); ``arena run --output`` overrides it."""
+    sprt: SprtConfig | None = None
+    event: str | None = None
+    """PGN Event name; defaults to the config file's stem."""
+    report_every: Annotated[int, msgspec.Meta(ge=0)] = 0
+    """Rebuild the report every N finished games (0: only at the end)."""
+
+
+@dataclass(frozen=True)
+class LoadedConfig:
+    """A checked config together with where it came from and its bots ready to start."""
+
+    path: Path
+    text: str
+    config: Config
+    bots: tuple[BotSpec, ...]
+    """Bots with ``cwd`` absolute, ``{python}`` substituted and cmd[0] resolved."""
+    openings_file: Path | None
+
+    @property
+    def base_dir(self) -> Path:
+        return self.path.parent
+
+    @property
+    def event(self) -> str:
+        return self.config.event or self.path.stem
+
+    @property
+    def game_options(self) -> dict[str, str]:
+        """Game options as the referee takes them (text values)."""
+        return {k: _option_text(v) for k, v in self.config.game_options.items()}
+
+    def default_output(self) -> Path | None:
+        if self.config.output is None:
+            return None
+        return (self.base_dir / self.config.output).resolve()
+
+
+def _option_text(value: OptionValue) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+# --------------------------------------------------------------------------- locating lines
+_HEADER = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
+_KEY = re.compile(r"""^\s*("[^"]*"|'[^']*'|[A-Za-z0-9_.-]+)\s*=""")
+
+
+def _key_parts(raw: str) -> list[str]:
+    return [p.strip().strip("\"'") for p in raw.split(".")]
+
+
+def _line_index(text: str) -> dict[tuple[str | int, ...], int]:
+    """Map every table and key path of a TOML text to its 1-based line.
+
+    Array-of-tables entries get integer indices (``("bots", 2, "tc")``) as in msgspec paths.
+    Inline tables are not walked into; their keys fall back to the enclosing key's line.
+    """
+    index: dict[tuple[str | int, ...], int] = {}
+    counts: dict[tuple[str | int, ...], int] = {}
+    current: tuple[str | int, ...] = ()
+    for number, line in enumerate(text.splitlines(), start=1):
+        header = _HEADER.match(line)
+        if header:
+            parts = _key_parts(header.group(2))
+            # Resolve a prefix that names an array of tables to its latest entry.
+            path: tuple[str | int, ...] = ()
+            for part in parts[:-1]:
+                path = (*path, part)
+                if path in counts:
+                    path = (*path, counts[path] - 1)
+            path = (*path, parts[-1])
+            if header.group(1) == "[[":
+                n = counts.get(path, 0)
+                counts[path] = n + 1
+                index.setdefault(path, number)
+                path = (*path, n)
+            index[path] = number
+            current = path
+            continue
+        key = _KEY.match(line)
+        if key:
+            index.setdefault((*current, *_key_parts(key.group(1))), number)
+    return index
+
+
+_PATH_TOKEN = re.compile(r"\.([A-Za-z0-9_-]+)|\[(\d+)\]")
+
+
+def parse_path(path: str) -> tuple[str | int, ...]:
+    """``$.bots[2].tc`` -> ``("bots", 2, "tc")``."""
+    out: list[str | int] = []
+    for name, idx in _PATH_TOKEN.findall(path.removeprefix("$")):
+        out.append(int(idx) if idx else name)
+    return tuple(out)
+
+
+def locate(text: str, path: Sequence[str | int]) -> int | None:
+    """The line where ``path`` is written, or of its nearest written ancestor; None if unknown."""
+    index = _line_index(text)
+    probe = tuple(path)
+    while probe:
+        if probe in index:
+            return index[probe]
+        probe = probe[:-1]
+    return None
+
+
+def _dotted(path: Sequence[str | int]) -> str:
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else part)
+    return out or "(top level)"
+
+
+class ConfigError(UserError):
+    """A config problem, already phrased as ``FILE:LINE: key: problem``."""
+
+
+def _fail(
+    file: Path, text: str, path: Sequence[str | int], problem: str, fix: str = ""
+) -> ConfigError:
+    line = locate(text, path)
+    where = f"{file}:{line}" if line else str(file)
+    message = f"{where}: {_dotted(path)}: {problem}"
+    if fix:
+        message += f"; {fix}"
+    return ConfigError(message)
+
+
+_UNKNOWN = re.compile(r"Object contains unknown field `([^`]+)`")
+_MISSING = re.compile(r"Object missing required field `([^`]+)`")
+
+
+def _validation_error(file: Path, text: str, exc: msgspec.ValidationError) -> ConfigError:
+    message = str(exc)
+    problem, _, raw_path = message.partition(" - at `")
+    path = list(parse_path(raw_path.rstrip("`"))) if raw_path else []
+    if m := _UNKNOWN.match(problem):
+        allowed = _allowed_fields(path)
+        fix = f"allowed keys here: {', '.join(allowed)}" if allowed else "remove it"
+        close = _closest(m.group(1), allowed)
+        if close:
+            fix = f"did you mean {close!r}? " + fix
+        return _fail(file, text, [*path, m.group(1)], f"unknown key {m.group(1)!r}", fix)
+    if m := _MISSING.match(problem):
+        return _fail(file, text, path, f"missing required key {m.group(1)!r}", "add it")
+    return _fail(file, text, path, problem.replace("`", ""), "see examples/*.toml")
+
+
+def _allowed_fields(path: Sequence[str | int]) -> list[str]:
+    """Field names of the Struct at ``path`` (for 'did you mean' hints)."""
+    struct: type[msgspec.Struct] | None = Config
+    named = [p for p in path if isinstance(p, str)]
+    tables: dict[str, type[msgspec.Struct]] = {
+        "bots": BotSpec,
+        "openings": OpeningsConfig,
+        "sprt": SprtConfig,
+        "adjudication": Adjudication,
+    }
+    for part in named:
+        if struct is Config and part in tables:
+            struct = tables[part]
+        elif struct is BotSpec and part == "limits":
+            from referee.botspec import Limits
+
+            struct = Limits
+        else:
+            struct = None
+            break
+    return list(struct.__struct_fields__) if struct else []
+
+
+def _closest(word: str, candidates: Sequence[str]) -> str | None:
+    import difflib
+
+    found = difflib.get_close_matches(word, candidates, n=1, cutoff=0.6)
+    return found[0] if found else None
+
+
+# --------------------------------------------------------------------------- loading
+def load_config(path: str | os.PathLike[str]) -> LoadedConfig:
+    """Read, decode and check a config; raise :class:`ConfigError` naming file, line and fix."""
+    file = Path(path)
+    try:
+        raw = file.read_bytes()
+    except OSError as exc:
+        raise UserError(f"cannot read config {file}: {exc.strerror or exc}") from None
+    text = raw.decode("utf-8", errors="replace")
+    try:
+        config = msgspec.toml.decode(raw, type=Config)
+    except msgspec.ValidationError as exc:
+        raise _validation_error(file, text, exc) from None
+    except msgspec.DecodeError as exc:
+        raise ConfigError(f"{file}: not valid TOML: {exc}") from None
+    return check_config(file.resolve(), text, config, shown_as=file)
+
+
+def check_config(
+    path: Path, text: str, config: Config, *, shown_as: Path | None = None
+) -> LoadedConfig:
+    """Everything the decoder cannot see: names, paths, time controls, counts."""
+    show = shown_as or path
+    base = path.parent
+
+    def fail(where: Sequence[str | int], problem: str, fix: str = "") -> ConfigError:
+        return _fail(show, text, where, problem, fix)
+
+    if config.game not in GAME_NAMES:
+        raise fail(
+            ["game"], f"unknown game {config.game!r}", f"known games: {', '.join(GAME_NAMES)}"
+        )
+    if len(config.bots) < 2:
+        raise fail(
+            ["bots"],
+            f"a tournament needs at least 2 bots, found {len(config.bots)}",
+            "add [[bots]] tables",
+        )
+    if config.games_per_pairing % 2:
+        raise fail(
+            ["games_per_pairing"],
+            f"must be even, got {config.games_per_pairing}",
+            "each opening is played twice with colours swapped; use 2, 4, ...",
+        )
+    seen: dict[str, int] = {}
+    for i, bot in enumerate(config.bots):
+        if not bot.name.strip():
+            raise fail(["bots", i, "name"], "empty bot name", "give every bot a unique name")
+        if bot.name in seen:
+            raise fail(
+                ["bots", i, "name"],
+                f"duplicate bot name {bot.name!r} (also bots[{seen[bot.name]}])",
+                "give every bot a unique name",
+            )
+        seen[bot.name] = i
+    _check_tc(config.tc, ["tc"], fail)
+    bots = tuple(_prepare_bot(bot, i, base, fail) for i, bot in enumerate(config.bots))
+    openings_file: Path | None = None
+    if config.openings is not None:
+        if config.openings.file is not None and config.openings.random_plies is not None:
+            raise fail(["openings"], "give either 'file' or 'random_plies', not both")
+        if config.openings.file is not None:
+            openings_file = (base / config.openings.file).resolve()
+            if not openings_file.is_file():
+                raise fail(
+                    ["openings", "file"],
+                    f"openings file {str(openings_file)!r} not found",
+                    "paths are relative to the config file's directory",
+                )
+    if config.sprt is not None:
+        if len(config.bots) != 2:
+            raise fail(["sprt"], f"SPRT needs exactly 2 bots, found {len(config.bots)}")
+        if config.sprt.elo0 >= config.sprt.elo1:
+            raise fail(["sprt", "elo1"], "elo1 must be greater than elo0")
+    return LoadedConfig(path=path, text=text, config=config, bots=bots, openings_file=openings_file)
+
+
+class _Fail(Protocol):
+    def __call__(self, where: Sequence[str | int], problem: str, fix: str = "") -> ConfigError: ...
+
+
+def _check_tc(text: str | None, where: list[str | int], fail: _Fail) -> None:
+    if text is None:
+        return
+    from referee.timecontrol import TimeControl
+
+    try:
+        TimeControl.parse(text)
+    except ValueError as exc:
+        raise fail(
+            where,
+            f"bad time control {text!r}: {exc}",
+            "examples: '10+0.1' (10 s + 0.1 s/move), '40/60' (40 moves in 60 s), "
+            "'st=0.05' (fixed time per move)",
+        ) from None
+
+
+def _prepare_bot(bot: BotSpec, i: int, base: Path, fail: _Fail) -> BotSpec:
+    _check_tc(bot.tc, ["bots", i, "tc"], fail)
+    if not bot.cmd or not bot.cmd[0]:
+        raise fail(
+            ["bots", i, "cmd"], f"bot {bot.name!r} has an empty cmd", 'e.g. cmd = ["./mybot"]'
+        )
+    cwd = (base / bot.cwd).resolve() if bot.cwd else base
+    if not cwd.is_dir():
+        raise fail(
+            ["bots", i, "cwd"],
+            f"bot {bot.name!r}: directory {str(cwd)!r} not found",
+            "cwd is relative to the config file's directory",
+        )
+    cmd = [arg.replace(PYTHON_PLACEHOLDER, sys.executable) for arg in bot.cmd]
+    program = resolve_program(cmd[0], cwd)
+    if program is None:
+        raise fail(
+            ["bots", i, "cmd"],
+            f"bot {bot.name!r}: program {bot.cmd[0]!r} not found or not executable "
+            f"(looked in {cwd} and on PATH)",
+            "fix the path (relative to the bot's cwd), chmod +x it, or start it with an "
+            'interpreter: cmd = ["{python}", "bot.py"]',
+        )
+    cmd[0] = program
+    if len(cmd) > 1 and cmd[1].endswith(SCRIPT_SUFFIXES) and not (cwd / cmd[1]).is_file():
+        raise fail(
+            ["bots", i, "cmd"],
+            f"bot {bot.name!r}: script {cmd[1]!r} not found in {cwd}",
+            "fix the path (relative to the bot's cwd, which defaults to the config's directory)",
+        )
+    return msgspec.structs.replace(bot, cmd=cmd, cwd=str(cwd))
+
+
+def resolve_program(program: str, cwd: Path) -> str | None:
+    """An absolute path to ``program``: relative to ``cwd`` first, then (bare names) on PATH."""
+    candidate = cwd / program
+    if candidate.is_file() and os.access(candidate, os.X_OK):
+        # abspath, not resolve(): a virtualenv's python is a symlink that must stay one.
+        return os.path.abspath(candidate)
+    if os.sep not in program:
+        found = shutil.which(program)
+        if found:
+            return os.path.abspath(found)
+    return None

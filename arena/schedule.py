@@ -1,0 +1,206 @@
+"""The schedule: which games a tournament plays, in which order, with which colours and openings.
+
+The schedule is a pure function of the config (bots, format, rounds, games per pairing,
+openings, seed): the same config always gives the same games with the same stable ids
+(``r1-p03-g2`` = round 1, pairing 3, game 2 of that pairing in that round). That is what lets a
+stopped tournament resume by playing only the ids missing from its journal, and what the
+fingerprint stored next to the journal protects.
+
+Games of a pairing come in pairs that share one opening with colours swapped, so that neither
+the opening nor the first move favours a bot. Order: round by round, then pair by pair across
+all pairings, so that a tournament stopped half-way is still balanced.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Final
+
+import msgspec
+
+from arena.config import LoadedConfig
+from arena.errors import UserError
+from referee.games import GameError, get_game
+
+RANDOM_OPENING_ATTEMPTS: Final = 200
+"""How often a random opening is redrawn before giving up on avoiding finished positions."""
+
+
+class Opening(msgspec.Struct, frozen=True, omit_defaults=True):
+    """Where a game starts: a position text (empty = the game's start) and forced moves."""
+
+    start_position: str = ""
+    moves: tuple[str, ...] = ()
+    source: str = ""
+    """Where it came from, for humans: ``openings.txt:12`` or ``random 4 plies``."""
+
+
+class ScheduledGame(msgspec.Struct, frozen=True):
+    """One game to play; ``p1`` moves first."""
+
+    id: str
+    round: int
+    pairing: int
+    """1-based index of the pairing (pair of bots) in the tournament."""
+    game_no: int
+    """1-based number of this game within its pairing and round."""
+    p1: str
+    p2: str
+    opening: Opening
+    opening_index: int | None = None
+    """Index in the openings file (0-based), None for the start position or random openings."""
+
+
+class Schedule(msgspec.Struct, frozen=True):
+    games: tuple[ScheduledGame, ...]
+    fingerprint: str
+    """Hash of everything that decides which games exist and what they mean."""
+
+    @property
+    def total(self) -> int:
+        return len(self.games)
+
+    def ids(self) -> list[str]:
+        return [g.id for g in self.games]
+
+
+def pairings(bot_names: Sequence[str], format: str) -> list[tuple[str, str]]:
+    """Round-robin: every pair once, in bot order. Gauntlet: the first bot against each other."""
+    if format == "gauntlet":
+        return [(bot_names[0], other) for other in bot_names[1:]]
+    return [
+        (bot_names[i], bot_names[j])
+        for i in range(len(bot_names))
+        for j in range(i + 1, len(bot_names))
+    ]
+
+
+def read_openings(path: Path, game: str, options: dict[str, str]) -> list[Opening]:
+    """Read an openings file: ``fen <position>`` or ``moves m1 m2 ...`` per line, ``#`` comments.
+
+    Every opening is checked with the real rules now, so a bad line is reported before any bot
+    starts (``FILE:LINE: ...``), and a finished position is refused.
+    """
+    rules = get_game(game)
+    openings: list[Opening] = []
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise UserError(f"cannot read openings file {path}: {exc.strerror or exc}") from None
+    for number, raw in enumerate(lines, start=1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        kind, _, rest = line.partition(" ")
+        rest = rest.strip()
+        where = f"{path}:{number}"
+        if kind == "fen" and rest:
+            opening = Opening(start_position=rest, source=where)
+        elif kind == "moves" and rest:
+            opening = Opening(moves=tuple(rest.split()), source=where)
+        else:
+            raise UserError(
+                f"{where}: expected 'fen <position>' or 'moves m1 m2 ...', got {raw.strip()!r}"
+            )
+        try:
+            position = rules.new(opening.start_position or None, opening.moves, **options)
+        except GameError as exc:
+            raise UserError(f"{where}: bad {game} opening: {exc}") from None
+        if position.is_over():
+            raise UserError(f"{where}: the opening ends the game; choose an unfinished position")
+        openings.append(opening)
+    if not openings:
+        raise UserError(f"{path}: no openings in the file (lines 'fen ...' or 'moves ...')")
+    return openings
+
+
+def random_opening(game: str, plies: int, rng: random.Random, options: dict[str, str]) -> Opening:
+    """``plies`` random legal moves from the start that never reach a finished position.
+
+    Each ply picks among the moves that keep the game going; a dead end restarts the draw.
+    """
+    rules = get_game(game)
+    for _ in range(RANDOM_OPENING_ATTEMPTS):
+        position = rules.start(**options)
+        played: list[str] = []
+        while len(played) < plies:
+            choices = position.legal_moves()
+            rng.shuffle(choices)
+            for move in choices:
+                position.play(move)
+                if not position.is_over():
+                    played.append(move)
+                    break
+                position.pop()
+            else:
+                break  # every move ends the game: redraw
+        if len(played) == plies:
+            return Opening(moves=tuple(played), source=f"random {plies} plies")
+    raise UserError(
+        f"could not find a random {game} opening of {plies} plies that keeps the game going; "
+        "lower [openings] random_plies"
+    )
+
+
+def build_schedule(loaded: LoadedConfig) -> Schedule:
+    """The full, deterministic schedule of a checked config."""
+    config = loaded.config
+    names = [bot.name for bot in loaded.bots]
+    pairs = pairings(names, config.format)
+    options = loaded.game_options
+    file_openings: list[Opening] = []
+    if loaded.openings_file is not None:
+        file_openings = read_openings(loaded.openings_file, config.game, options)
+    plies = config.openings.random_plies if config.openings else None
+    width = max(2, len(str(len(pairs))))
+    games: list[ScheduledGame] = []
+    pairs_per_pairing = config.games_per_pairing // 2
+    opening_counter = 0
+    for rnd in range(1, config.rounds + 1):
+        for k in range(pairs_per_pairing):
+            for p, (a, b) in enumerate(pairs, start=1):
+                opening_index: int | None = None
+                if file_openings:
+                    opening_index = opening_counter % len(file_openings)
+                    opening = file_openings[opening_index]
+                    opening_counter += 1
+                elif plies:
+                    rng = random.Random(f"{config.seed}:{rnd}:{p}:{k}")
+                    opening = random_opening(config.game, plies, rng, options)
+                else:
+                    opening = Opening()
+                for swap in (0, 1):
+                    g = 2 * k + swap + 1
+                    p1, p2 = (a, b) if swap == 0 else (b, a)
+                    games.append(
+                        ScheduledGame(
+                            id=f"r{rnd}-p{p:0{width}d}-g{g}",
+                            round=rnd,
+                            pairing=p,
+                            game_no=g,
+                            p1=p1,
+                            p2=p2,
+                            opening=opening,
+                            opening_index=opening_index,
+                        )
+                    )
+    return Schedule(games=tuple(games), fingerprint=fingerprint(loaded, games))
+
+
+def fingerprint(loaded: LoadedConfig, games: Sequence[ScheduledGame]) -> str:
+    """Hash of the game, its options and every scheduled game (id, colours, opening).
+
+    Time controls, commands and concurrency are deliberately left out: changing them does not
+    change which games exist, so a resumed run may use them (the runner warns).
+    """
+    payload = msgspec.json.encode(
+        {
+            "game": loaded.config.game,
+            "options": loaded.game_options,
+            "games": [[g.id, g.p1, g.p2, g.opening.start_position, g.opening.moves] for g in games],
+        }
+    )
+    return hashlib.sha256(payload).hexdigest()[:16]
