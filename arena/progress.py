@@ -1,0 +1,242 @@
+"""What a person watching ``arena run`` sees: games done/total, speed, ETA, standings, forfeits.
+
+On a terminal this is a rich live panel redrawn about once a second; when stdout is not a TTY
+(CI, a pipe, a log file) it is one plain line per finished game, so logs stay greppable. Both
+end with the same final standings table. The standings here are a plain W/D/L count for
+watching; ratings with error bars are :mod:`arena.ratings`' job.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TextIO
+
+from rich.console import Console, Group
+from rich.live import Live
+from rich.table import Table
+from rich.text import Text
+
+from referee.record import GameRecord, Termination
+
+FAULT_TERMINATIONS = frozenset(
+    {
+        Termination.TIME_FORFEIT,
+        Termination.ILLEGAL_MOVE,
+        Termination.CRASH,
+        Termination.STALL,
+        Termination.PROTOCOL_ERROR,
+    }
+)
+
+
+@dataclass
+class BotScore:
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    @property
+    def score(self) -> float:
+        return self.wins + self.draws / 2
+
+
+@dataclass
+class Standings:
+    """W/D/L per bot and forfeit counts, from finished game records."""
+
+    bots: dict[str, BotScore] = field(default_factory=dict)
+    forfeits: Counter[str] = field(default_factory=Counter)
+    """Termination value -> count, for games a bot lost by its own fault."""
+
+    @classmethod
+    def of(cls, names: Iterable[str], records: Iterable[GameRecord] = ()) -> Standings:
+        standings = cls({name: BotScore() for name in names})
+        for record in records:
+            standings.add(record)
+        return standings
+
+    def add(self, record: GameRecord) -> None:
+        if record.result not in ("1-0", "0-1", "1/2-1/2"):
+            return
+        one = self.bots.setdefault(record.p1, BotScore())
+        two = self.bots.setdefault(record.p2, BotScore())
+        if record.result == "1-0":
+            one.wins += 1
+            two.losses += 1
+        elif record.result == "0-1":
+            one.losses += 1
+            two.wins += 1
+        else:
+            one.draws += 1
+            two.draws += 1
+        if record.termination in FAULT_TERMINATIONS:
+            self.forfeits[str(record.termination)] += 1
+
+    def ranked(self) -> list[tuple[str, BotScore]]:
+        return sorted(self.bots.items(), key=lambda kv: (-kv[1].score, kv[1].games, kv[0]))
+
+    def table(self, title: str = "Standings") -> Table:
+        table = Table(title=title, title_justify="left")
+        for column, justify in (
+            ("#", "right"),
+            ("bot", "left"),
+            ("games", "right"),
+            ("W", "right"),
+            ("D", "right"),
+            ("L", "right"),
+            ("score", "right"),
+            ("%", "right"),
+        ):
+            table.add_column(column, justify=justify)  # type: ignore[arg-type]
+        for rank, (name, s) in enumerate(self.ranked(), start=1):
+            pct = f"{100 * s.score / s.games:.1f}" if s.games else "-"
+            table.add_row(
+                str(rank), name, str(s.games), str(s.wins), str(s.draws), str(s.losses),
+                f"{s.score:g}", pct,
+            )  # fmt: skip
+        return table
+
+    def forfeit_text(self) -> str:
+        if not self.forfeits:
+            return "forfeits: none"
+        parts = ", ".join(f"{reason} {n}" for reason, n in self.forfeits.most_common())
+        return f"forfeits: {parts}"
+
+
+def _duration(seconds: float) -> str:
+    seconds = max(0, int(seconds))
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}h{minutes:02d}m{secs:02d}s" if hours else f"{minutes}m{secs:02d}s"
+
+
+class Progress:
+    """Counts games and draws the display; call :meth:`finished` for every journaled game."""
+
+    def __init__(
+        self,
+        *,
+        title: str,
+        names: Iterable[str],
+        total: int,
+        done: Iterable[GameRecord] = (),
+        out: TextIO | None = None,
+        live: bool | None = None,
+    ) -> None:
+        self.title = title
+        self.out = out or sys.stdout
+        self.total = total
+        finished = list(done)
+        self.standings = Standings.of(names, finished)
+        self.done = len(finished)
+        self.resumed = self.done
+        self.failed = 0
+        self.running: dict[str, str] = {}
+        self.started = time.monotonic()
+        self.note = ""
+        self.console = Console(file=self.out, highlight=False)
+        self.is_live = self.console.is_terminal if live is None else live
+        self._live: Live | None = None
+
+    # ----- events -------------------------------------------------------------------------
+    def __enter__(self) -> Progress:
+        if self.is_live:
+            self._live = Live(self._render(), console=self.console, auto_refresh=False)
+            self._live.__enter__()
+        elif self.resumed:
+            self._line(f"resuming: {self.resumed}/{self.total} games already played")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._live is not None:
+            self._live.update(self._render(), refresh=True)
+            self._live.__exit__(None, None, None)
+            self._live = None
+
+    def started_game(self, game_id: str, label: str) -> None:
+        self.running[game_id] = label
+        self.refresh()
+
+    def finished(self, record: GameRecord) -> None:
+        self.running.pop(record.id, None)
+        self.standings.add(record)
+        self.done += 1
+        if not self.is_live:
+            why = f"{record.termination}" + (f": {record.reason}" if record.reason else "")
+            self._line(
+                f"[{self.done}/{self.total}] {record.id} {record.p1} - {record.p2} "
+                f"{record.result} ({why}) {self.rate_text()}"
+            )
+        self.refresh()
+
+    def failed_game(self, game_id: str, message: str) -> None:
+        """A game the referee could not play at all (not journaled; replayed on resume)."""
+        self.running.pop(game_id, None)
+        self.failed += 1
+        self._line(f"game {game_id} could not be played: {message}", force=True)
+        self.refresh()
+
+    def message(self, text: str) -> None:
+        self.note = text
+        self._line(text, force=True)
+        self.refresh()
+
+    # ----- figures ------------------------------------------------------------------------
+    def games_per_minute(self) -> float:
+        played = self.done - self.resumed
+        elapsed = time.monotonic() - self.started
+        return 60 * played / elapsed if played and elapsed > 0 else 0.0
+
+    def eta_seconds(self) -> float | None:
+        rate = self.games_per_minute()
+        if not rate:
+            return None
+        return 60 * (self.total - self.done) / rate
+
+    def rate_text(self) -> str:
+        eta = self.eta_seconds()
+        eta_text = _duration(eta) if eta is not None else "?"
+        return f"{self.games_per_minute():.1f} games/min, eta {eta_text}"
+
+    # ----- drawing ------------------------------------------------------------------------
+    def refresh(self) -> None:
+        if self._live is not None:
+            self._live.update(self._render(), refresh=True)
+
+    def _line(self, text: str, *, force: bool = False) -> None:
+        if self._live is not None:
+            if force:
+                self._live.console.print(text, markup=False)
+            return
+        print(text, file=self.out, flush=True)
+
+    def _render(self) -> Group:
+        elapsed = _duration(time.monotonic() - self.started)
+        head = Text(
+            f"{self.title}: {self.done}/{self.total} games, {self.rate_text()}, "
+            f"elapsed {elapsed}, running {len(self.running)}"
+        )
+        parts: list[Text | Table] = [
+            head,
+            self.standings.table(),
+            Text(self.standings.forfeit_text()),
+        ]
+        if self.running:
+            shown = list(self.running.items())[:8]
+            parts.append(Text("now: " + "; ".join(f"{gid} {label}" for gid, label in shown)))
+        if self.note:
+            parts.append(Text(self.note))
+        return Group(*parts)
+
+    def summary(self) -> None:
+        """The final standings, printed once (also in plain mode)."""
+        self.console.print(self.standings.table(title=f"{self.title}: final standings"))
+        self.console.print(self.standings.forfeit_text(), markup=False)

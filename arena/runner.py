@@ -1,0 +1,269 @@
+"""Playing a tournament's games: the output directory, resume, concurrency and Ctrl-C.
+
+Up to ``concurrency`` games run at once under one trio nursery: a producer feeds the games
+still missing from the journal into a memory channel and that many workers pull from it. Each
+game starts its own two bot processes through the referee's ``play_game``, so a bot that
+crashes or hangs only loses its own game. A finished game is journaled (fsync'd) before
+anything else hears of it, and every listener (PGN, progress, report) runs after that.
+
+Stopping: the first SIGINT stops feeding new games and lets the running ones finish; a second
+SIGINT (or SIGTERM) cancels the running games, whose bots the referee kills; those games are
+not journaled and are played again on resume. Resume is simply "play the scheduled ids not in
+the journal", guarded by the schedule fingerprint kept in the output directory.
+"""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final
+
+import msgspec
+import trio
+
+from arena.config import LoadedConfig
+from arena.errors import UserError
+from arena.journal import Journal, Warn
+from arena.progress import Progress
+from arena.schedule import Schedule, ScheduledGame
+from referee.record import GameRecord, Termination
+
+TICK_SECONDS: Final = 1.0
+"""How often the live display is redrawn between events (elapsed time, ETA)."""
+
+SCHEDULE_FILE: Final = "schedule.json"
+CONFIG_COPY: Final = "config.toml"
+JOURNAL_FILE: Final = "games.jsonl"
+PGN_FILE: Final = "games.pgn"
+LOGS_DIR: Final = "logs"
+
+
+@dataclass(frozen=True)
+class OutputDir:
+    """The files of one run, all under ``root``."""
+
+    root: Path
+
+    @property
+    def journal(self) -> Path:
+        return self.root / JOURNAL_FILE
+
+    @property
+    def pgn(self) -> Path:
+        return self.root / PGN_FILE
+
+    @property
+    def logs(self) -> Path:
+        return self.root / LOGS_DIR
+
+    @property
+    def config(self) -> Path:
+        return self.root / CONFIG_COPY
+
+    @property
+    def schedule(self) -> Path:
+        return self.root / SCHEDULE_FILE
+
+
+class ScheduleFile(msgspec.Struct):
+    """What ``schedule.json`` holds: the fingerprint that guards resume, and the game list."""
+
+    fingerprint: str
+    total: int
+    games: list[ScheduledGame]
+
+
+def prepare_output(loaded: LoadedConfig, schedule: Schedule, out: OutputDir, warn: Warn) -> Journal:
+    """Create or reopen the output directory; refuse to mix two different schedules in it.
+
+    Returns the open journal (repaired if its last line was torn). On a fresh directory the
+    config copy and ``schedule.json`` are written first, so that a run killed at any moment
+    can still be resumed.
+    """
+    out.root.mkdir(parents=True, exist_ok=True)
+    if out.schedule.exists():
+        try:
+            stored = msgspec.json.decode(out.schedule.read_bytes(), type=ScheduleFile)
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            raise UserError(
+                f"{out.schedule}: unreadable ({exc}); use a new --output directory"
+            ) from None
+        if stored.fingerprint != schedule.fingerprint:
+            raise UserError(
+                f"{out.root} holds a run of a different schedule (fingerprint "
+                f"{stored.fingerprint}, this config gives {schedule.fingerprint}): the game, "
+                "bots, format, rounds, games per pairing, openings, seed or game options changed. "
+                "Use a new --output directory, or undo the change to resume that run"
+            )
+        if out.config.exists() and out.config.read_text(encoding="utf-8") != loaded.text:
+            warn(
+                f"{loaded.path} differs from the copy in {out.config} in ways that keep the "
+                "schedule (time control, commands, concurrency...); resuming with the new config"
+            )
+    elif out.journal.exists() and out.journal.stat().st_size > 0:
+        raise UserError(
+            f"{out.journal} exists but {out.schedule} does not: this directory was not made by "
+            "'arena run'; use a new --output directory"
+        )
+    out.config.write_text(loaded.text, encoding="utf-8")
+    if not out.schedule.exists():
+        payload = ScheduleFile(schedule.fingerprint, schedule.total, list(schedule.games))
+        tmp = out.schedule.with_name(SCHEDULE_FILE + ".tmp")
+        tmp.write_bytes(msgspec.json.format(msgspec.json.encode(payload)))
+        tmp.replace(out.schedule)
+    out.logs.mkdir(exist_ok=True)
+    journal = Journal.open(out.journal, warn)
+    unknown = journal.ids() - set(schedule.ids())
+    if unknown:
+        raise UserError(
+            f"{out.journal} holds games that are not in this schedule "
+            f"({', '.join(sorted(unknown)[:5])}); use a new --output directory"
+        )
+    return journal
+
+
+@dataclass
+class RunResult:
+    """How a session of ``arena run`` ended."""
+
+    played: int = 0
+    """Games finished and journaled in this session."""
+    failed: list[str] = field(default_factory=list)
+    """Ids of games the referee raised on (not journaled; replayed on resume)."""
+    aborted: int = 0
+    """Running games cancelled by a second Ctrl-C or SIGTERM."""
+    stop_reason: str | None = None
+    """Why scheduling stopped early (Ctrl-C, SPRT decision), None if every game was fed."""
+
+
+@dataclass
+class Tournament:
+    """The games still to play and everything needed to play them."""
+
+    loaded: LoadedConfig
+    pending: Sequence[ScheduledGame]
+    journal: Journal
+    out: OutputDir
+    progress: Progress
+    on_record: Callable[[GameRecord], None] = lambda record: None
+    """Called after each game is journaled (PGN, report): must not block for long."""
+    stop_when: Callable[[GameRecord], str | None] = lambda record: None
+    """Called after each journaled game; a text stops scheduling (e.g. an SPRT decision)."""
+    concurrency: int = 1
+    handle_signals: bool = True
+    result: RunResult = field(default_factory=RunResult)
+    _feed_scope: trio.CancelScope = field(default_factory=trio.CancelScope)
+    _work_scope: trio.CancelScope = field(default_factory=trio.CancelScope)
+
+    def stop_scheduling(self, reason: str) -> None:
+        """Feed no more games; running games finish and are journaled."""
+        if self.result.stop_reason is None:
+            self.result.stop_reason = reason
+        self._feed_scope.cancel()
+
+    def abort(self, reason: str) -> None:
+        """Cancel the running games too (their bots are killed; they replay on resume)."""
+        self.stop_scheduling(reason)
+        self._work_scope.cancel()
+
+    async def run(self) -> RunResult:
+        from referee.timecontrol import TimeControl
+
+        config = self.loaded.config
+        self._tc = TimeControl.parse(config.tc) if config.tc else None
+        self._bots = {bot.name: bot for bot in self.loaded.bots}
+        workers = max(1, min(self.concurrency, len(self.pending)))
+        async with trio.open_nursery() as outer:
+            if self.handle_signals:
+                await outer.start(self._watch_signals)
+            outer.start_soon(self._tick)
+            send, receive = trio.open_memory_channel[ScheduledGame](0)
+            with self._work_scope:
+                async with trio.open_nursery() as work:
+                    work.start_soon(self._feed, send)
+                    async with receive:
+                        for _ in range(workers):
+                            work.start_soon(self._worker, receive.clone())
+            outer.cancel_scope.cancel()
+        return self.result
+
+    async def _feed(self, send: trio.MemorySendChannel[ScheduledGame]) -> None:
+        async with send:
+            with self._feed_scope:
+                for game in self.pending:
+                    await send.send(game)
+
+    async def _worker(self, receive: trio.MemoryReceiveChannel[ScheduledGame]) -> None:
+        async with receive:
+            async for game in receive:
+                await self._play(game)
+
+    async def _play(self, game: ScheduledGame) -> None:
+        from referee.match import play_game
+
+        config = self.loaded.config
+        self.progress.started_game(game.id, f"{game.p1}-{game.p2}")
+        try:
+            record = await play_game(
+                config.game,
+                self._bots[game.p1],
+                self._bots[game.p2],
+                tc=self._tc,
+                start_position=game.opening.start_position or None,
+                opening=game.opening.moves,
+                adjudication=config.adjudication,
+                game_options=self.loaded.game_options,
+                log_dir=self.out.logs,
+                game_id=game.id,
+                round=game.round,
+            )
+        except trio.Cancelled:
+            self.result.aborted += 1
+            raise
+        except Exception as exc:  # a referee bug must not take the tournament down
+            self.result.failed.append(game.id)
+            self.progress.failed_game(game.id, f"{type(exc).__name__}: {exc}")
+            return
+        if record.termination == Termination.INTERRUPT or record.result == "*":
+            self.result.aborted += 1
+            return
+        record.id = game.id
+        record.round = game.round
+        record.tags = {
+            **record.tags,
+            "pairing": str(game.pairing),
+            **({"opening": game.opening.source} if game.opening.source else {}),
+        }
+        with trio.CancelScope(shield=True):
+            await self.journal.append(record)
+            self.result.played += 1
+            self.progress.finished(record)
+            self.on_record(record)
+        reason = self.stop_when(record)
+        if reason:
+            self.progress.message(reason)
+            self.stop_scheduling(reason)
+
+    async def _watch_signals(
+        self, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+    ) -> None:
+        with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+            task_status.started()
+            async for signum in signals:
+                if signum == signal.SIGINT and self.result.stop_reason is None:
+                    self.stop_scheduling("interrupted (Ctrl-C)")
+                    self.progress.message(
+                        "Ctrl-C: no new games; waiting for the running ones to finish "
+                        "(Ctrl-C again aborts them; they will be replayed on resume)"
+                    )
+                else:
+                    name = "SIGTERM" if signum == signal.SIGTERM else "second Ctrl-C"
+                    self.abort(f"aborted ({name})")
+                    self.progress.message(f"{name}: aborting the running games")
+
+    async def _tick(self) -> None:
+        while True:
+            await trio.sleep(TICK_SECONDS)
+            self.progress.refresh()
