@@ -1,0 +1,405 @@
+"""Text lines <-> protocol messages: strict parsing, canonical formatting, line framing.
+
+Parsing is strict about the commands it knows (a bad number or a missing field raises
+:class:`ProtocolError` quoting the line) and says ``None`` for words it does not know, so that
+each side can apply the protocol's rule itself: bots ignore unknown commands, the referee
+treats an unknown line as garbage once the handshake is over. Both dialects share the parser;
+``uci``/``uciok``/``ucinewgame`` are read as their UGI twins.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from protocol.messages import (
+    BestMove,
+    Command,
+    GameAnnounce,
+    GameOver,
+    Go,
+    Id,
+    Info,
+    IsReady,
+    Legal,
+    Message,
+    OptionDecl,
+    Partie,
+    Position,
+    Quit,
+    ReadyOk,
+    Reply,
+    SetOption,
+    Stop,
+    Ugi,
+    UgiNewGame,
+    UgiOk,
+)
+
+MAX_LINE_BYTES = 1 << 20
+"""Longest line either side has to accept (1 MiB); longer lines are a protocol error."""
+
+RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
+
+
+class ProtocolError(ValueError):
+    """A line that breaks the protocol; the message quotes the line and says what is wrong."""
+
+    def __init__(self, line: str, why: str) -> None:
+        shown = line if len(line) <= 200 else line[:200] + f"... ({len(line)} chars)"
+        super().__init__(f"{why} in line {shown!r}")
+        self.line = line
+        self.why = why
+
+
+class BadLine:
+    """A line that could not be read as text (not UTF-8) or was too long: a value, not a crash."""
+
+    __slots__ = ("raw", "why")
+
+    def __init__(self, raw: bytes, why: str) -> None:
+        self.raw = raw[:200]
+        self.why = why
+
+    def __repr__(self) -> str:
+        return f"BadLine({self.why}: {self.raw!r})"
+
+
+def decode_line(raw: bytes) -> str | BadLine:
+    """One line's bytes (without ``\\n``) as text: ``\\r`` stripped, bad UTF-8 a BadLine."""
+    if raw.endswith(b"\r"):
+        raw = raw[:-1]
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return BadLine(raw, f"not UTF-8 ({exc.reason} at byte {exc.start})")
+
+
+def split_lines(data: bytes) -> Iterator[str | BadLine]:
+    """Every complete or trailing line of ``data`` decoded (handy for files and tests)."""
+    parts = data.split(b"\n")
+    if parts and parts[-1] == b"":
+        parts.pop()
+    for part in parts:
+        yield decode_line(part)
+
+
+# ----- formatting -------------------------------------------------------------------------
+
+
+def _opt(key: str, value: int | None) -> str:
+    return f" {key} {value}" if value is not None else ""
+
+
+def format_message(message: Message, *, uci: bool = False) -> str:
+    """The line for a message, without the newline. ``uci=True`` writes the UCI dialect's
+    words (``uci``, ``ucinewgame``, ``go wtime ...``) where they differ."""
+    match message:
+        case Ugi():
+            return "uci" if uci else "ugi"
+        case UgiOk():
+            return "uciok" if uci else "ugiok"
+        case UgiNewGame():
+            return "ucinewgame" if uci else "uginewgame"
+        case IsReady():
+            return "isready"
+        case ReadyOk():
+            return "readyok"
+        case Stop():
+            return "stop"
+        case Quit():
+            return "quit"
+        case SetOption(name=name, value=value):
+            return f"setoption name {name}" + (f" value {value}" if value is not None else "")
+        case GameAnnounce(name=name, options=options):
+            return " ".join(["game", name, *(f"{k}={v}" for k, v in options.items())])
+        case Position(fen=fen, moves=moves):
+            head = "position startpos" if fen is None else f"position fen {fen}"
+            return head + (" moves " + " ".join(moves) if moves else "")
+        case Legal(moves=moves):
+            return " ".join(["legal", *moves])
+        case Go():
+            return _format_go(message, uci)
+        case GameOver(result=result, termination=termination, score=score, text=text):
+            line = f"gameover {result} {termination}"
+            if score:
+                line += " score " + " ".join(str(s) for s in score)
+            return line + (f" string {text}" if text else "")
+        case Partie(winner=winner, points=points, score1=s1, score2=s2):
+            return f"partie {winner} {points} {s1} {s2}"
+        case Id(key=key, value=value):
+            return f"id {key} {value}"
+        case OptionDecl():
+            return _format_option(message)
+        case BestMove(move=move, ponder=ponder):
+            return f"bestmove {move}" + (f" ponder {ponder}" if ponder else "")
+        case Info():
+            return _format_info(message)
+    raise TypeError(f"not a protocol message: {message!r}")
+
+
+def _format_go(go: Go, uci: bool) -> str:
+    t1, t2, i1, i2 = ("wtime", "btime", "winc", "binc") if uci else (
+        "p1time", "p2time", "p1inc", "p2inc"
+    )
+    line = "go" + _opt(t1, go.p1time) + _opt(t2, go.p2time) + _opt(i1, go.p1inc)
+    line += _opt(i2, go.p2inc) + _opt("movestogo", go.movestogo) + _opt("movetime", go.movetime)
+    line += _opt("depth", go.depth) + _opt("nodes", go.nodes)
+    return line + (" infinite" if go.infinite else "")
+
+
+def _format_option(o: OptionDecl) -> str:
+    line = f"option name {o.name} type {o.type}"
+    if o.default is not None:
+        line += f" default {o.default}"
+    line += _opt("min", o.min) + _opt("max", o.max)
+    return line + "".join(f" var {v}" for v in o.vars)
+
+
+def _format_info(info: Info) -> str:
+    line = "info" + _opt("depth", info.depth) + _opt("seldepth", info.seldepth)
+    if info.score_cp is not None:
+        line += f" score cp {info.score_cp}"
+    elif info.score_mate is not None:
+        line += f" score mate {info.score_mate}"
+    line += _opt("nodes", info.nodes) + _opt("nps", info.nps) + _opt("time", info.time)
+    if info.pv:
+        line += " pv " + " ".join(info.pv)
+    if info.string is not None:
+        line += f" string {info.string}"
+    return line
+
+
+# ----- parsing ----------------------------------------------------------------------------
+
+
+def _int(line: str, key: str, text: str | None) -> int:
+    if text is None:
+        raise ProtocolError(line, f"missing number after {key!r}")
+    try:
+        return int(text)
+    except ValueError:
+        raise ProtocolError(line, f"expected an integer after {key!r}, got {text!r}") from None
+
+
+def _after(line: str, words: list[str], key: str) -> str | None:
+    """The text after the first word ``key`` (spaces kept), None if ``key`` is absent."""
+    if key not in words:
+        return None
+    return " ".join(words[words.index(key) + 1 :])
+
+
+def parse_command(line: str) -> Command | None:
+    """A referee -> bot line as a message; None for an empty line or an unknown command."""
+    words = line.split()
+    if not words:
+        return None
+    word, rest = words[0], words[1:]
+    match word:
+        case "ugi" | "uci":
+            return Ugi()
+        case "isready":
+            return IsReady()
+        case "uginewgame" | "ucinewgame":
+            return UgiNewGame()
+        case "stop":
+            return Stop()
+        case "quit":
+            return Quit()
+        case "setoption":
+            return _parse_setoption(line, rest)
+        case "game":
+            return _parse_game(line, rest)
+        case "position":
+            return _parse_position(line, rest)
+        case "legal":
+            return Legal(moves=rest)
+        case "go":
+            return _parse_go(line, rest)
+        case "gameover":
+            return _parse_gameover(line, rest)
+        case "partie":
+            return _parse_partie(line, rest)
+    return None
+
+
+def _parse_setoption(line: str, rest: list[str]) -> SetOption:
+    if not rest or rest[0] != "name" or len(rest) < 2:
+        raise ProtocolError(line, "setoption needs 'name <N>'")
+    if "value" in rest[2:]:
+        at = rest.index("value", 2)
+        return SetOption(name=" ".join(rest[1:at]), value=" ".join(rest[at + 1 :]))
+    return SetOption(name=" ".join(rest[1:]))
+
+
+def _parse_game(line: str, rest: list[str]) -> GameAnnounce:
+    if not rest:
+        raise ProtocolError(line, "game needs a game name")
+    options: dict[str, str] = {}
+    for item in rest[1:]:
+        key, eq, value = item.partition("=")
+        if not eq or not key:
+            raise ProtocolError(line, f"game option {item!r} is not key=value")
+        options[key] = value
+    return GameAnnounce(name=rest[0], options=options)
+
+
+def _parse_position(line: str, rest: list[str]) -> Position:
+    moves: list[str] = []
+    if "moves" in rest:
+        at = rest.index("moves")
+        rest, moves = rest[:at], rest[at + 1 :]
+    if rest == ["startpos"]:
+        return Position(moves=moves)
+    if len(rest) >= 2 and rest[0] == "fen":
+        return Position(fen=" ".join(rest[1:]), moves=moves)
+    raise ProtocolError(line, "position needs 'startpos' or 'fen <text>'")
+
+
+_GO_INTS = {
+    "p1time": "p1time", "p2time": "p2time", "p1inc": "p1inc", "p2inc": "p2inc",
+    "wtime": "p1time", "btime": "p2time", "winc": "p1inc", "binc": "p2inc",
+    "movestogo": "movestogo", "movetime": "movetime", "depth": "depth", "nodes": "nodes",
+}
+
+
+def _parse_go(line: str, rest: list[str]) -> Go:
+    fields: dict[str, int | bool] = {}
+    i = 0
+    while i < len(rest):
+        key = rest[i]
+        if key == "infinite":
+            fields["infinite"] = True
+            i += 1
+        elif key in _GO_INTS:
+            fields[_GO_INTS[key]] = _int(line, key, rest[i + 1] if i + 1 < len(rest) else None)
+            i += 2
+        else:
+            i += 1  # unknown go parameter (ponder, mate, searchmoves...): ignored
+    return Go(**fields)  # type: ignore[arg-type]
+
+
+def _parse_gameover(line: str, rest: list[str]) -> GameOver:
+    if len(rest) < 2 or rest[0] not in RESULTS:
+        raise ProtocolError(line, "gameover needs '<result> <termination>'")
+    score: list[int] = []
+    text = _after(line, rest, "string") or ""
+    if "score" in rest:
+        at = rest.index("score")
+        score = [_int(line, "score", w) for w in rest[at + 1 : at + 3]]
+        if len(score) != 2:
+            raise ProtocolError(line, "score needs two numbers")
+    return GameOver(result=rest[0], termination=rest[1], score=score, text=text)
+
+
+def _parse_partie(line: str, rest: list[str]) -> Partie:
+    if len(rest) != 4 or rest[0] not in ("p1", "p2", "none"):
+        raise ProtocolError(line, "partie needs '<p1|p2|none> <points> <score1> <score2>'")
+    return Partie(
+        winner=rest[0],  # type: ignore[arg-type]
+        points=_int(line, "points", rest[1]),
+        score1=_int(line, "score1", rest[2]),
+        score2=_int(line, "score2", rest[3]),
+    )
+
+
+def parse_reply(line: str) -> Reply | None:
+    """A bot -> referee line as a message; None for an empty line.
+
+    Raises :class:`ProtocolError` for an unknown word or a malformed known message."""
+    words = line.split()
+    if not words:
+        return None
+    word, rest = words[0], words[1:]
+    match word:
+        case "ugiok" | "uciok":
+            return UgiOk()
+        case "readyok":
+            return ReadyOk()
+        case "bestmove":
+            if not rest:
+                raise ProtocolError(line, "bestmove without a move")
+            ponder = rest[2] if len(rest) >= 3 and rest[1] == "ponder" else None
+            return BestMove(move=rest[0], ponder=ponder)
+        case "info":
+            return _parse_info(line, rest)
+        case "id":
+            if len(rest) < 2 or rest[0] not in ("name", "author"):
+                raise ProtocolError(line, "id needs 'name <X>' or 'author <Y>'")
+            return Id(key=rest[0], value=" ".join(rest[1:]))  # type: ignore[arg-type]
+        case "option":
+            return _parse_option(line, rest)
+    raise ProtocolError(line, f"unknown message {word!r}")
+
+
+_OPTION_TYPES = ("spin", "check", "combo", "string", "button")
+
+
+def _parse_option(line: str, rest: list[str]) -> OptionDecl:
+    if len(rest) < 4 or rest[0] != "name" or "type" not in rest[2:]:
+        raise ProtocolError(line, "option needs 'name <N> type <T>'")
+    at = rest.index("type", 2)
+    name = " ".join(rest[1:at])
+    kind = rest[at + 1] if at + 1 < len(rest) else ""
+    if kind not in _OPTION_TYPES:
+        raise ProtocolError(line, f"option type must be one of {', '.join(_OPTION_TYPES)}")
+    decl = OptionDecl(name=name, type=kind)  # type: ignore[arg-type]
+    words = rest[at + 2 :]
+    i = 0
+    while i < len(words):
+        key = words[i]
+        # a value runs up to the next keyword (UCI allows spaces in defaults and vars)
+        j = i + 1
+        while j < len(words) and words[j] not in ("default", "min", "max", "var"):
+            j += 1
+        value = " ".join(words[i + 1 : j])
+        if key == "default":
+            decl.default = value if value != "<empty>" else ""
+        elif key in ("min", "max"):
+            setattr(decl, key, _int(line, key, value or None))
+        elif key == "var":
+            decl.vars.append(value)
+        else:
+            raise ProtocolError(line, f"unexpected {key!r} in option")
+        i = j
+    return decl
+
+
+_INFO_INTS = ("depth", "seldepth", "nodes", "nps", "time")
+_INFO_SKIP_ONE = ("multipv", "currmove", "currmovenumber", "hashfull", "tbhits", "sbhits",
+                  "cpuload")
+
+
+def _parse_info(line: str, rest: list[str]) -> Info:
+    info = Info()
+    i = 0
+    while i < len(rest):
+        key = rest[i]
+        if key == "string":
+            info.string = line.split(" string ", 1)[1] if " string " in line else ""
+            break
+        if key in _INFO_INTS:
+            setattr(info, key, _int(line, key, rest[i + 1] if i + 1 < len(rest) else None))
+            i += 2
+        elif key == "score":
+            kind = rest[i + 1] if i + 1 < len(rest) else None
+            value = _int(line, f"score {kind}", rest[i + 2] if i + 2 < len(rest) else None)
+            if kind == "cp":
+                info.score_cp = value
+            elif kind == "mate":
+                info.score_mate = value
+            else:
+                raise ProtocolError(line, f"score must be 'cp' or 'mate', got {kind!r}")
+            i += 3
+            while i < len(rest) and rest[i] in ("lowerbound", "upperbound"):
+                i += 1
+        elif key == "pv":
+            j = i + 1
+            while j < len(rest) and rest[j] != "string":
+                j += 1
+            info.pv = rest[i + 1 : j]
+            i = j
+        elif key in _INFO_SKIP_ONE:
+            i += 2
+        else:
+            i += 1  # unknown info key: skipped, as UCI allows
+    return info

@@ -1,0 +1,410 @@
+"""One game between two bot processes, refereed move by move: the API the runner calls.
+
+:func:`play_game` starts both bots fresh, handshakes, plays (opening moves first, as book
+moves), enforces the clocks with trio deadlines, checks every move with the rules, applies
+adjudication, turns any failure into the right result and :class:`Termination`, and always
+shuts both process groups down, also when cancelled. Underneath, :func:`open_bot` and
+:func:`play_on` let ``arena play --games N`` reuse processes between games (``uginewgame``)
+and restart a bot after a crash.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+import trio
+
+from protocol.messages import GameOver, Go, Partie, Position
+from referee.adjudication import Adjudication
+from referee.botspec import BotSpec
+from referee.connection import (
+    HANDSHAKE_TIMEOUT_S,
+    BotConnection,
+    BotCrashed,
+    BotError,
+)
+from referee.games import Game, GameError, IllegalMove, MoveSyntaxError, get_game
+from referee.games.base import Outcome
+from referee.process import BotStartError
+from referee.record import GameRecord, MoveRecord, PartieRecord, SearchInfo, Termination, result_for
+from referee.timecontrol import Clock, TimeControl
+
+SIDES = ("p1", "p2")
+_SIDE_WORDS: tuple[Literal["p1"], Literal["p2"]] = ("p1", "p2")
+
+
+class _End(Exception):
+    """The game ended; carries everything the record needs."""
+
+    def __init__(self, winner: int | None, termination: Termination, reason: str,
+                 result: str | None = None) -> None:
+        super().__init__(reason)
+        self.winner = winner
+        self.termination = termination
+        self.reason = reason
+        self.result = result if result is not None else result_for(winner)
+
+
+def _who(side: int, name: str) -> str:
+    return f"{SIDES[side]} ({name})"
+
+
+def _loss(side: int, name: str, error: BotError | BotStartError) -> _End:
+    termination = error.termination if isinstance(error, BotError) else Termination.CRASH
+    return _End(1 - side, termination, f"{_who(side, name)}: {error}")
+
+
+def stderr_path(log_dir: Path | None, name: str) -> Path | None:
+    """``log_dir/<name>.stderr.log`` with the name made safe for a file name."""
+    if log_dir is None:
+        return None
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", name) or "bot"
+    return log_dir / f"{safe}.stderr.log"
+
+
+async def open_bot(spec: BotSpec, *, log_dir: Path | None = None,
+                   timeout: float | None = None) -> BotConnection:
+    """Start a bot and complete its handshake and options; on failure nothing is left running
+    and :class:`BotError` (or :class:`BotStartError`) says why."""
+    connection = await BotConnection.start(spec, stderr_path(log_dir, spec.name))
+    try:
+        await connection.handshake(HANDSHAKE_TIMEOUT_S if timeout is None else timeout)
+    except BaseException:
+        await connection.aclose()
+        raise
+    return connection
+
+
+def side_time_controls(p1: BotSpec, p2: BotSpec, tc: TimeControl | None
+                       ) -> tuple[TimeControl, TimeControl]:
+    """Each side's time control: its own ``BotSpec.tc`` override, else ``tc``, else none."""
+    default = tc if tc is not None else TimeControl()
+    return (
+        TimeControl.parse(p1.tc) if p1.tc else default,
+        TimeControl.parse(p2.tc) if p2.tc else default,
+    )
+
+
+def _tc_text(tcs: tuple[TimeControl, TimeControl]) -> str:
+    return str(tcs[0]) if tcs[0] == tcs[1] else f"p1: {tcs[0]} | p2: {tcs[1]}"
+
+
+def prepare_game(game: str, start_position: str | None, opening: Sequence[str],
+                 game_options: Mapping[str, str]) -> tuple[Game[Any], str]:
+    """The rules object at the start and the start position's text; checks the options and
+    the opening before any process starts (a :class:`GameError` names the fault)."""
+    rules = get_game(game)
+    if start_position in (None, "", "startpos"):
+        board = rules.start(**game_options)
+    else:
+        board = rules.from_position(start_position, **game_options)  # type: ignore[arg-type]
+    probe = board.copy()
+    for index, move in enumerate(opening):
+        if probe.outcome() is not None:
+            raise GameError(f"opening move {index + 1} {move!r}: the game is already over")
+        try:
+            probe.play(move)
+        except GameError as exc:
+            raise GameError(f"opening move {index + 1} {move!r}: {exc}") from None
+    return board, board.position()
+
+
+async def play_game(
+    game: str,
+    p1: BotSpec,
+    p2: BotSpec,
+    *,
+    tc: TimeControl | None = None,
+    start_position: str | None = None,
+    opening: Sequence[str] = (),
+    adjudication: Adjudication = Adjudication(),  # noqa: B008 - frozen settings, never mutated
+    game_options: Mapping[str, str] = {},  # noqa: B006 - read only
+    log_dir: Path | None = None,
+    game_id: str = "",
+    round: int = 1,
+    on_move: Callable[[MoveRecord], None] | None = None,
+) -> GameRecord:
+    """Play one game between two freshly started bots and return its full record.
+
+    Raises :class:`GameError` (before starting anything) for a bad game name, position, option
+    or opening. Bot failures never raise: they end the game with the right termination. When
+    cancelled, both bots are shut down and the cancellation propagates."""
+    board, _ = prepare_game(game, start_position, opening, game_options)
+    tcs = side_time_controls(p1, p2, tc)
+    specs = (p1, p2)
+    started_at = time.time()
+    connections: list[BotConnection | None] = [None, None]
+    failures: list[BotError | BotStartError | None] = [None, None]
+
+    async def open_side(side: int) -> None:
+        try:
+            connections[side] = await open_bot(specs[side], log_dir=log_dir)
+        except (BotError, BotStartError) as exc:
+            failures[side] = exc
+
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(open_side, 0)
+            nursery.start_soon(open_side, 1)
+        if failures[0] is not None or failures[1] is not None:
+            end = _start_failure(specs, failures)
+            return _record(game, specs, board, board.position(), [], end, tcs, opening,
+                           game_options, game_id, round, started_at)
+        c1, c2 = connections
+        assert c1 is not None and c2 is not None
+        return await play_on(
+            game, (c1, c2), tcs=tcs, start_position=start_position, opening=opening,
+            adjudication=adjudication, game_options=game_options, game_id=game_id,
+            round=round, on_move=on_move,
+        )
+    finally:
+        with trio.CancelScope(shield=True):
+            async with trio.open_nursery() as nursery:
+                for connection in connections:
+                    if connection is not None:
+                        nursery.start_soon(connection.aclose)
+
+
+def _start_failure(specs: tuple[BotSpec, BotSpec],
+                   failures: Sequence[BotError | BotStartError | None]) -> _End:
+    broken = [side for side in (0, 1) if failures[side] is not None]
+    first = failures[broken[0]]
+    assert first is not None
+    if len(broken) == 1:
+        return _loss(broken[0], specs[broken[0]].name, first)
+    end = _loss(0, specs[0].name, first)
+    reason = f"both bots failed to start: {end.reason}; {_who(1, specs[1].name)}: {failures[1]}"
+    return _End(None, end.termination, reason)
+
+
+def _go(clocks: tuple[Clock, Clock], side: int) -> Go:
+    """The ``go`` for ``side``: both clocks, or its move time, plus its search limits."""
+    mine = clocks[side].tc
+    go = Go(nodes=mine.nodes, depth=mine.depth)
+    if mine.movetime_ms is not None:
+        go.movetime = round(mine.movetime_ms)
+        return go
+    if clocks[side].remaining_ms is None:
+        return go
+    for who, clock in enumerate(clocks):
+        if clock.remaining_ms is None or clock.tc.movetime_ms is not None:
+            continue
+        if who == 0:
+            go.p1time, go.p1inc = round(clock.remaining_ms), round(clock.tc.inc_ms)
+        else:
+            go.p2time, go.p2inc = round(clock.remaining_ms), round(clock.tc.inc_ms)
+    go.movestogo = clocks[side].moves_to_go()
+    return go
+
+
+def _info_record(info: Any) -> SearchInfo | None:
+    if info is None:
+        return None
+    return SearchInfo(depth=info.depth, seldepth=info.seldepth, score_cp=info.score_cp,
+                      score_mate=info.score_mate, nodes=info.nodes, nps=info.nps,
+                      time_ms=info.time, pv=list(info.pv), string=info.string)
+
+
+def _parties(board: Game[Any]) -> tuple[list[PartieRecord], list[int]]:
+    """Donkan's parties and round score, asked of the game object; empty for other games."""
+    parties = getattr(board, "parties", None)
+    score = getattr(board, "score", None)
+    if callable(parties):
+        parties = parties()
+    if callable(score):
+        score = score()
+    records = [
+        p if isinstance(p, PartieRecord) else PartieRecord(
+            starter=p.starter, winner=p.winner, points=p.points, plies=p.plies, reason=p.reason)
+        for p in (parties or [])
+    ]
+    return records, list(score) if score is not None else []
+
+
+async def play_on(
+    game: str,
+    connections: tuple[BotConnection, BotConnection],
+    *,
+    tcs: tuple[TimeControl, TimeControl] = (TimeControl(), TimeControl()),
+    start_position: str | None = None,
+    opening: Sequence[str] = (),
+    adjudication: Adjudication = Adjudication(),  # noqa: B008
+    game_options: Mapping[str, str] = {},  # noqa: B006
+    game_id: str = "",
+    round: int = 1,
+    on_move: Callable[[MoveRecord], None] | None = None,
+    overheads: list[float] | None = None,
+) -> GameRecord:
+    """Play one game on two connections that have completed their handshake.
+
+    Starts with ``uginewgame`` on both, so the same processes can play game after game. The
+    connections stay open (the caller closes them). ``overheads`` collects, per bot move, the
+    seconds between reading one bot's ``bestmove`` and writing the other's ``go`` (benchmark)."""
+    board, start_text = prepare_game(game, start_position, opening, game_options)
+    specs = (connections[0].spec, connections[1].spec)
+    names = (specs[0].name, specs[1].name)
+    started_at = time.time()
+    moves: list[MoveRecord] = []
+    fen = None if start_position in (None, "", "startpos") else start_text
+    played: list[str] = []
+    clocks = (Clock(tcs[0]), Clock(tcs[1]))
+    try:
+        await _new_game(game, connections, game_options)
+        for text in opening:
+            side = board.side_to_move
+            move = board.parse_move(text)
+            canonical = board.format_move(move)
+            board.push(move)
+            played.append(canonical)
+            book = MoveRecord(move=canonical, side=side, elapsed_ms=0.0, book=True)
+            moves.append(book)
+            if on_move is not None:
+                on_move(book)
+        await _play_moves(board, connections, names, clocks, fen, played, moves,
+                          adjudication, on_move, overheads)
+    except _End as end:
+        final = end
+    else:  # pragma: no cover - _play_moves always ends with _End
+        raise AssertionError("game loop returned without an end")
+    record = _record(game, specs, board, start_text, moves, final, tcs, opening, game_options,
+                     game_id, round, started_at)
+    notice = GameOver(result=record.result, termination=str(record.termination),
+                      score=record.score, text=record.reason)
+    with trio.move_on_after(1.0):
+        for connection in connections:
+            await connection.game_over(notice)
+    return record
+
+
+async def _new_game(game: str, connections: tuple[BotConnection, BotConnection],
+                    game_options: Mapping[str, str]) -> None:
+    failures: list[BotError | None] = [None, None]
+
+    async def one(side: int) -> None:
+        try:
+            await connections[side].new_game(game, game_options)
+        except BotError as exc:
+            failures[side] = exc
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(one, 0)
+        nursery.start_soon(one, 1)
+    specs = (connections[0].spec, connections[1].spec)
+    if failures[0] is not None or failures[1] is not None:
+        raise _start_failure(specs, failures)
+
+
+def _check_end(board: Game[Any], adjudication: Adjudication) -> None:
+    outcome: Outcome | None = board.outcome()
+    if outcome is not None:
+        raise _End(outcome.winner, Termination.NORMAL, _outcome_text(outcome))
+    if adjudication.draw_rules:
+        outcome = board.adjudication()
+        if outcome is not None:
+            raise _End(outcome.winner, Termination.ADJUDICATION, _outcome_text(outcome))
+    if adjudication.max_plies is not None and board.ply >= adjudication.max_plies:
+        raise _End(None, Termination.ADJUDICATION,
+                   f"draw by move cap: {board.ply} plies (max_plies = {adjudication.max_plies})")
+
+
+def _outcome_text(outcome: Outcome) -> str:
+    who = "draw" if outcome.winner is None else f"{SIDES[outcome.winner]} wins"
+    return f"{who} ({outcome.reason})" + (f": {outcome.detail}" if outcome.detail else "")
+
+
+async def _play_moves(
+    board: Game[Any],
+    connections: tuple[BotConnection, BotConnection],
+    names: tuple[str, str],
+    clocks: tuple[Clock, Clock],
+    fen: str | None,
+    played: list[str],
+    moves: list[MoveRecord],
+    adjudication: Adjudication,
+    on_move: Callable[[MoveRecord], None] | None,
+    overheads: list[float] | None,
+) -> None:
+    """The move loop; ends by raising :class:`_End`."""
+    last_read: float | None = None
+    parties_seen = len(_parties(board)[0])
+    while True:
+        _check_end(board, adjudication)
+        side = board.side_to_move
+        connection = connections[side]
+        legal = board.legal_moves() if connection.spec.legal else None
+        clock = clocks[side]
+        budget_ms = clock.budget_ms()
+        try:
+            reply = await connection.request_move(
+                Position(fen=fen, moves=played), legal, _go(clocks, side),
+                None if budget_ms is None else budget_ms / 1000,
+            )
+        except BotError as exc:
+            raise _loss(side, names[side], exc) from None
+        if overheads is not None and last_read is not None:
+            overheads.append(reply.sent_at - last_read)
+        last_read = reply.read_at
+        if clock.is_over(reply.elapsed_ms):
+            raise _End(1 - side, Termination.TIME_FORFEIT,
+                       f"{_who(side, names[side])} lost on time: {reply.elapsed_ms:.0f} ms used, "
+                       f"{budget_ms:.0f} ms allowed (clock plus margin)")
+        clock_ms = clock.spend(reply.elapsed_ms)
+        if reply.move == "(none)":
+            raise _End(1 - side, Termination.ILLEGAL_MOVE,
+                       f"{_who(side, names[side])} answered 'bestmove (none)' (no move) in "
+                       f"position {board.position()!r}")
+        try:
+            move = board.parse_move(reply.move)
+        except (IllegalMove, MoveSyntaxError, GameError) as exc:
+            raise _End(1 - side, Termination.ILLEGAL_MOVE,
+                       f"{_who(side, names[side])} played illegal move {reply.move!r}: {exc}"
+                       ) from None
+        canonical = board.format_move(move)
+        board.push(move)
+        played.append(canonical)
+        record = MoveRecord(move=canonical, side=side, elapsed_ms=round(reply.elapsed_ms, 3),
+                            clock_ms=None if clock_ms is None else round(clock_ms, 3),
+                            info=_info_record(reply.info))
+        moves.append(record)
+        if on_move is not None:
+            on_move(record)
+        parties, score = _parties(board)
+        if len(parties) > parties_seen:
+            parties_seen = len(parties)
+            last = parties[-1]
+            notice = Partie(winner="none" if last.winner is None else _SIDE_WORDS[last.winner],
+                            points=last.points, score1=score[0] if score else 0,
+                            score2=score[1] if len(score) > 1 else 0)
+            for other in connections:
+                await other.partie(notice)
+
+
+def _record(game: str, specs: tuple[BotSpec, BotSpec], board: Game[Any], start_text: str,
+            moves: list[MoveRecord], end: _End, tcs: tuple[TimeControl, TimeControl],
+            opening: Sequence[str], game_options: Mapping[str, str], game_id: str, round: int,
+            started_at: float) -> GameRecord:
+    parties, score = _parties(board)
+    return GameRecord(
+        game=game, p1=specs[0].name, p2=specs[1].name, result=end.result,
+        termination=end.termination, reason=end.reason, winner=end.winner, id=game_id,
+        round=round, start_position=start_text, opening=list(opening), moves=moves,
+        final_position=board.position(), time_control=_tc_text(tcs), started_at=started_at,
+        ended_at=time.time(), plies=len(moves), parties=parties, score=score,
+        options={k: str(v) for k, v in game_options.items()},
+    )
+
+
+__all__ = [
+    "BotCrashed",
+    "GameRecord",
+    "MoveRecord",
+    "open_bot",
+    "play_game",
+    "play_on",
+    "prepare_game",
+    "side_time_controls",
+]

@@ -1,0 +1,238 @@
+"""A bot's child process: start it safely, read and write its lines, and end it with its children.
+
+A bot is started from its :class:`BotSpec` as an argv list (never a shell) in a clean
+environment (PATH, HOME, LANG plus ``spec.env``), in its own session and process group, with
+setrlimit limits applied in the child; stderr goes to a log file. Lines are read with a cap
+(:data:`MAX_LINE_BYTES`): an overlong line is counted and dropped, not stored. Shutdown sends
+``quit``, waits briefly, then SIGTERMs and SIGKILLs the whole process group, always reaping,
+and runs shielded so that a cancelled game still leaves no process behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import resource
+import signal
+import subprocess
+from collections import deque
+from collections.abc import Callable
+from pathlib import Path
+from typing import Final
+
+import trio
+
+from protocol.lines import MAX_LINE_BYTES, BadLine, decode_line
+from referee.botspec import BotSpec, Limits
+
+QUIT_GRACE_S: Final = 0.5
+"""How long a bot may take to exit after ``quit`` before it is sent SIGTERM."""
+TERM_GRACE_S: Final = 0.5
+"""How long after SIGTERM before SIGKILL."""
+TRANSCRIPT_LINES: Final = 64
+"""Lines of the conversation kept for error messages and ``check-bot`` output."""
+_ENV_KEEP: Final = ("PATH", "HOME", "LANG")
+
+
+class BotStartError(Exception):
+    """The bot's program could not be started (missing file, not executable, bad cwd)."""
+
+
+class BotExited(Exception):
+    """The bot closed its output or exited while a line was expected."""
+
+
+def clean_environment(spec: BotSpec) -> dict[str, str]:
+    """PATH, HOME and LANG from the arena's environment, then the spec's own variables."""
+    env = {k: os.environ[k] for k in _ENV_KEEP if k in os.environ}
+    env.update(spec.env)
+    return env
+
+
+def _limit_setter(limits: Limits) -> Callable[[], None]:
+    """A preexec function applying ``limits`` with setrlimit in the child, before exec."""
+    pairs: list[tuple[int, int]] = []
+    if limits.memory_mb is not None:
+        pairs.append((resource.RLIMIT_AS, limits.memory_mb << 20))
+    if limits.cpu_seconds is not None:
+        pairs.append((resource.RLIMIT_CPU, limits.cpu_seconds))
+    if limits.processes is not None:
+        pairs.append((resource.RLIMIT_NPROC, limits.processes))
+    if limits.file_mb is not None:
+        pairs.append((resource.RLIMIT_FSIZE, limits.file_mb << 20))
+
+    def apply() -> None:
+        for which, value in pairs:
+            _soft, hard = resource.getrlimit(which)
+            if hard != resource.RLIM_INFINITY:
+                value = min(value, hard)
+            resource.setrlimit(which, (value, value if hard == resource.RLIM_INFINITY else hard))
+
+    return apply
+
+
+def resolve_command(spec: BotSpec) -> list[str]:
+    """argv with ``cmd[0]`` resolved against ``cwd`` when it names a file there."""
+    argv = list(spec.cmd)
+    if not argv:
+        raise BotStartError(f"bot {spec.name!r} has an empty command")
+    if spec.cwd and os.sep in argv[0] and not os.path.isabs(argv[0]):
+        candidate = os.path.join(spec.cwd, argv[0])
+        if os.path.exists(candidate):
+            argv[0] = os.path.abspath(candidate)
+    return argv
+
+
+class BotProcess:
+    """A running bot: line I/O over its pipes plus a guaranteed, group-wide shutdown."""
+
+    def __init__(self, spec: BotSpec, process: trio.Process, stderr_file: object | None) -> None:
+        self.spec = spec
+        self.process = process
+        self._stderr_file = stderr_file
+        assert process.stdin is not None and process.stdout is not None
+        self._stdin = process.stdin
+        self._stdout = process.stdout
+        self._buffer = bytearray()
+        self._scan_from = 0
+        self._dropping = False
+        self._eof = False
+        self.dropped_lines = 0
+        """Overlong lines seen (each counted once, its bytes thrown away)."""
+        self.transcript: deque[str] = deque(maxlen=TRANSCRIPT_LINES)
+        """Recent lines both ways, ``> `` sent and ``< `` received."""
+        self.closed = False
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    @classmethod
+    async def start(cls, spec: BotSpec, stderr_path: Path | None = None) -> BotProcess:
+        """Start the bot; raises :class:`BotStartError` naming the bot and the cause."""
+        argv = resolve_command(spec)
+        stderr_file = None
+        try:
+            if stderr_path is not None:
+                stderr_path.parent.mkdir(parents=True, exist_ok=True)
+                stderr_file = open(stderr_path, "ab")  # noqa: SIM115 - closed in aclose()
+            process = await trio.lowlevel.open_process(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=stderr_file if stderr_file is not None else subprocess.DEVNULL,
+                cwd=spec.cwd,
+                env=clean_environment(spec),
+                start_new_session=True,
+                preexec_fn=_limit_setter(spec.limits),
+                close_fds=True,
+            )
+        except (OSError, subprocess.SubprocessError) as exc:
+            if stderr_file is not None:
+                stderr_file.close()
+            raise BotStartError(f"cannot start bot {spec.name!r} ({argv!r}): {exc}") from exc
+        return cls(spec, process, stderr_file)
+
+    # ----- lines ----------------------------------------------------------------------------
+    async def send(self, text: str) -> None:
+        """Write one or more lines (``text`` without the final newline) in one write.
+
+        Raises :class:`BotExited` when the pipe is closed."""
+        for line in text.split("\n"):
+            self.transcript.append("> " + line)
+        try:
+            await self._stdin.send_all((text + "\n").encode())
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
+            raise BotExited(f"bot {self.spec.name!r} closed its input ({exc})") from None
+
+    async def readline(self) -> str | BadLine:
+        """The next line: text, or a :class:`BadLine` (not UTF-8, or longer than the cap).
+
+        Raises :class:`BotExited` at end of output. Cancellation leaves the buffer intact."""
+        while True:
+            newline = self._buffer.find(b"\n", self._scan_from)
+            if newline >= 0:
+                raw = bytes(self._buffer[:newline])
+                del self._buffer[: newline + 1]
+                self._scan_from = 0
+                if self._dropping:
+                    self._dropping = False
+                    return self._record(BadLine(b"", f"line longer than {MAX_LINE_BYTES} bytes"))
+                return self._record(decode_line(raw))
+            if len(self._buffer) > MAX_LINE_BYTES:
+                if not self._dropping:
+                    self.dropped_lines += 1
+                self._dropping = True
+                self._buffer.clear()
+            self._scan_from = len(self._buffer)
+            if self._eof:
+                if self._buffer and not self._dropping:
+                    raw = bytes(self._buffer)
+                    self._buffer.clear()
+                    self._scan_from = 0
+                    return self._record(decode_line(raw))
+                raise BotExited(f"bot {self.spec.name!r} closed its output")
+            try:
+                chunk = await self._stdout.receive_some(65536)
+            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                chunk = b""
+            if not chunk:
+                self._eof = True
+            self._buffer += chunk
+
+    def _record(self, line: str | BadLine) -> str | BadLine:
+        self.transcript.append("< " + (line if isinstance(line, str) else repr(line)))
+        return line
+
+    def exit_status(self) -> int | None:
+        """The exit code (negative = signal) if the process has ended, else None."""
+        return self.process.poll()
+
+    def describe_exit(self) -> str:
+        code = self.exit_status()
+        if code is None:
+            return "still running"
+        if code < 0:
+            try:
+                return f"killed by {signal.Signals(-code).name}"
+            except ValueError:
+                return f"killed by signal {-code}"
+        return f"exit status {code}"
+
+    async def wait_exit(self, timeout: float) -> int | None:
+        """Wait up to ``timeout`` seconds for the process to exit; its code or None."""
+        with trio.move_on_after(timeout):
+            await self.process.wait()
+        return self.exit_status()
+
+    # ----- shutdown -------------------------------------------------------------------------
+    async def aclose(self, *, send_quit: bool = True) -> None:
+        """End the bot and every process in its group, then reap it. Never raises; shielded."""
+        if self.closed:
+            return
+        self.closed = True
+        with trio.CancelScope(shield=True):
+            if send_quit and self.process.poll() is None:
+                with contextlib.suppress(BotExited), trio.move_on_after(QUIT_GRACE_S):
+                    await self.send("quit")
+            with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError, OSError):
+                await self._stdin.aclose()
+            if self.process.poll() is None:
+                await self.wait_exit(QUIT_GRACE_S if send_quit else 0.0)
+            if self.process.poll() is None:
+                self._signal_group(signal.SIGTERM)
+                await self.wait_exit(TERM_GRACE_S)
+            if self.process.poll() is None:
+                self._signal_group(signal.SIGKILL)
+                await self.process.wait()
+            # The leader is gone; its group may still hold children. The group id cannot be
+            # reused while any member lives, so this reaches only the bot's own descendants.
+            self._signal_group(signal.SIGKILL)
+            with contextlib.suppress(trio.ClosedResourceError, OSError):
+                await self._stdout.aclose()
+            if self._stderr_file is not None:
+                self._stderr_file.close()  # type: ignore[attr-defined]
+
+    def _signal_group(self, sig: signal.Signals) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.process.pid, sig)
