@@ -1,0 +1,139 @@
+"""Config loading: good configs decode with resolved bots; every bad one names file, line, fix."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.config import ConfigError, load_config, locate, parse_path
+
+BOT = "#!/bin/sh\nexit 0\n"
+
+GOOD = """\
+game = "draughts"
+tc = "10+0.1"
+rounds = 2
+seed = 7
+
+[[bots]]
+name = "alpha"
+cmd = ["./alpha.sh"]
+
+[[bots]]
+name = "beta"
+cmd = ["{python}", "beta.py"]
+cwd = "sub"
+tc = "st=0.05"
+
+[game_options]
+target = 5
+"""
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    alpha = tmp_path / "alpha.sh"
+    alpha.write_text(BOT)
+    alpha.chmod(0o755)
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "beta.py").write_text("print('hi')\n")
+    return tmp_path
+
+
+def write(tree: Path, text: str) -> Path:
+    path = tree / "t.toml"
+    path.write_text(text)
+    return path
+
+
+def error_of(tree: Path, text: str) -> str:
+    with pytest.raises(ConfigError) as info:
+        load_config(write(tree, text))
+    return str(info.value)
+
+
+def test_good_config_resolves_bots(tree: Path) -> None:
+    loaded = load_config(write(tree, GOOD))
+    alpha, beta = loaded.bots
+    assert alpha.cmd == [str(tree / "alpha.sh")]
+    assert alpha.cwd == str(tree)
+    assert beta.cmd == [sys.executable, "beta.py"]  # {python} substituted, symlink kept
+    assert beta.cwd == str(tree / "sub")
+    assert loaded.game_options == {"target": "5"}
+    assert loaded.config.rounds == 2 and loaded.event == "t"
+
+
+def test_typo_key_names_line_and_suggests(tree: Path) -> None:
+    text = GOOD.replace('tc = "st=0.05"', 'tcc = "st=0.05"')
+    message = error_of(tree, text)
+    assert message.startswith(f"{tree / 't.toml'}:14: bots[1].tcc: unknown key 'tcc'")
+    assert "did you mean 'tc'" in message
+
+
+def test_top_level_typo(tree: Path) -> None:
+    message = error_of(tree, GOOD.replace("rounds = 2", "roundz = 2"))
+    assert ":3: roundz: unknown key" in message and "'rounds'" in message
+
+
+def test_wrong_type_names_line(tree: Path) -> None:
+    message = error_of(tree, GOOD.replace("rounds = 2", 'rounds = "two"'))
+    assert ":3: rounds: Expected int, got str" in message
+
+
+def test_missing_bot_program(tree: Path) -> None:
+    message = error_of(tree, GOOD.replace("./alpha.sh", "./nope.sh"))
+    assert ":8: bots[0].cmd: bot 'alpha': program './nope.sh' not found" in message
+    assert "PATH" in message
+
+
+def test_not_executable(tree: Path) -> None:
+    os.chmod(tree / "alpha.sh", 0o644)
+    assert "not executable" in error_of(tree, GOOD)
+
+
+def test_missing_script_after_interpreter(tree: Path) -> None:
+    message = error_of(tree, GOOD.replace('"beta.py"', '"btea.py"'))
+    assert ":12: bots[1].cmd: bot 'beta': script 'btea.py' not found" in message
+
+
+def test_bad_time_control(tree: Path) -> None:
+    message = error_of(tree, GOOD.replace('"st=0.05"', '"fast"'))
+    assert ":14: bots[1].tc: bad time control 'fast'" in message
+    message = error_of(tree, GOOD.replace('tc = "10+0.1"', 'tc = "10+x"'))
+    assert ":2: tc: bad time control" in message
+
+
+def test_unknown_game_lists_known(tree: Path) -> None:
+    message = error_of(tree, GOOD.replace('"draughts"', '"chess"'))
+    assert ":1: game: unknown game 'chess'" in message
+    assert "draughts" in message and "donkan" in message
+
+
+def test_duplicate_names_and_too_few_bots(tree: Path) -> None:
+    message = error_of(tree, GOOD.replace('name = "beta"', 'name = "alpha"'))
+    assert ":11: bots[1].name: duplicate bot name 'alpha'" in message
+    one_bot = GOOD.split("[[bots]]\nname = \"beta\"")[0]
+    assert "at least 2 bots, found 1" in error_of(tree, one_bot)
+
+
+def test_odd_games_per_pairing_and_missing_openings(tree: Path) -> None:
+    assert "must be even" in error_of(tree, "games_per_pairing = 3\n" + GOOD)
+    message = error_of(tree, GOOD + '\n[openings]\nfile = "none.txt"\n')
+    assert "openings.file: openings file" in message and "not found" in message
+
+
+def test_toml_syntax_error(tree: Path) -> None:
+    message = error_of(tree, GOOD + "\nrounds = = 3\n")
+    assert str(tree / "t.toml") in message and "line" in message
+
+
+def test_locate_and_parse_path() -> None:
+    text = 'game = "x"\n[[bots]]\nname = "a"\n[bots.limits]\nmemory_mb = 3\n[[bots]]\nname = "b"\n'
+    assert parse_path("$.bots[1].name") == ("bots", 1, "name")
+    assert locate(text, ("bots", 1, "name")) == 7
+    assert locate(text, ("bots", 0, "limits", "memory_mb")) == 5
+    assert locate(text, ("bots", 1, "nothing")) == 6
+    assert locate(text, ("game",)) == 1
