@@ -1,0 +1,624 @@
+"""Dobutsu shogi (3x4 animal shogi): rules, Fairy-Stockfish FEN and UCI move notation.
+
+RULES.md section 3 is the authority; the notation is Fairy-Stockfish's (``dobutsu`` variant) so
+that FSF can play against our bots unchanged.
+
+Sides: ``SIDE_LABELS = ("white", "black")``, the names FSF's FEN uses (``w``/``b``); white is
+p1 (sente), starts on ranks 1-2 and moves first.
+
+Squares are ``a1``..``c4`` (files a-c, ranks 1-4, white's side is rank 1).
+
+Position text (FSF FEN)::
+
+    gle/1c1/1C1/ELG[] w - - 0 1
+    ranks 4..1 / hands / side / castling / en passant / halfmove clock / fullmove number
+
+* Pieces: ``L`` lion, ``G`` giraffe, ``E`` elephant, ``C`` chick, ``+C`` hen (promoted chick);
+  uppercase white, lowercase black. ``H``/``h`` is also read as a hen.
+* Hands in brackets, white's pieces then black's (``[GCEgce]``); ``[]`` or ``[-]`` for none.
+* Accepted tails: ``w``, ``w 0 1`` (RULES.md's spelling of the start), ``w - - 4 3`` (what FSF
+  writes). The written form is always ``<board>[<hands>] <w|b> - - <halfmove> <fullmove>``,
+  which FSF reads back. The halfmove clock counts plies since the last capture, drop or
+  promotion (as FSF 0.0.90 counts it); neither counter affects the rules or repetition.
+* A captured lion goes to the captor's hand, as FSF writes it (``[Lc]``): such a position is
+  finished (``lion-captured``). The hand order is FSF's: L, G, C, E.
+
+Moves (FSF UCI): ``b2b3``; a chick entering the far rank promotes, mandatorily, written
+``b3b4+``; drops ``C@b2`` with an UPPERCASE letter for either side (FSF's convention: it
+ignores lowercase drops). We also read ``c@b2`` as the same drop. ``b3b4`` where only ``b3b4+``
+is legal is refused with a message saying that promotion is mandatory.
+
+Ends, evaluated after every move (and for a position read from text):
+
+* ``lion-captured``: the side that captured the enemy lion wins;
+* ``try``: a lion on its far rank (white rank 4, black rank 1) on a square no enemy piece
+  attacks wins, whoever just moved; ``both-try``: both lions qualify at once = draw;
+* ``no-moves``: the side to move has no legal move and loses (RULES.md, common rules);
+* ``repetition`` (adjudication, not the rules): the same board, hands and side to move for the
+  third time since the position the game was built from is a draw. FSF uses a fourth time.
+
+There is no check: a lion may move into attack and simply be captured.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Hashable, Sequence
+from typing import Any, ClassVar, Self
+
+from referee.games.base import (
+    BoardView,
+    CellView,
+    Game,
+    IllegalMove,
+    MoveSyntaxError,
+    Outcome,
+    PositionError,
+)
+
+FILES = 3
+RANKS = 4
+SQUARES = FILES * RANKS
+
+# Piece types; a piece on the board is +type for white, -type for black, 0 for empty.
+CHICK, ELEPHANT, GIRAFFE, LION, HEN = 1, 2, 3, 4, 5
+HAND_TYPES = (LION, GIRAFFE, CHICK, ELEPHANT)
+"""Pieces that can be in hand, in the order FSF writes them. A lion in hand is a captured lion:
+the game is over (FSF writes it so, and so do we); it is never dropped."""
+LETTERS = {CHICK: "C", ELEPHANT: "E", GIRAFFE: "G", LION: "L", HEN: "+C"}
+NAMES = {CHICK: "chick", ELEPHANT: "elephant", GIRAFFE: "giraffe", LION: "lion", HEN: "hen"}
+WHITE, BLACK = 0, 1
+
+# Move encoding (ints: cheap to hash and compare in perft):
+#   board move: from | to << 4 | PROMOTE (if promoting);  drop: DROP | type << 4 | to.
+DROP = 1 << 12
+PROMOTE = 1 << 8
+
+_STEPS: dict[int, tuple[tuple[int, int], ...]] = {
+    CHICK: ((0, 1),),
+    ELEPHANT: ((1, 1), (1, -1), (-1, 1), (-1, -1)),
+    GIRAFFE: ((0, 1), (0, -1), (1, 0), (-1, 0)),
+    LION: ((0, 1), (0, -1), (1, 0), (-1, 0), (1, 1), (1, -1), (-1, 1), (-1, -1)),
+    HEN: ((0, 1), (0, -1), (1, 0), (-1, 0), (1, 1), (-1, 1)),
+}
+
+
+def _targets(color: int, ptype: int, sq: int) -> tuple[int, ...]:
+    """Squares a piece of ``color`` and ``ptype`` on ``sq`` reaches in one step."""
+    x, y = sq % FILES, sq // FILES
+    sign = 1 if color == WHITE else -1
+    out = []
+    for dx, dy in _STEPS[ptype]:
+        nx, ny = x + dx, y + dy * sign
+        if 0 <= nx < FILES and 0 <= ny < RANKS:
+            out.append(ny * FILES + nx)
+    return tuple(out)
+
+
+# TARGETS[color][ptype][sq]
+TARGETS: tuple[tuple[tuple[tuple[int, ...], ...], ...], ...] = tuple(
+    tuple(
+        tuple(_targets(c, t, s) for s in range(SQUARES)) if t in _STEPS else ()
+        for t in range(HEN + 1)
+    )
+    for c in (WHITE, BLACK)
+)
+FAR_RANK = (range(9, 12), range(0, 3))
+"""Squares of each side's far rank (promotion zone and try zone)."""
+
+_rng = random.Random(20091001)  # fixed seed: hashes are reproducible across runs
+_Z_PIECE = [[_rng.getrandbits(64) for _ in range(11)] for _ in range(SQUARES)]  # index piece+5
+_Z_HAND = [[[_rng.getrandbits(64) for _ in range(3)] for _ in range(HEN)] for _ in range(2)]
+_Z_BLACK = _rng.getrandbits(64)
+
+_MOVE_RE = re.compile(r"^([a-c][1-4])([a-c][1-4])(\+?)$")
+_DROP_RE = re.compile(r"^([CEGceg])@([a-c][1-4])$")
+
+
+def square_name(sq: int) -> str:
+    return "abc"[sq % FILES] + str(sq // FILES + 1)
+
+
+def square_index(name: str) -> int:
+    return (int(name[1]) - 1) * FILES + "abc".index(name[0])
+
+
+def _zkey(board: Sequence[int], hands: Sequence[Sequence[int]], side: int) -> int:
+    key = _Z_BLACK if side == BLACK else 0
+    for sq, piece in enumerate(board):
+        if piece:
+            key ^= _Z_PIECE[sq][piece + 5]
+    for color in (WHITE, BLACK):
+        for ptype in HAND_TYPES:
+            for n in range(hands[color][ptype]):
+                key ^= _Z_HAND[color][ptype][n]
+    return key
+
+
+class Dobutsu(Game[int]):
+    """A Dobutsu position with its history (moves, undo records, outcomes, repetition hashes)."""
+
+    NAME: ClassVar[str] = "dobutsu"
+    DESCRIPTION: ClassVar[str] = "Dobutsu shogi, 3x4 animal shogi with drops and the try rule"
+    SIDE_LABELS: ClassVar[tuple[str, str]] = ("white", "black")
+    START_POSITION: ClassVar[str] = "gle/1c1/1C1/ELG[] w - - 0 1"
+    REPETITION_COUNT: ClassVar[int] = 3
+
+    def __init__(
+        self,
+        board: list[int],
+        hands: list[list[int]],
+        side: int,
+        halfmove: int = 0,
+        fullmove: int = 1,
+    ) -> None:
+        self._board = board
+        self._hands = hands  # hands[color][ptype] for ptype in CHICK, ELEPHANT, GIRAFFE
+        self._side = side
+        self._halfmove = halfmove
+        self._fullmove = fullmove
+        self._history: list[int] = []
+        self._undo: list[tuple[int, int, Outcome | None]] = []  # captured, halfmove, outcome
+        self._key = _zkey(board, hands, side)
+        self._keys: list[int] = [self._key]
+        self._outcome = self._evaluate(captured=0)
+
+    # ----- construction -------------------------------------------------------------------
+    @classmethod
+    def from_position(cls, text: str, **options: Any) -> Self:
+        if options:
+            raise PositionError(f"dobutsu takes no options, got {sorted(options)}")
+        if text.strip() == "startpos":
+            text = cls.START_POSITION
+        fields = text.split()
+        if not fields:
+            raise PositionError("empty dobutsu position text")
+        placement = fields[0]
+        match = re.fullmatch(r"([^\[\]]*)(?:\[([^\[\]]*)\])?", placement)
+        if match is None:
+            raise PositionError(
+                f"dobutsu position {text!r}: cannot read board and hand {placement!r}"
+            )
+        board = _parse_board(match.group(1), text)
+        hands = _parse_hands(match.group(2) or "", text)
+        if len(fields) < 2 or fields[1] not in ("w", "b"):
+            raise PositionError(f"dobutsu position {text!r}: side to move must be 'w' or 'b'")
+        side = WHITE if fields[1] == "w" else BLACK
+        rest = [f for f in fields[2:] if f != "-"]
+        if len(rest) not in (0, 2) or not all(f.isdigit() for f in rest):
+            raise PositionError(
+                f"dobutsu position {text!r}: after the side expected '- -' and/or two counters "
+                f"(halfmove fullmove), got {' '.join(fields[2:])!r}"
+            )
+        halfmove, fullmove = (int(rest[0]), int(rest[1])) if rest else (0, 1)
+        if fullmove < 1:
+            raise PositionError(f"dobutsu position {text!r}: fullmove number must be >= 1")
+        _check_material(board, hands, side, text)
+        return cls(board, hands, side, halfmove, fullmove)
+
+    def copy(self) -> Self:
+        other = type(self).__new__(type(self))
+        other._board = self._board[:]
+        other._hands = [h[:] for h in self._hands]
+        other._side = self._side
+        other._halfmove = self._halfmove
+        other._fullmove = self._fullmove
+        other._history = self._history[:]
+        other._undo = self._undo[:]
+        other._key = self._key
+        other._keys = self._keys[:]
+        other._outcome = self._outcome
+        return other
+
+    # ----- state --------------------------------------------------------------------------
+    @property
+    def side_to_move(self) -> int:
+        return self._side
+
+    @property
+    def history(self) -> Sequence[int]:
+        return self._history
+
+    def piece_at(self, square: str) -> str:
+        """The FEN letter on ``square`` (``"+C"`` for a white hen), ``""`` when empty."""
+        return _piece_text(self._board[square_index(square)])
+
+    def hand(self, side: int) -> dict[str, int]:
+        """Pieces in ``side``'s hand as ``{"C": 1, ...}`` (only non-zero counts)."""
+        return {LETTERS[t]: self._hands[side][t] for t in HAND_TYPES if self._hands[side][t]}
+
+    def position(self) -> str:
+        ranks = []
+        for rank in range(RANKS - 1, -1, -1):
+            row, empty = "", 0
+            for file in range(FILES):
+                piece = self._board[rank * FILES + file]
+                if piece == 0:
+                    empty += 1
+                    continue
+                if empty:
+                    row += str(empty)
+                    empty = 0
+                row += _piece_text(piece)
+            if empty:
+                row += str(empty)
+            ranks.append(row)
+        side = "w" if self._side == WHITE else "b"
+        return (
+            f"{'/'.join(ranks)}[{self._hand_text()}] {side} - - {self._halfmove} {self._fullmove}"
+        )
+
+    def _hand_text(self) -> str:
+        text = ""
+        for color in (WHITE, BLACK):
+            for ptype in HAND_TYPES:
+                letter = LETTERS[ptype]
+                text += (letter if color == WHITE else letter.lower()) * self._hands[color][ptype]
+        return text
+
+    def diagram(self) -> str:
+        lines = [f"  black hand: [{self._hand_text_of(BLACK)}]", "   +----+----+----+"]
+        for rank in range(RANKS - 1, -1, -1):
+            cells = []
+            for file in range(FILES):
+                piece = self._board[rank * FILES + file]
+                cells.append(f"{_piece_text(piece):>3} " if piece else "  . ")
+            lines.append(f" {rank + 1} |" + "|".join(cells) + "|")
+            lines.append("   +----+----+----+")
+        lines.append("     a    b    c")
+        lines.append(f"  white hand: [{self._hand_text_of(WHITE)}]")
+        lines.append(f"  {self.SIDE_LABELS[self._side]} to move")
+        return "\n".join(lines)
+
+    def _hand_text_of(self, color: int) -> str:
+        letters = "".join(LETTERS[t] * self._hands[color][t] for t in HAND_TYPES)
+        return letters if color == WHITE else letters.lower()
+
+    def board_view(self) -> BoardView:
+        cells = []
+        for sq in range(SQUARES):
+            piece = self._board[sq]
+            cells.append(
+                CellView(
+                    x=sq % FILES,
+                    y=sq // FILES,
+                    piece=NAMES[abs(piece)] if piece else "",
+                    side=(WHITE if piece > 0 else BLACK) if piece else None,
+                    terrain="",
+                )
+            )
+        hands = [
+            [NAMES[t] for t in HAND_TYPES for _ in range(self._hands[color][t])]
+            for color in (WHITE, BLACK)
+        ]
+        caption = f"{self.SIDE_LABELS[self._side]} to move"
+        return BoardView(shape="square", columns=FILES, rows=RANKS, cells=cells, hands=hands,
+                         caption=caption)
+
+    def repetition_key(self) -> Hashable:
+        return (
+            tuple(self._board),
+            tuple(tuple(self._hands[c][t] for t in HAND_TYPES) for c in (WHITE, BLACK)),
+            self._side,
+        )
+
+    # ----- moves --------------------------------------------------------------------------
+    def moves(self) -> list[int]:
+        if self._outcome is not None:
+            return []
+        board = self._board
+        side = self._side
+        sign = 1 if side == WHITE else -1
+        targets = TARGETS[side]
+        far = FAR_RANK[side]
+        out: list[int] = []
+        empties: list[int] = []
+        for sq in range(SQUARES):
+            piece = board[sq] * sign
+            if piece <= 0:
+                if piece == 0:
+                    empties.append(sq)
+                continue
+            for to in targets[piece][sq]:
+                if board[to] * sign > 0:
+                    continue
+                if piece == CHICK and to in far:
+                    out.append(sq | to << 4 | PROMOTE)
+                else:
+                    out.append(sq | to << 4)
+        hand = self._hands[side]
+        for ptype in (CHICK, ELEPHANT, GIRAFFE):
+            if hand[ptype]:
+                base = DROP | ptype << 4
+                out.extend(base | sq for sq in empties)
+        return out
+
+    def push(self, move: int) -> None:
+        board = self._board
+        side = self._side
+        key = self._key ^ _Z_BLACK
+        captured = 0
+        if move & DROP:
+            ptype = move >> 4 & 0xF
+            to = move & 0xF
+            piece = ptype if side == WHITE else -ptype
+            count = self._hands[side][ptype] - 1
+            self._hands[side][ptype] = count
+            key ^= _Z_HAND[side][ptype][count] ^ _Z_PIECE[to][piece + 5]
+            board[to] = piece
+            halfmove = 0
+        else:
+            frm = move & 0xF
+            to = move >> 4 & 0xF
+            piece = board[frm]
+            captured = board[to]
+            key ^= _Z_PIECE[frm][piece + 5]
+            if captured:
+                key ^= _Z_PIECE[to][captured + 5]
+                ctype = abs(captured)
+                if ctype == HEN:
+                    ctype = CHICK
+                count = self._hands[side][ctype]
+                self._hands[side][ctype] = count + 1
+                key ^= _Z_HAND[side][ctype][count]
+                halfmove = 0
+            else:
+                halfmove = self._halfmove + 1
+            if move & PROMOTE:
+                piece = HEN if piece > 0 else -HEN
+                halfmove = 0
+            board[frm] = 0
+            board[to] = piece
+            key ^= _Z_PIECE[to][piece + 5]
+        self._undo.append((captured, self._halfmove, self._outcome))
+        self._history.append(move)
+        self._halfmove = halfmove
+        if side == BLACK:
+            self._fullmove += 1
+        self._side = 1 - side
+        self._key = key
+        self._keys.append(key)
+        self._outcome = self._evaluate(captured)
+
+    def pop(self) -> int:
+        move = self._history.pop()
+        captured, halfmove, outcome = self._undo.pop()
+        self._keys.pop()
+        self._key = self._keys[-1]
+        self._outcome = outcome
+        self._halfmove = halfmove
+        side = 1 - self._side
+        self._side = side
+        if side == BLACK:
+            self._fullmove -= 1
+        board = self._board
+        if move & DROP:
+            to = move & 0xF
+            board[to] = 0
+            self._hands[side][move >> 4 & 0xF] += 1
+            return move
+        frm = move & 0xF
+        to = move >> 4 & 0xF
+        piece = board[to]
+        if move & PROMOTE:
+            piece = CHICK if piece > 0 else -CHICK
+        board[frm] = piece
+        board[to] = captured
+        if captured:
+            ctype = abs(captured)
+            if ctype == HEN:
+                ctype = CHICK
+            self._hands[side][ctype] -= 1
+        return move
+
+    def format_move(self, move: int) -> str:
+        if move & DROP:
+            return f"{LETTERS[move >> 4 & 0xF]}@{square_name(move & 0xF)}"
+        text = square_name(move & 0xF) + square_name(move >> 4 & 0xF)
+        return text + "+" if move & PROMOTE else text
+
+    def parse_move(self, text: str) -> int:
+        drop = _DROP_RE.match(text)
+        if drop:
+            ptype = "CEG".index(drop.group(1).upper()) + 1
+            move = DROP | ptype << 4 | square_index(drop.group(2))
+        else:
+            plain = _MOVE_RE.match(text)
+            if plain is None:
+                raise MoveSyntaxError(
+                    f"dobutsu move {text!r} is not notation: expected e.g. 'b2b3', 'b3b4+' or "
+                    f"'C@b2'"
+                )
+            frm = square_index(plain.group(1))
+            to = square_index(plain.group(2))
+            move = frm | to << 4 | (PROMOTE if plain.group(3) else 0)
+        legal = self.moves()
+        if move in legal:
+            return move
+        raise IllegalMove(text, self.position(), self._why_illegal(move, legal))
+
+    def _why_illegal(self, move: int, legal: list[int]) -> str:
+        if self._outcome is not None:
+            return f"the game is over ({self._outcome.reason})"
+        side_name = self.SIDE_LABELS[self._side]
+        if move & DROP:
+            ptype = move >> 4 & 0xF
+            if not self._hands[self._side][ptype]:
+                return f"{side_name} has no {NAMES[ptype]} in hand"
+            return f"{square_name(move & 0xF)} is not empty"
+        if move ^ PROMOTE in legal:
+            if move & PROMOTE:
+                return "only a chick entering the far rank promotes"
+            return "promotion is mandatory: write the move with a trailing '+'"
+        frm = move & 0xF
+        piece = self._board[frm]
+        if piece == 0 or (piece > 0) != (self._side == WHITE):
+            return f"no {side_name} piece on {square_name(frm)}"
+        return f"the {NAMES[abs(piece)]} on {square_name(frm)} cannot go there"
+
+    # ----- ends ---------------------------------------------------------------------------
+    def _attacked_by(self, sq: int, color: int) -> bool:
+        """Whether any piece of ``color`` could move to ``sq`` (captures included)."""
+        board = self._board
+        targets = TARGETS[color]
+        sign = 1 if color == WHITE else -1
+        for frm in range(SQUARES):
+            piece = board[frm] * sign
+            if piece > 0 and sq in targets[piece][frm]:
+                return True
+        return False
+
+    def _evaluate(self, captured: int) -> Outcome | None:
+        """The rules' end after the last move (``captured`` = what it took), or None."""
+        board = self._board
+        lions = [-1, -1]
+        for sq in range(SQUARES):
+            if board[sq] == LION:
+                lions[WHITE] = sq
+            elif board[sq] == -LION:
+                lions[BLACK] = sq
+        for color in (WHITE, BLACK):
+            if lions[color] < 0:
+                winner = 1 - color
+                return Outcome(winner, "lion-captured",
+                               f"{self.SIDE_LABELS[winner]} captured the lion")
+        tries = [
+            color
+            for color in (WHITE, BLACK)
+            if lions[color] in FAR_RANK[color] and not self._attacked_by(lions[color], 1 - color)
+        ]
+        if len(tries) == 2:
+            return Outcome(None, "both-try", "both lions stand safely on their far ranks")
+        if tries:
+            winner = tries[0]
+            return Outcome(
+                winner, "try",
+                f"{self.SIDE_LABELS[winner]}'s lion reached {square_name(lions[winner])} "
+                f"and no enemy piece attacks it",
+            )
+        return None
+
+    def outcome(self) -> Outcome | None:
+        if self._outcome is not None:
+            return self._outcome
+        if not self.moves():
+            loser = self._side
+            return Outcome(1 - loser, "no-moves",
+                           f"{self.SIDE_LABELS[loser]} has no legal move")
+        return None
+
+    def adjudication(self) -> Outcome | None:
+        if self._keys.count(self._key) >= self.REPETITION_COUNT:
+            return Outcome(None, "repetition",
+                           f"the same position occurred {self.REPETITION_COUNT} times")
+        return None
+
+    # ----- counting -----------------------------------------------------------------------
+    def perft(self, depth: int) -> int:
+        if depth == 0:
+            return 1
+        moves = self.moves()
+        if depth == 1:
+            return len(moves)
+        total = 0
+        push, pop, perft = self.push, self.pop, self.perft
+        for move in moves:
+            push(move)
+            total += perft(depth - 1)
+            pop()
+        return total
+
+
+def _piece_text(piece: int) -> str:
+    letter = LETTERS[abs(piece)]
+    return letter if piece > 0 else letter.lower()
+
+
+def _parse_board(text: str, whole: str) -> list[int]:
+    ranks = text.split("/")
+    if len(ranks) != RANKS:
+        raise PositionError(f"dobutsu position {whole!r}: expected {RANKS} ranks, got {len(ranks)}")
+    board = [0] * SQUARES
+    for i, row in enumerate(ranks):
+        rank = RANKS - 1 - i
+        file = 0
+        promoted = False
+        for ch in row:
+            if ch == "+":
+                promoted = True
+                continue
+            if ch.isdigit():
+                if promoted:
+                    raise PositionError(f"dobutsu position {whole!r}: '+' before a digit")
+                file += int(ch)
+                continue
+            ptype = {"C": CHICK, "E": ELEPHANT, "G": GIRAFFE, "L": LION, "H": HEN}.get(ch.upper())
+            if ptype is None:
+                raise PositionError(
+                    f"dobutsu position {whole!r}: unknown piece {ch!r} on rank {rank + 1}"
+                )
+            if promoted:
+                if ptype != CHICK:
+                    raise PositionError(f"dobutsu position {whole!r}: only a chick promotes "
+                                        f"(got '+{ch}')")
+                ptype = HEN
+                promoted = False
+            if file >= FILES:
+                raise PositionError(f"dobutsu position {whole!r}: rank {rank + 1} is too long")
+            board[rank * FILES + file] = ptype if ch.isupper() else -ptype
+            file += 1
+        if promoted:
+            raise PositionError(f"dobutsu position {whole!r}: dangling '+' on rank {rank + 1}")
+        if file != FILES:
+            raise PositionError(
+                f"dobutsu position {whole!r}: rank {rank + 1} has {file} squares, not {FILES}"
+            )
+    return board
+
+
+def _parse_hands(text: str, whole: str) -> list[list[int]]:
+    hands = [[0] * (HEN + 1) for _ in range(2)]
+    if text in ("", "-"):
+        return hands
+    for ch in text:
+        ptype = {"C": CHICK, "E": ELEPHANT, "G": GIRAFFE, "L": LION}.get(ch.upper())
+        if ptype is None:
+            raise PositionError(
+                f"dobutsu position {whole!r}: {ch!r} cannot be in hand (only C, E, G, L)"
+            )
+        hands[WHITE if ch.isupper() else BLACK][ptype] += 1
+    return hands
+
+
+def _check_material(board: list[int], hands: list[list[int]], side: int, whole: str) -> None:
+    """At most two of each animal in the game and one lion per side; a missing lion must be
+    the side to move's (it was just captured)."""
+    counts = {CHICK: 0, ELEPHANT: 0, GIRAFFE: 0}
+    lions = [0, 0]  # on the board
+    for piece in board:
+        ptype = abs(piece)
+        if ptype == LION:
+            lions[WHITE if piece > 0 else BLACK] += 1
+        elif ptype:
+            counts[CHICK if ptype == HEN else ptype] += 1
+    for color in (WHITE, BLACK):
+        for ptype in counts:
+            counts[ptype] += hands[color][ptype]
+    for ptype, n in counts.items():
+        if n > 2:
+            raise PositionError(f"dobutsu position {whole!r}: {n} {NAMES[ptype]}s, at most 2")
+    for color in (WHITE, BLACK):
+        if lions[color] + hands[1 - color][LION] > 1:
+            raise PositionError(
+                f"dobutsu position {whole!r}: {('white', 'black')[color]} has more than one lion"
+            )
+    if hands[side][LION]:
+        raise PositionError(
+            f"dobutsu position {whole!r}: the side to move holds a captured lion; it is the "
+            f"other side's lion that can be missing"
+        )
+    if lions[1 - side] == 0:
+        raise PositionError(
+            f"dobutsu position {whole!r}: the side that just moved has no lion"
+        )
