@@ -1,0 +1,247 @@
+"""``arena run`` end to end: real tournaments of real bot processes, through the real CLI.
+
+Each test writes a config into a temporary directory and runs ``arena run`` as a subprocess
+(what a user does), then reads the journal and PGN it left behind.
+"""
+
+from __future__ import annotations
+
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from referee.record import GameRecord, Termination, decode_record
+
+ROOT = Path(__file__).resolve().parent.parent
+RANDOM_BOT = ROOT / "sample_bots" / "random_bot.py"
+BOTS = Path(__file__).resolve().parent / "bots"
+RUN_TIMEOUT = 240
+
+
+def bot(name: str, script: Path, *args: str) -> str:
+    argv = ", ".join(f'"{a}"' for a in ["{python}", str(script), *args])
+    return f'[[bots]]\nname = "{name}"\ncmd = [{argv}]\n'
+
+
+def write_config(tmp: Path, head: str, bots: list[str]) -> Path:
+    path = tmp / "t.toml"
+    path.write_text(head.strip() + "\n\n" + "\n".join(bots))
+    return path
+
+
+def arena_run(config: Path, out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "arena.cli", "run", str(config), "--output", str(out), *extra],
+        capture_output=True, text=True, timeout=RUN_TIMEOUT, cwd=ROOT,
+    )  # fmt: skip
+
+
+def journal(out: Path) -> list[GameRecord]:
+    return [decode_record(line) for line in (out / "games.jsonl").read_bytes().splitlines()]
+
+
+def scheduled_ids(out: Path) -> list[str]:
+    import json
+
+    return [g["id"] for g in json.loads((out / "schedule.json").read_text())["games"]]
+
+
+def pgn_results(out: Path) -> list[tuple[str, str]]:
+    text = (out / "games.pgn").read_text()
+    ids = re.findall(r'\[GameId "([^"]+)"\]', text)
+    results = re.findall(r'\[Result "([^"]+)"\]', text)
+    return list(zip(ids, results, strict=True))
+
+
+def check_complete(out: Path) -> list[GameRecord]:
+    """Every scheduled game journaled exactly once, and the PGN agreeing with the journal."""
+    records = journal(out)
+    ids = [r.id for r in records]
+    assert Counter(ids) == Counter(scheduled_ids(out))
+    assert sorted(pgn_results(out)) == sorted((r.id, r.result) for r in records)
+    return records
+
+
+GAMES = {
+    # game: (extra config, max plies) -- short caps keep random games quick
+    "draughts": ("", 120),
+    "jungle": ("", 160),
+    "dobutsu": ("", 120),
+    "dvonn": ("", None),
+    "donkan": ("[game_options]\ntarget = 5\n", None),
+}
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_tournament_of_random_bots(game: str, tmp_path: Path) -> None:
+    extra, cap = GAMES[game]
+    adjudication = f"[adjudication]\nmax_plies = {cap}\n" if cap else ""
+    head = f"""
+game = "{game}"
+tc = "30+0.5"
+concurrency = 2
+seed = 5
+[openings]
+random_plies = 2
+{adjudication}{extra}"""
+    bots = [bot(f"rnd{i}", RANDOM_BOT, "--seed", str(i)) for i in range(3)]
+    out = tmp_path / "out"
+    done = arena_run(write_config(tmp_path, head, bots), out)
+    assert done.returncode == 0, done.stderr
+    records = check_complete(out)
+    assert len(records) == 6
+    for record in records:
+        assert record.game == game
+        assert record.termination in (Termination.NORMAL, Termination.ADJUDICATION), record.reason
+        assert [m.move for m in record.moves[:2]] == record.opening and record.moves[0].book
+    if game == "donkan":
+        for record in records:
+            assert record.options == {"target": "5"}
+            if record.termination == Termination.NORMAL:
+                assert max(record.score) == 5 and record.parties
+    assert "final standings" in done.stdout
+
+
+def test_crashing_bot_loses_every_game_and_the_tournament_finishes(tmp_path: Path) -> None:
+    head = 'game = "dobutsu"\ntc = "10+0.1"\ngames_per_pairing = 4\n'
+    bots = [
+        bot("rnd", RANDOM_BOT, "--seed", "1"),
+        bot("crasher", BOTS / "runner_crash_bot.py"),
+        bot("first", BOTS / "runner_first_bot.py"),
+    ]
+    out = tmp_path / "out"
+    done = arena_run(write_config(tmp_path, head, bots), out)
+    assert done.returncode == 0, done.stderr
+    records = check_complete(out)
+    crasher_games = [r for r in records if "crasher" in (r.p1, r.p2)]
+    assert len(crasher_games) == 8
+    for record in crasher_games:
+        assert record.termination == Termination.CRASH, record.reason
+        assert record.winner == (1 if record.p1 == "crasher" else 0)
+    others = [r for r in records if "crasher" not in (r.p1, r.p2)]
+    assert all(r.termination == Termination.NORMAL for r in others)
+    assert "crash 8" in done.stdout  # the forfeit count in the summary
+    assert "crashing on purpose" in (out / "logs" / "crasher.stderr.log").read_text()
+
+
+def test_concurrency_two_overlaps_games(tmp_path: Path) -> None:
+    head = 'game = "dobutsu"\ntc = "10+0.1"\nconcurrency = 2\ngames_per_pairing = 4\n'
+    head += "[adjudication]\nmax_plies = 12\n"
+    slow = [bot(f"slow{i}", BOTS / "runner_first_bot.py", "--delay", "0.02") for i in range(2)]
+    out = tmp_path / "out"
+    done = arena_run(write_config(tmp_path, head, slow), out)
+    assert done.returncode == 0, done.stderr
+    spans = sorted((r.started_at, r.ended_at) for r in check_complete(out))
+    overlaps = sum(1 for a, b in zip(spans, spans[1:], strict=False) if b[0] < a[1])
+    assert overlaps >= 1, spans
+
+
+def test_resume_plays_only_missing_games_and_refuses_changed_schedule(tmp_path: Path) -> None:
+    head = 'game = "draughts"\ntc = "10+0.1"\nseed = 3\n[openings]\nrandom_plies = 2\n'
+    head += "[adjudication]\nmax_plies = 40\n"
+    bots = [bot(f"rnd{i}", RANDOM_BOT, "--seed", str(i)) for i in range(3)]
+    config = write_config(tmp_path, head, bots)
+    out = tmp_path / "out"
+    assert arena_run(config, out).returncode == 0
+    first = journal(out)
+    # Damage the journal: drop the last two games and tear the new last line.
+    lines = (out / "games.jsonl").read_bytes().splitlines(keepends=True)
+    (out / "games.jsonl").write_bytes(b"".join(lines[:-2]) + lines[-2][:30])
+    again = arena_run(config, out)
+    assert again.returncode == 0, again.stderr
+    assert "torn last line" in again.stderr
+    assert "6 games (2 to play" in again.stdout
+    records = check_complete(out)
+    assert [r.id for r in records[:4]] == [r.id for r in first[:4]]
+    # A config that changes the schedule is refused, and nothing is touched.
+    before = (out / "games.jsonl").read_bytes()
+    config.write_text(config.read_text().replace("seed = 3", "seed = 4"))
+    refused = arena_run(config, out)
+    assert refused.returncode != 0
+    assert "different schedule" in refused.stderr and "Traceback" not in refused.stderr
+    assert (out / "games.jsonl").read_bytes() == before
+
+
+def test_kill_and_resume_three_times(tmp_path: Path) -> None:
+    """SIGKILL ``arena run`` at seeded random moments; every resume continues the journal."""
+    import random
+
+    rng = random.Random(20241129)
+    head = 'game = "dobutsu"\ntc = "10+0.1"\nconcurrency = 2\ngames_per_pairing = 6\n'
+    head += "[adjudication]\nmax_plies = 16\n"
+    bots = [bot(f"slow{i}", BOTS / "runner_first_bot.py", "--delay", "0.01") for i in range(3)]
+    config = write_config(tmp_path, head, bots)
+    out = tmp_path / "out"
+    argv = [sys.executable, "-m", "arena.cli", "run", str(config), "--output", str(out)]
+    kills = 0
+    for _ in range(3):
+        proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        time.sleep(rng.uniform(0.8, 2.5))
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGKILL)
+            kills += 1
+        proc.wait(timeout=30)
+    assert kills >= 2  # the schedule is long enough that the kills land mid-run
+    final = arena_run(config, out)
+    assert final.returncode == 0, final.stderr
+    records = check_complete(out)
+    assert len(records) == 18
+    for line in (out / "games.jsonl").read_bytes().splitlines():
+        decode_record(line)  # no corrupt line anywhere
+
+
+def test_first_ctrl_c_finishes_running_games_then_resume(tmp_path: Path) -> None:
+    head = 'game = "dobutsu"\ntc = "10+0.1"\nconcurrency = 2\ngames_per_pairing = 10\n'
+    head += "[adjudication]\nmax_plies = 20\n"
+    bots = [bot(f"slow{i}", BOTS / "runner_first_bot.py", "--delay", "0.02") for i in range(2)]
+    config = write_config(tmp_path, head, bots)
+    out = tmp_path / "out"
+    argv = [sys.executable, "-m", "arena.cli", "run", str(config), "--output", str(out)]
+    proc = subprocess.Popen(
+        argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert proc.stdout is not None
+    proc.stdout.readline()  # the header: the run has started
+    proc.stdout.readline()  # the first finished game
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert "run the same command again to resume" in stderr
+    played = journal(out)
+    assert 1 <= len(played) < 10
+    assert all(r.termination != Termination.INTERRUPT for r in played)
+    resumed = arena_run(config, out)
+    assert resumed.returncode == 0, resumed.stderr
+    assert len(check_complete(out)) == 10
+
+
+CONFIG_ERRORS = {
+    # name: (replace old with new in the good config, expected line, words in the message)
+    "typo key": ('tc = "10+0.1"', 'tcc = "10+0.1"', 2, "unknown key 'tcc'"),
+    "bot path": ('"{python}"', '"./no_such_bot"', 6, "program './no_such_bot' not found"),
+    "bad tc": ('tc = "10+0.1"', 'tc = "10+"', 2, "bad time control '10+'"),
+    "unknown game": ('game = "dobutsu"', 'game = "chess"', 1, "unknown game 'chess'"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CONFIG_ERRORS))
+def test_config_errors_are_one_clear_line(case: str, tmp_path: Path) -> None:
+    old, new, line, words = CONFIG_ERRORS[case]
+    head = 'game = "dobutsu"\ntc = "10+0.1"\n'
+    bots = [bot("a", RANDOM_BOT), bot("b", RANDOM_BOT)]
+    config = write_config(tmp_path, head, bots)
+    config.write_text(config.read_text().replace(old, new, 1))
+    done = arena_run(config, tmp_path / "out")
+    assert done.returncode != 0
+    assert "Traceback" not in done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith(f"arena: error: {config}:{line}: ")
+    assert words in lines[0]
+    assert not (tmp_path / "out").exists()
