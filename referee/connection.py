@@ -196,13 +196,18 @@ class BotConnection:
     def _new_game_messages(self, game: str, game_options: Mapping[str, str]) -> list[Message]:
         return [GameAnnounce(name=game, options=dict(game_options)), UgiNewGame(), IsReady()]
 
+    def _position(self, position: Position, current: str | None) -> Position:
+        """The ``position`` line to send: start position plus moves, so bots see history."""
+        return position
+
     async def request_move(self, position: Position, legal: Sequence[str] | None, go: Go,
-                           budget_s: float | None) -> MoveReply:
+                           budget_s: float | None, current: str | None = None) -> MoveReply:
         """Send the position (and legal moves) and ``go``; read ``bestmove`` within the budget.
 
-        The clock runs from just before the write to the read of ``bestmove``; over budget is
-        :class:`BotTimedOut`. The caller checks the move against the rules."""
-        messages: list[Message] = [position]
+        ``current`` is the position text reached (used by dialects that send it instead of
+        the moves). The clock runs from just before the write to the read of ``bestmove``;
+        over budget is :class:`BotTimedOut`. The caller checks the move against the rules."""
+        messages: list[Message] = [self._position(position, current)]
         if legal is not None and not self.uci:
             messages.append(Legal(moves=list(legal)))
         messages.append(go)
@@ -222,8 +227,8 @@ class BotConnection:
                     else:
                         info.string = reply.string
         assert budget_s is not None
-        raise BotTimedOut(self.name, f"bot {self.name!r} used more than {budget_s * 1000:.0f} ms "
-                          "(clock plus margin) without answering bestmove")
+        raise BotTimedOut(self.name, f"bot {self.name!r} lost on time: no bestmove within "
+                          f"{budget_s * 1000:.0f} ms (clock plus margin)")
 
     async def stop_and_read(self, timeout: float) -> MoveReply:
         """Send ``stop`` and read ``bestmove`` within ``timeout`` (for ``go infinite``)."""
@@ -266,6 +271,15 @@ class UciConnection(BotConnection):
     dialect = "uci"
     uci = True
     strict = False
+
+    def _position(self, position: Position, current: str | None) -> Position:
+        """The current position as a FEN, without moves: a UCI engine's rules may differ in
+        details from ours (Fairy-Stockfish's dobutsu rejects moves that leave the lion
+        attacked, which our rules allow), and a rejected move would silently desynchronise
+        the engine. The referee, not the engine, owns repetition."""
+        if current is None:
+            return position
+        return Position(fen=current)
 
     def _new_game_messages(self, game: str, game_options: Mapping[str, str]) -> list[Message]:
         variant = self.spec.variant or game

@@ -342,6 +342,7 @@ async def _play_moves(
             reply = await connection.request_move(
                 Position(fen=fen, moves=played), legal, _go(clocks, side),
                 None if budget_ms is None else budget_ms / 1000,
+                board.position() if connection.uci else None,
             )
         except BotError as exc:
             raise _loss(side, names[side], exc) from None

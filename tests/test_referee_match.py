@@ -1,0 +1,235 @@
+"""play_game with real child processes: whole games, Fairy-Stockfish, and every loss reason."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+import trio
+
+from referee.adjudication import Adjudication
+from referee.botspec import BotSpec
+from referee.games import GAME_NAMES, GameError, get_game
+from referee.match import play_game
+from referee.record import GameRecord, Termination, decode_record, encode_record
+from referee.timecontrol import TimeControl
+
+ROOT = Path(__file__).resolve().parent.parent
+RANDOM_BOT = str(ROOT / "sample_bots" / "random_bot.py")
+MISBEHAVE = str(Path(__file__).resolve().parent / "bots" / "misbehave.py")
+FSF = "/usr/games/fairy-stockfish"
+FAST = TimeControl.parse("2+0.05")
+
+
+def random_bot(name: str, seed: int) -> BotSpec:
+    return BotSpec(name=name, cmd=[sys.executable, RANDOM_BOT, "--seed", str(seed)])
+
+
+def misbehaving(mode: str, after: int = 2) -> BotSpec:
+    return BotSpec(name=f"bad-{mode}", cmd=[sys.executable, MISBEHAVE, mode, str(after)])
+
+
+def available(game: str) -> bool:
+    try:
+        get_game(game)
+    except ModuleNotFoundError:
+        return False
+    return True
+
+
+def check_consistent(record: GameRecord) -> None:
+    """The record replays: every move legal in turn, and the final position matches."""
+    board = get_game(record.game).new(record.start_position, [m.move for m in record.moves],
+                                      **record.options)
+    assert board.position() == record.final_position
+    assert record.plies == len(record.moves)
+    assert decode_record(encode_record(record)) == record
+    sides = [m.side for m in record.moves]
+    assert set(sides) <= {0, 1}
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+async def test_random_bots_play_every_game_to_its_end(game: str, tmp_path: Path) -> None:
+    if not available(game):
+        pytest.skip(f"rules module for {game} not written yet")
+    seen = []
+    with trio.fail_after(60):
+        record = await play_game(game, random_bot("alice", 1), random_bot("bob", 2), tc=FAST,
+                                 log_dir=tmp_path, game_id="g1", round=3,
+                                 on_move=seen.append)
+    assert record.termination in (Termination.NORMAL, Termination.ADJUDICATION), record.reason
+    assert record.result in ("1-0", "0-1", "1/2-1/2")
+    assert (record.p1, record.p2, record.id, record.round) == ("alice", "bob", "g1", 3)
+    assert seen == record.moves
+    assert record.started_at <= record.ended_at
+    assert all(m.clock_ms is not None and m.elapsed_ms >= 0 for m in record.moves)
+    assert record.moves[0].info is None  # the random bot sends no info
+    check_consistent(record)
+    final = get_game(game).from_position(record.final_position, **record.options)
+    if record.termination is Termination.NORMAL:
+        outcome = final.outcome()
+        assert outcome is not None and outcome.result == record.result
+    assert (tmp_path / "alice.stderr.log").exists()
+    if game == "donkan":
+        assert record.parties and len(record.score) == 2
+
+
+async def test_opening_moves_are_book_and_max_plies_adjudicates(tmp_path: Path) -> None:
+    game = "dobutsu"
+    if not available(game):
+        pytest.skip("dobutsu rules not written yet")
+    opening = ["b1a2", "b4c3"]
+    with trio.fail_after(30):
+        record = await play_game(game, random_bot("a", 3), random_bot("b", 4), tc=FAST,
+                                 opening=opening, adjudication=Adjudication(max_plies=4,
+                                                                            draw_rules=False))
+    assert [m.move for m in record.moves[:2]] == opening
+    assert [m.book for m in record.moves] == [True, True, False, False] or \
+        record.termination is Termination.NORMAL
+    if record.termination is Termination.ADJUDICATION:
+        assert record.result == "1/2-1/2" and record.plies == 4
+        assert "max_plies" in record.reason
+
+
+async def test_bad_opening_is_an_error_before_any_process_starts() -> None:
+    with pytest.raises(GameError, match="opening move 1 'z9z9'"):
+        await play_game("dobutsu", random_bot("a", 1), random_bot("b", 2), opening=["z9z9"])
+
+
+@pytest.mark.skipif(not os.path.exists(FSF), reason=f"Fairy-Stockfish not installed at {FSF} "
+                    "(apt-get install fairy-stockfish)")
+async def test_fairy_stockfish_beats_random_at_dobutsu(tmp_path: Path) -> None:
+    fsf = BotSpec(name="fsf", cmd=[FSF], protocol="uci")
+    tc = TimeControl.parse("st=0.03 timemargin=300")
+    records = []
+    with trio.fail_after(60):
+        for p1, p2 in ((fsf, random_bot("rnd", 5)), (random_bot("rnd", 6), fsf)):
+            records.append(await play_game("dobutsu", p1, p2, tc=tc, log_dir=tmp_path))
+    for record in records:
+        assert record.termination is Termination.NORMAL, record.reason
+        check_consistent(record)
+        fsf_side = 0 if record.p1 == "fsf" else 1
+        assert record.winner == fsf_side, record.reason
+        fsf_moves = [m for m in record.moves if m.side == fsf_side]
+        assert any(m.info is not None and m.info.depth for m in fsf_moves)
+
+
+@pytest.mark.parametrize(
+    ("mode", "termination", "words"),
+    [
+        ("hang", Termination.TIME_FORFEIT, "lost on time"),
+        ("crash", Termination.CRASH, "exit status 3"),
+        ("illegal", Termination.ILLEGAL_MOVE, "'zz99'"),
+        ("none", Termination.ILLEGAL_MOVE, "bestmove (none)"),
+        ("garbage", Termination.PROTOCOL_ERROR, "hello there"),
+        ("badutf8", Termination.PROTOCOL_ERROR, "not UTF-8"),
+        ("longline", Termination.PROTOCOL_ERROR, "longer than"),
+        ("nohandshake", Termination.STALL, "did not answer ugi"),
+        ("noready", Termination.STALL, "did not answer isready"),
+    ],
+)
+@pytest.mark.parametrize("bad_side", [0, 1])
+async def test_each_failure_loses_with_its_reason(
+    mode: str, termination: Termination, words: str, bad_side: int,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr("referee.connection.HANDSHAKE_TIMEOUT_S", 0.5)
+    monkeypatch.setattr("referee.match.HANDSHAKE_TIMEOUT_S", 0.5)
+    game = next(g for g in ("jungle", "draughts", "dvonn", "dobutsu") if available(g))
+    bad, good = misbehaving(mode), random_bot("good", 7)
+    p1, p2 = (bad, good) if bad_side == 0 else (good, bad)
+    with trio.fail_after(30):
+        record = await play_game(game, p1, p2, tc=TimeControl.parse("st=0.3"))
+    if record.termination is Termination.NORMAL:
+        pytest.skip("the game ended before the bot misbehaved")  # pragma: no cover
+    assert record.termination is termination, record.reason
+    assert record.winner == 1 - bad_side
+    assert record.result == ("0-1" if bad_side == 0 else "1-0")
+    assert words in record.reason
+    assert f"p{bad_side + 1} (bad-{mode})" in record.reason
+    if mode in ("hang", "crash", "illegal", "garbage"):
+        assert sum(1 for m in record.moves if m.side == bad_side) == 2  # behaved twice
+        check_consistent(record)
+
+
+async def test_slow_handshake_stalls_and_the_bot_is_killed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr("referee.match.HANDSHAKE_TIMEOUT_S", 0.3)
+    with trio.fail_after(20):
+        record = await play_game("dobutsu", random_bot("good", 1), misbehaving("slowhandshake"))
+    assert record.termination is Termination.STALL
+    assert record.result == "1-0" and record.plies == 0
+
+
+async def test_missing_program_is_a_crash_naming_the_bot() -> None:
+    ghost = BotSpec(name="ghost", cmd=["/nonexistent/bot"])
+    with trio.fail_after(20):
+        record = await play_game("dobutsu", ghost, random_bot("good", 1))
+    assert record.termination is Termination.CRASH
+    assert record.result == "0-1"
+    assert "cannot start bot 'ghost'" in record.reason
+
+
+async def test_per_bot_time_control_override() -> None:
+    slow = BotSpec(name="slow", cmd=[sys.executable, RANDOM_BOT, "--delay", "0.3"], tc="st=0.05")
+    with trio.fail_after(20):
+        record = await play_game("dobutsu", random_bot("quick", 1), slow, tc=FAST)
+    assert record.termination is Termination.TIME_FORFEIT
+    assert record.winner == 0
+    assert record.time_control == "p1: 2+0.05 | p2: st=0.05"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # a zombie still answers kill(0); read its state
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().split(") ", 1)[1][0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+async def test_cancelled_game_leaves_no_process_behind(tmp_path: Path) -> None:
+    """Cancel mid-game: both process groups end (grandchild included) and Cancelled passes."""
+    spawner = BotSpec(name="spawner", cmd=[sys.executable, MISBEHAVE, "spawn+hang", "1"])
+    stubborn = BotSpec(name="stubborn", cmd=[sys.executable, MISBEHAVE, "stubborn", "1000"])
+    with trio.fail_after(30):
+        with trio.move_on_after(1.0) as scope:
+            await play_game("dobutsu", spawner, stubborn, log_dir=tmp_path,
+                            tc=TimeControl.parse("st=10"))
+        assert scope.cancelled_caught
+    log = (tmp_path / "spawner.stderr.log").read_text()
+    grandchild = int(log.split("grandchild ")[1].split()[0])
+    with trio.fail_after(5):
+        while _alive(grandchild):
+            await trio.sleep(0.05)
+    assert not _alive(grandchild)
+
+
+async def test_stubborn_bot_is_killed_after_the_game() -> None:
+    stubborn = BotSpec(name="stubborn", cmd=[sys.executable, MISBEHAVE, "stubborn", "1000"])
+    pids: list[int] = []
+    import referee.process as process_module
+
+    original = process_module.BotProcess.start.__func__  # type: ignore[attr-defined]
+
+    async def spy(cls, spec, stderr_path=None):  # type: ignore[no-untyped-def]
+        proc = await original(cls, spec, stderr_path)
+        pids.append(proc.pid)
+        return proc
+
+    process_module.BotProcess.start = classmethod(spy)  # type: ignore[method-assign,assignment]
+    try:
+        with trio.fail_after(20):
+            record = await play_game("dobutsu", stubborn, random_bot("r", 2),
+                                     adjudication=Adjudication(max_plies=2), tc=FAST)
+    finally:
+        process_module.BotProcess.start = classmethod(original)  # type: ignore[method-assign,assignment]
+    assert record.termination in (Termination.ADJUDICATION, Termination.NORMAL)
+    assert pids and not any(_alive(pid) for pid in pids)
