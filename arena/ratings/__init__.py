@@ -1,5 +1,60 @@
 """Ratings and match statistics: Ordo-style Elo fit, pairwise tables, pentanomial, SPRT.
 
 Used by the tournament runner (live SPRT, standings) and by the reports; imports nothing above
-the ``arena`` layer. The public API is re-exported here.
+the ``arena`` layer. The public API is re-exported here:
+
+- ``read_results(path) -> list[GameResult]`` (run dir, games.jsonl, PGN);
+  ``aggregate(results, players=()) -> Counts``; ``aggregate_arrays(...)`` for bulk data.
+- ``fit_ratings(counts, scale=, white_advantage=, anchor=, average=, errors=, ...) -> RatingFit``.
+- ``pairwise(results) -> {(a, b): PairStats}``; ``colour_pairs(results)``.
+- ``Sprt(elo0, elo1, alpha, beta).update(score, pair=None) -> SprtStatus``;
+  ``llr_trinomial``, ``llr_pentanomial``, ``bounds``.
+- ``format_table`` / ``format_csv`` / ``format_json`` in :mod:`arena.ratings.table`.
 """
+
+from arena.ratings.counts import Counts, aggregate, aggregate_arrays
+from arena.ratings.model import SCALES, RatingFit, fit_ratings
+from arena.ratings.pairwise import (
+    PairStats,
+    Pentanomial,
+    colour_pairs,
+    likelihood_of_superiority,
+    pairwise,
+    pentanomial_error,
+    score_to_elo,
+    trinomial_error,
+)
+from arena.ratings.sources import GameResult, read_results
+from arena.ratings.sprt import (
+    Decision,
+    Sprt,
+    SprtStatus,
+    bounds,
+    llr_pentanomial,
+    llr_trinomial,
+)
+
+__all__ = [
+    "SCALES",
+    "Counts",
+    "Decision",
+    "GameResult",
+    "PairStats",
+    "Pentanomial",
+    "RatingFit",
+    "Sprt",
+    "SprtStatus",
+    "aggregate",
+    "aggregate_arrays",
+    "bounds",
+    "colour_pairs",
+    "fit_ratings",
+    "likelihood_of_superiority",
+    "llr_pentanomial",
+    "llr_trinomial",
+    "pairwise",
+    "pentanomial_error",
+    "read_results",
+    "score_to_elo",
+    "trinomial_error",
+]

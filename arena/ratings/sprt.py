@@ -1,0 +1,179 @@
+"""The sequential probability ratio test for a two-player match, as fishtest and fastchess run it.
+
+H0: the tested player is ``elo0`` stronger; H1: ``elo1`` stronger (logistic Elo, ``400 log10``,
+whatever scale the ratings table uses). After each game the log-likelihood ratio (LLR) is
+compared with ``log(beta / (1 - alpha))`` and ``log((1 - beta) / alpha)``.
+
+The LLR is the generalised one of fishtest (``stats/LLRcalc.py``) and fastchess
+(``sprt.cpp``): for each hypothesis the outcome distribution nearest to the observed one with
+the hypothesised mean score (its maximum-likelihood estimate, ``p_i = q_i / (1 + theta (a_i -
+s))``), then ``N * sum q_i log(p1_i / p0_i)``. Empty outcome classes count 1e-3, as in both
+programs. The trinomial model counts games (scores 0, 1/2, 1); the pentanomial model counts
+colour pairs (average scores 0, 1/4, 1/2, 3/4, 1) and is the right one for paired openings.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Literal
+
+import numpy as np
+from scipy.optimize import brentq
+
+from arena.ratings.pairwise import PAIR_SCORES, Pentanomial
+
+REGULARIZE = 1e-3
+"""Count used for an outcome that has not occurred (fishtest's and fastchess's epsilon)."""
+
+TRINOMIAL_SCORES = (0.0, 0.5, 1.0)
+
+
+def logistic_score(elo: float) -> float:
+    """Expected score for a logistic Elo difference."""
+    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+
+
+def bounds(alpha: float, beta: float) -> tuple[float, float]:
+    """(lower, upper) LLR bounds: accept H0 at or below lower, H1 at or above upper."""
+    return math.log(beta / (1.0 - alpha)), math.log((1.0 - beta) / alpha)
+
+
+def _mle(scores: np.ndarray, q: np.ndarray, s: float) -> np.ndarray:
+    """The distribution on ``scores`` with mean ``s`` that maximises the likelihood of ``q``."""
+    a = scores - s
+    lo, hi = -1.0 / a.max(), -1.0 / a.min()
+
+    def g(theta: float) -> float:
+        return float(np.sum(q * a / (1.0 + theta * a)))
+
+    span = hi - lo
+    theta = brentq(g, lo + 1e-12 * span, hi - 1e-12 * span, xtol=1e-14, rtol=1e-14, maxiter=500)
+    p: np.ndarray = q / (1.0 + theta * a)
+    return p / p.sum()
+
+
+def llr(counts: Sequence[float], scores: Sequence[float], elo0: float, elo1: float) -> float:
+    """Generalised LLR of H1 (``elo1``) against H0 (``elo0``) for outcome counts on ``scores``."""
+    c = np.array([x if x > 0 else REGULARIZE for x in counts], dtype=np.float64)
+    total = float(c.sum())
+    q = c / total
+    x = np.array(scores, dtype=np.float64)
+    p0 = _mle(x, q, logistic_score(elo0))
+    p1 = _mle(x, q, logistic_score(elo1))
+    return total * float(np.sum(q * (np.log(p1) - np.log(p0))))
+
+
+def llr_trinomial(wins: int, draws: int, losses: int, elo0: float, elo1: float) -> float:
+    """LLR from the tested player's wins, draws and losses."""
+    return llr((losses, draws, wins), TRINOMIAL_SCORES, elo0, elo1)
+
+
+def llr_pentanomial(penta: Pentanomial | Sequence[int], elo0: float, elo1: float) -> float:
+    """LLR from colour-pair counts (LL, LD, WL+DD, WD, WW) or a :class:`Pentanomial`."""
+    five = penta.five() if isinstance(penta, Pentanomial) else tuple(penta)
+    if len(five) != 5:
+        raise ValueError(f"pentanomial counts need 5 numbers, got {len(five)}")
+    return llr(five, PAIR_SCORES, elo0, elo1)
+
+
+class Decision(StrEnum):
+    CONTINUE = "continue"
+    ACCEPT_H0 = "accept-h0"
+    ACCEPT_H1 = "accept-h1"
+
+
+@dataclass(frozen=True)
+class SprtStatus:
+    """Where the test stands: the decision, the LLR it was taken on, and both bounds."""
+
+    decision: Decision
+    llr: float
+    lower: float
+    upper: float
+    model: str
+    llr_trinomial: float
+    llr_pentanomial: float
+    wins: int
+    draws: int
+    losses: int
+    penta: Pentanomial
+
+    @property
+    def finished(self) -> bool:
+        return self.decision is not Decision.CONTINUE
+
+    def describe(self) -> str:
+        """One line in fastchess's style."""
+        ptnml = ", ".join(str(v) for v in self.penta.five())
+        return (
+            f"LLR: {self.llr:.2f} ({self.lower:.2f}, {self.upper:.2f}) [{self.model}] "
+            f"W/D/L: {self.wins}/{self.draws}/{self.losses} Ptnml(0-2): [{ptnml}] "
+            f"-> {self.decision.value}"
+        )
+
+
+class Sprt:
+    """A running SPRT between a tested player and its opponent, fed one game at a time.
+
+    >>> test = Sprt(0.0, 10.0, 0.05, 0.05)
+    >>> state = test.update(1.0)        # tested player won; pair id optional
+    >>> state.decision                  # Decision.CONTINUE until a bound is crossed
+    <Decision.CONTINUE: 'continue'>
+
+    ``update(score, pair=...)``: ``score`` is the tested player's (1, 0.5, 0). Games carrying
+    the same ``pair`` id form a colour pair; without ids, games 1 and 2, 3 and 4, ... do.
+    ``model`` picks the LLR the decision uses; both are always reported.
+    """
+
+    def __init__(
+        self,
+        elo0: float,
+        elo1: float,
+        alpha: float = 0.05,
+        beta: float = 0.05,
+        model: Literal["pentanomial", "trinomial"] = "pentanomial",
+    ) -> None:
+        if not elo0 < elo1:
+            raise ValueError(f"SPRT needs elo0 < elo1, got elo0={elo0}, elo1={elo1}")
+        for name, value in (("alpha", alpha), ("beta", beta)):
+            if not 0.0 < value < 1.0:
+                raise ValueError(f"SPRT {name} must be between 0 and 1, got {value}")
+        if alpha + beta >= 1.0:
+            raise ValueError("SPRT alpha + beta must be less than 1")
+        if model not in ("pentanomial", "trinomial"):
+            raise ValueError(f"unknown SPRT model {model!r}")
+        self.elo0, self.elo1, self.alpha, self.beta, self.model = elo0, elo1, alpha, beta, model
+        self.lower, self.upper = bounds(alpha, beta)
+        self.wdl = [0, 0, 0]
+        self.penta = Pentanomial()
+        self._waiting: dict[str | None, float] = {}
+
+    def update(self, score: float, pair: str | None = None) -> SprtStatus:
+        """Add one game (the tested player's score) and return the new status."""
+        if score not in (0.0, 0.5, 1.0):
+            raise ValueError(f"score must be 0, 0.5 or 1, got {score!r}")
+        self.wdl[0 if score == 1.0 else 1 if score == 0.5 else 2] += 1
+        if pair in self._waiting:
+            self.penta = self.penta.add(self._waiting.pop(pair), score)
+        else:
+            self._waiting[pair] = score
+        return self.status()
+
+    def status(self) -> SprtStatus:
+        w, d, lo = self.wdl
+        games = w + d + lo
+        tri = llr_trinomial(w, d, lo, self.elo0, self.elo1) if games else 0.0
+        pen = llr_pentanomial(self.penta, self.elo0, self.elo1) if self.penta.pairs else 0.0
+        value = pen if self.model == "pentanomial" else tri
+        if value >= self.upper:
+            decision = Decision.ACCEPT_H1
+        elif value <= self.lower:
+            decision = Decision.ACCEPT_H0
+        else:
+            decision = Decision.CONTINUE
+        return SprtStatus(
+            decision, value, self.lower, self.upper, self.model, tri, pen, w, d, lo, self.penta
+        )
