@@ -358,8 +358,13 @@ async def _play_moves(
             raise _End(1 - side, Termination.ILLEGAL_MOVE,
                        f"{_who(side, names[side])} answered 'bestmove (none)' (no move) in "
                        f"position {board.position()!r}")
+        text = reply.move
+        if connection.uci and text + "+" in (legal if legal is not None else board.legal_moves()):
+            # Fairy-Stockfish sometimes leaves out the '+' of a mandatory promotion (dobutsu
+            # chick captures on the far rank); the move itself is unambiguous.
+            text += "+"
         try:
-            move = board.parse_move(reply.move)
+            move = board.parse_move(text)
         except (IllegalMove, MoveSyntaxError, GameError) as exc:
             raise _End(1 - side, Termination.ILLEGAL_MOVE,
                        f"{_who(side, names[side])} played illegal move {reply.move!r}: {exc}"

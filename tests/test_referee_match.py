@@ -101,19 +101,24 @@ async def test_bad_opening_is_an_error_before_any_process_starts() -> None:
 @pytest.mark.skipif(not os.path.exists(FSF), reason=f"Fairy-Stockfish not installed at {FSF} "
                     "(apt-get install fairy-stockfish)")
 async def test_fairy_stockfish_beats_random_at_dobutsu(tmp_path: Path) -> None:
+    """Depth-limited Fairy-Stockfish is deterministic, and so is the seeded random bot: these
+    four games always end with FSF capturing the random bot's lion."""
     fsf = BotSpec(name="fsf", cmd=[FSF], protocol="uci")
-    tc = TimeControl.parse("st=0.03 timemargin=300")
+    tc = TimeControl.parse("inf depth=6")
     records = []
     with trio.fail_after(60):
-        for p1, p2 in ((fsf, random_bot("rnd", 5)), (random_bot("rnd", 6), fsf)):
-            records.append(await play_game("dobutsu", p1, p2, tc=tc, log_dir=tmp_path))
+        for seed in (5, 6):
+            for p1, p2 in ((fsf, random_bot("rnd", seed)), (random_bot("rnd", seed), fsf)):
+                records.append(await play_game("dobutsu", p1, p2, tc=tc, log_dir=tmp_path))
     for record in records:
         assert record.termination is Termination.NORMAL, record.reason
         check_consistent(record)
         fsf_side = 0 if record.p1 == "fsf" else 1
         assert record.winner == fsf_side, record.reason
+        assert "lion" in record.reason
         fsf_moves = [m for m in record.moves if m.side == fsf_side]
-        assert any(m.info is not None and m.info.depth for m in fsf_moves)
+        assert all(m.info is not None and m.info.depth == 6 for m in fsf_moves)
+    assert (tmp_path / "fsf.stderr.log").exists()
 
 
 @pytest.mark.parametrize(

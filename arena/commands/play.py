@@ -1,0 +1,220 @@
+"""``arena play``: games between two bot commands, shown live, with records written as JSON lines.
+
+The bots are started once and reused from game to game (``uginewgame``); a bot that crashed,
+stalled, broke the protocol, played an illegal move or lost on time is restarted before the
+next game, so a stale reply can never leak into a new game. Colours alternate between games.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from arena.errors import UserError
+from referee.adjudication import Adjudication
+from referee.botspec import BotSpec
+from referee.connection import BotConnection, BotError
+from referee.games import GAME_NAMES, Game, GameError, get_game
+from referee.match import open_bot, play_game, play_on, prepare_game, side_time_controls
+from referee.process import BotStartError
+from referee.record import GameRecord, MoveRecord, Termination, encode_record
+from referee.timecontrol import TimeControl, TimeControlError
+
+RESTART_AFTER = {
+    Termination.CRASH, Termination.STALL, Termination.PROTOCOL_ERROR, Termination.TIME_FORFEIT,
+    Termination.ILLEGAL_MOVE,
+}
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = sub.add_parser(
+        "play", help="play games between two bot commands, live",
+        description="Play games between two bots given as commands, showing moves and clocks.",
+    )
+    parser.add_argument("game", choices=GAME_NAMES, help="the game")
+    parser.add_argument("--p1", required=True, metavar="CMD", help="first bot's command line")
+    parser.add_argument("--p2", required=True, metavar="CMD", help="second bot's command line")
+    parser.add_argument("--p1-name", help="first bot's name (default: from its command)")
+    parser.add_argument("--p2-name", help="second bot's name (default: from its command)")
+    parser.add_argument("--p1-protocol", choices=("native", "uci"), default="native")
+    parser.add_argument("--p2-protocol", choices=("native", "uci"), default="native")
+    parser.add_argument("--tc", default="10+0.1",
+                        help="time control, cutechess style: 40/60+0.6, 10+0.1, st=0.5, inf "
+                        "(extras: timemargin=MS nodes=N depth=D); default 10+0.1")
+    parser.add_argument("--games", type=int, default=1, help="number of games (colours alternate)")
+    parser.add_argument("--position", help="start position text (default: the standard start)")
+    parser.add_argument("--opening", default="", help="opening moves forced on both bots")
+    parser.add_argument("--max-plies", type=int, help="adjudicate a draw after this many plies")
+    parser.add_argument("--no-draw-rules", action="store_true",
+                        help="switch off the game's default draw adjudication")
+    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                        help="game option, e.g. --option target=5 for donkan (repeatable)")
+    parser.add_argument("--show", action="store_true", help="print the board after every move")
+    parser.add_argument("--quiet", action="store_true", help="print results only, not moves")
+    parser.add_argument("--out", type=Path, help="directory for games.jsonl and bot stderr logs")
+    parser.set_defaults(func=run)
+
+
+def _name_from(cmd: list[str]) -> str:
+    """A readable name from a command: the script's or program's base name without extension."""
+    for word in reversed(cmd):
+        if not word.startswith("-") and os.path.splitext(word)[1] in (".py", ".js", ".sh", ""):
+            base = os.path.splitext(os.path.basename(word))[0]
+            if base and not base.isdigit() and base not in ("python", "python3", "node"):
+                return base
+    return os.path.basename(cmd[0])
+
+
+def _spec(command: str, name: str | None, protocol: str, flag: str) -> BotSpec:
+    try:
+        cmd = shlex.split(command)
+    except ValueError as exc:
+        raise UserError(f"{flag}: cannot split command {command!r}: {exc}") from None
+    if not cmd:
+        raise UserError(f"{flag}: empty command")
+    return BotSpec(name=name or _name_from(cmd), cmd=cmd, protocol=protocol)  # type: ignore[arg-type]
+
+
+def _options(items: list[str]) -> dict[str, str]:
+    options: dict[str, str] = {}
+    for item in items:
+        key, eq, value = item.partition("=")
+        if not eq or not key:
+            raise UserError(f"--option {item!r}: expected KEY=VALUE")
+        options[key] = value
+    return options
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        tc = TimeControl.parse(args.tc)
+    except TimeControlError as exc:
+        raise UserError(f"--tc: {exc}") from None
+    if args.games < 1:
+        raise UserError(f"--games must be at least 1, got {args.games}")
+    p1 = _spec(args.p1, args.p1_name, args.p1_protocol, "--p1")
+    p2 = _spec(args.p2, args.p2_name, args.p2_protocol, "--p2")
+    if p1.name == p2.name:
+        p1.name, p2.name = p1.name + "-1", p2.name + "-2"
+    options = _options(args.option)
+    opening = args.opening.split()
+    prepare_game(args.game, args.position, opening, options)  # checks before starting anything
+    adjudication = Adjudication(max_plies=args.max_plies, draw_rules=not args.no_draw_rules)
+    if args.out is not None:
+        args.out.mkdir(parents=True, exist_ok=True)
+    try:
+        scores = trio.run(_play_all, args, p1, p2, tc, options, opening, adjudication)
+    except GameError as exc:
+        raise UserError(str(exc)) from None
+    print(f"Score of {p1.name} vs {p2.name}: {scores[p1.name]:g} - {scores[p2.name]:g} "
+          f"({args.games} game{'s' if args.games > 1 else ''})")
+    return 0
+
+
+class _Printer:
+    """Live output of one game: one line per move, optional diagram."""
+
+    def __init__(self, board: Game[Any], names: tuple[str, str], show: bool, quiet: bool) -> None:
+        self.board = board
+        self.names = names
+        self.show = show
+        self.quiet = quiet
+
+    def __call__(self, record: MoveRecord) -> None:
+        self.board.play(record.move)
+        if self.quiet:
+            return
+        number = self.board.ply
+        if record.book:
+            detail = "book"
+        else:
+            detail = f"{record.elapsed_ms / 1000:6.3f}s"
+            if record.clock_ms is not None:
+                detail += f"  clock {record.clock_ms / 1000:7.3f}s"
+            info = record.info
+            if info is not None:
+                if info.depth is not None:
+                    detail += f"  d{info.depth}"
+                if info.score_cp is not None:
+                    detail += f" cp {info.score_cp}"
+                elif info.score_mate is not None:
+                    detail += f" mate {info.score_mate}"
+        print(f"{number:4}. p{record.side + 1} {self.names[record.side]:<14} "
+              f"{record.move:<12} {detail}", flush=True)
+        if self.show:
+            print(self.board.diagram(), flush=True)
+
+
+async def _connect(spec: BotSpec, log_dir: Path | None) -> BotConnection | None:
+    try:
+        return await open_bot(spec, log_dir=log_dir)
+    except (BotError, BotStartError) as exc:
+        print(f"   {spec.name} failed to start: {exc}", file=sys.stderr, flush=True)
+        return None
+
+
+async def _play_all(args: argparse.Namespace, p1: BotSpec, p2: BotSpec, tc: TimeControl,
+                    options: dict[str, str], opening: list[str],
+                    adjudication: Adjudication) -> dict[str, float]:
+    log_dir = args.out / "logs" if args.out is not None else None
+    connections: dict[str, BotConnection | None] = {p1.name: None, p2.name: None}
+    scores = {p1.name: 0.0, p2.name: 0.0}
+    try:
+        for index in range(args.games):
+            first, second = (p1, p2) if index % 2 == 0 else (p2, p1)
+            for spec in (first, second):
+                connection = connections[spec.name]
+                if connection is None or not connection.alive:
+                    if connection is not None:
+                        await connection.aclose()
+                    connections[spec.name] = await _connect(spec, log_dir)
+            board, _ = prepare_game(args.game, args.position, opening, options)
+            printer = _Printer(board, (first.name, second.name), args.show, args.quiet)
+            print(f"Game {index + 1}: {first.name} (p1) vs {second.name} (p2), tc {tc}",
+                  flush=True)
+            c1, c2 = connections[first.name], connections[second.name]
+            common: dict[str, Any] = dict(
+                start_position=args.position, opening=opening, adjudication=adjudication,
+                game_options=options, game_id=f"g{index + 1}", round=index + 1, on_move=printer,
+            )
+            if c1 is None or c2 is None:
+                # Let play_game start them afresh and record the failure the standard way.
+                record = await play_game(args.game, first, second, tc=tc, log_dir=log_dir,
+                                         **common)
+            else:
+                record = await play_on(args.game, (c1, c2),
+                                       tcs=side_time_controls(first, second, tc), **common)
+            _report(record, scores, args.out)
+            if record.termination in RESTART_AFTER and record.winner is not None:
+                loser = (first, second)[1 - record.winner].name
+                stale = connections[loser]
+                if stale is not None:
+                    await stale.aclose()
+                connections[loser] = None
+    finally:
+        with trio.CancelScope(shield=True):
+            for connection in connections.values():
+                if connection is not None:
+                    await connection.aclose()
+    return scores
+
+
+def _report(record: GameRecord, scores: dict[str, float], out: Path | None) -> None:
+    if record.winner is None:
+        scores[record.p1] += 0.5
+        scores[record.p2] += 0.5
+    else:
+        scores[(record.p1, record.p2)[record.winner]] += 1.0
+    extra = f"  score {record.score[0]}-{record.score[1]}" if record.score else ""
+    print(f"Result: {record.p1} vs {record.p2}: {record.result} {{{record.termination}: "
+          f"{record.reason}}} after {record.plies} plies{extra}", flush=True)
+    print(f"Final position: {record.final_position}", flush=True)
+    if out is not None:
+        with open(out / "games.jsonl", "ab") as journal:
+            journal.write(encode_record(record) + b"\n")
