@@ -205,7 +205,8 @@ class Jungle(Game[int]):
 
     def piece_at(self, square: str) -> str:
         """The position-text letter on ``square``, ``""`` when empty."""
-        return _letter(self._board[square_index(square)])
+        piece = self._board[square_index(square)]
+        return _letter(piece) if piece else ""
 
     def position(self) -> str:
         ranks = []
