@@ -149,7 +149,9 @@ class Progress:
     # ----- events -------------------------------------------------------------------------
     def __enter__(self) -> Progress:
         if self.is_live:
-            self._live = Live(self._render(), console=self.console, auto_refresh=False)
+            self._live = Live(
+                self._render(), console=self.console, auto_refresh=False, transient=True
+            )
             self._live.__enter__()
         elif self.resumed:
             self._line(f"resuming: {self.resumed}/{self.total} games already played")

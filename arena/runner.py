@@ -234,6 +234,7 @@ class Tournament:
         record.tags = {
             **record.tags,
             "pairing": str(game.pairing),
+            "pair": game.pair,
             **({"opening": game.opening.source} if game.opening.source else {}),
         }
         with trio.CancelScope(shield=True):

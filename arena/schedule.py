@@ -50,6 +50,9 @@ class ScheduledGame(msgspec.Struct, frozen=True):
     p1: str
     p2: str
     opening: Opening
+    pair: str = ""
+    """The colour pair this game belongs to (``r1-p03-k1``): two games, one opening, colours
+    swapped. Ratings use it to treat the pair as one unit (pentanomial statistics)."""
     opening_index: int | None = None
     """Index in the openings file (0-based), None for the start position or random openings."""
 
@@ -184,6 +187,7 @@ def build_schedule(loaded: LoadedConfig) -> Schedule:
                             p1=p1,
                             p2=p2,
                             opening=opening,
+                            pair=f"r{rnd}-p{p:0{width}d}-k{k + 1}",
                             opening_index=opening_index,
                         )
                     )

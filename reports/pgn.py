@@ -78,6 +78,8 @@ def game_to_pgn(record: GameRecord, *, event: str = "?", site: str = "?") -> str
     ]
     if record.id:
         tags.append(("GameId", record.id))
+    if record.tags.get("pair"):
+        tags.append(("PairId", record.tags["pair"]))
     if not _start_position_is_standard(record):
         tags += [("SetUp", "1"), ("FEN", record.start_position)]
     if record.score:

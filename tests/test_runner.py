@@ -59,6 +59,38 @@ def pgn_results(out: Path) -> list[tuple[str, str]]:
     return list(zip(ids, results, strict=True))
 
 
+def processes_mentioning(text: str) -> list[str]:
+    """Command lines of live processes whose argv mentions ``text`` (leftover bots)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if text in cmdline and state != "Z":
+            found.append(cmdline)
+    return found
+
+
+def no_leftover_bots(text: str, wait: float = 10.0) -> bool:
+    deadline = time.monotonic() + wait
+    while processes_mentioning(text):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True
+
+
+def private_bot(tmp: Path, script: Path) -> Path:
+    """A copy of a test bot under ``tmp``, so its processes can be told apart from others'."""
+    copy = tmp / script.name
+    copy.write_text(script.read_text())
+    return copy
+
+
 def check_complete(out: Path) -> list[GameRecord]:
     """Every scheduled game journaled exactly once, and the PGN agreeing with the journal."""
     records = journal(out)
@@ -104,7 +136,8 @@ random_plies = 2
         for record in records:
             assert record.options == {"target": "5"}
             if record.termination == Termination.NORMAL:
-                assert max(record.score) == 5 and record.parties
+                assert record.winner is not None and record.parties
+                assert record.score[record.winner] >= 5 > record.score[1 - record.winner]
     assert "final standings" in done.stdout
 
 
@@ -175,7 +208,8 @@ def test_kill_and_resume_three_times(tmp_path: Path) -> None:
     rng = random.Random(20241129)
     head = 'game = "dobutsu"\ntc = "10+0.1"\nconcurrency = 2\ngames_per_pairing = 6\n'
     head += "[adjudication]\nmax_plies = 16\n"
-    bots = [bot(f"slow{i}", BOTS / "runner_first_bot.py", "--delay", "0.01") for i in range(3)]
+    script = private_bot(tmp_path, BOTS / "runner_first_bot.py")
+    bots = [bot(f"slow{i}", script, "--delay", "0.01") for i in range(3)]
     config = write_config(tmp_path, head, bots)
     out = tmp_path / "out"
     argv = [sys.executable, "-m", "arena.cli", "run", str(config), "--output", str(out)]
@@ -188,6 +222,7 @@ def test_kill_and_resume_three_times(tmp_path: Path) -> None:
             kills += 1
         proc.wait(timeout=30)
     assert kills >= 2  # the schedule is long enough that the kills land mid-run
+    assert no_leftover_bots(str(script)), "bots outlived a SIGKILLed arena"
     final = arena_run(config, out)
     assert final.returncode == 0, final.stderr
     records = check_complete(out)
@@ -245,3 +280,28 @@ def test_config_errors_are_one_clear_line(case: str, tmp_path: Path) -> None:
     assert lines[0].startswith(f"arena: error: {config}:{line}: ")
     assert words in lines[0]
     assert not (tmp_path / "out").exists()
+
+
+def test_second_ctrl_c_aborts_running_games_and_kills_their_bots(tmp_path: Path) -> None:
+    head = 'game = "draughts"\ntc = "60+1"\nconcurrency = 2\n'
+    script = private_bot(tmp_path, BOTS / "runner_first_bot.py")
+    bots = [bot(f"slow{i}", script, "--delay", "0.5") for i in range(2)]
+    config = write_config(tmp_path, head, bots)
+    out = tmp_path / "out"
+    argv = [sys.executable, "-m", "arena.cli", "run", str(config), "--output", str(out)]
+    proc = subprocess.Popen(
+        argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert proc.stdout is not None
+    proc.stdout.readline()  # the header: games are starting
+    deadline = time.monotonic() + 30
+    while len(processes_mentioning(str(script))) < 4 and time.monotonic() < deadline:
+        time.sleep(0.05)  # wait until both games have both bots running
+    proc.send_signal(signal.SIGINT)
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 130, stderr
+    assert "aborting the running games" in stdout
+    assert journal(out) == []  # aborted games are not journaled: they replay on resume
+    assert no_leftover_bots(str(script), wait=5), processes_mentioning(str(script))

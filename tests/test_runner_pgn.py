@@ -1,0 +1,67 @@
+"""PGN export of game records: the tags rating tools read, numbered movetext, safe comments."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from arena.ratings.sources import parse_pgn
+from referee.record import GameRecord, MoveRecord, Termination
+from reports.pgn import game_to_pgn, write_pgn
+
+
+def record(**changes: object) -> GameRecord:
+    base = GameRecord(
+        game="draughts", p1="alpha", p2="beta", result="0-1",
+        termination=Termination.TIME_FORFEIT, reason="p1 (alpha) lost on time {really}",
+        winner=1, id="r2-p03-g2", round=2, start_position="W:W31-50:B1-20",
+        moves=[
+            MoveRecord(move="32-28", side=0, elapsed_ms=0, book=True),
+            MoveRecord(move="19-23", side=1, elapsed_ms=0, book=True),
+            MoveRecord(move="28x19", side=0, elapsed_ms=5),
+        ],
+        time_control="10+0.1", started_at=1700000000.0, tags={"pair": "r2-p03-k1"},
+    )  # fmt: skip
+    for key, value in changes.items():
+        setattr(base, key, value)
+    return base
+
+
+def test_tags_and_movetext() -> None:
+    text = game_to_pgn(record(), event="Test cup")
+    tags = dict(re.findall(r'^\[(\w+) "(.*)"\]$', text, flags=re.M))
+    assert tags == {
+        "Event": "Test cup", "Site": "?", "Date": "2023.11.14", "Round": "2",
+        "White": "alpha", "Black": "beta", "Result": "0-1", "Termination": "time forfeit",
+        "TimeControl": "10+0.1", "Variant": "draughts", "PlyCount": "3",
+        "GameId": "r2-p03-g2", "PairId": "r2-p03-k1",
+    }  # fmt: skip
+    movetext = text.split("\n\n", 1)[1]
+    assert movetext.startswith("1. 32-28 19-23 {end of opening} 2. 28x19")
+    assert "{p1 (alpha) lost on time (really)}" in movetext  # braces cannot nest in PGN
+    assert movetext.rstrip().endswith("0-1")
+    assert text.endswith("\n\n")
+
+
+def test_custom_start_position_gets_fen_tag_and_long_games_wrap() -> None:
+    many = [
+        MoveRecord(move=f"{i % 50 + 1}-{i % 45 + 2}", side=i % 2, elapsed_ms=1) for i in range(200)
+    ]
+    text = game_to_pgn(record(start_position="W:W31:B1", moves=many))
+    assert '[SetUp "1"]' in text and '[FEN "W:W31:B1"]' in text
+    assert all(len(line) <= 79 for line in text.splitlines())
+    assert "100. " in text
+
+
+def test_rating_tools_read_it_back(tmp_path: Path) -> None:
+    records = [
+        record(),
+        record(result="1/2-1/2", termination=Termination.ADJUDICATION, winner=None),
+    ]
+    path = tmp_path / "games.pgn"
+    assert write_pgn(records, path, event="x") == 2
+    games = list(parse_pgn(path.read_text().splitlines(), str(path)))
+    assert [(g.first, g.second, g.score, g.pair) for g in games] == [
+        ("alpha", "beta", 0.0, "r2-p03-k1"),
+        ("alpha", "beta", 0.5, "r2-p03-k1"),
+    ]
