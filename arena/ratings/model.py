@@ -238,10 +238,16 @@ def fit_ratings(
         inside = core_mask[counts.first] & core_mask[counts.second]
         w, b = local[counts.first[inside]], local[counts.second[inside]]
         games, pts = counts.games[inside], counts.points[inside]
-        if not _strongly_connected(m, w, b, pts, games):
+        fit_adv = white_advantage and m >= 2
+        pairings = Pairings(m, w.astype(np.int64), b.astype(np.int64), games)
+        found = None
+        if _strongly_connected(m, w, b, pts, games):
+            found = _solve_finite(pairings, pts, beta, fit_adv)
+        if found is None:
             notes.append(
-                "some players form groups that never both scored against each other; "
-                "each player got one virtual draw against the pool to keep ratings finite"
+                "without a prior these results have no finite maximum (groups that never both "
+                "scored against each other, or one colour winning everything); each player got "
+                "one virtual draw against the pool, half with each colour"
             )
             ii, jj = np.nonzero(~np.eye(m, dtype=bool))
             eps = 1.0 / (2.0 * (m - 1))
@@ -249,9 +255,11 @@ def fit_ratings(
             b = np.concatenate([b, jj])
             games = np.concatenate([games, np.full(ii.size, eps)])
             pts = np.concatenate([pts, np.full(ii.size, eps / 2.0)])
-        pairings = Pairings(m, w.astype(np.int64), b.astype(np.int64), games)
-        fit_adv = white_advantage and m >= 2
-        r, a, _ = solve(pairings, pts[None, :], beta, fit_adv)
+            pairings = Pairings(m, w.astype(np.int64), b.astype(np.int64), games)
+            found = _solve_finite(pairings, pts, beta, fit_adv)
+            if found is None:  # cannot happen with the prior; keep the error explicit
+                raise ArithmeticError("rating fit did not converge even with a prior")
+        r, a = found
         r_core, adv = r[0], float(a[0])
         pinned[core] = r_core
         pinned_var[core] = 0.0
@@ -351,6 +359,24 @@ def fit_ratings(
         counts=counts,
         notes=notes,
     )
+
+
+FINITE_LIMIT = 3000.0
+"""A fitted spread or advantage beyond this many points means the maximum is at infinity (the
+expected scores have saturated to 0 or 1 in floating point), not a real estimate."""
+
+
+def _solve_finite(
+    pairings: Pairings, pts: FloatArray, beta: float, fit_adv: bool
+) -> tuple[FloatArray, FloatArray] | None:
+    """Newton's solution, or None when the data have no finite maximum."""
+    try:
+        r, a, _ = solve(pairings, pts[None, :], beta, fit_adv)
+    except ArithmeticError:
+        return None
+    if np.ptp(r[0]) > FINITE_LIMIT or abs(float(a[0])) > FINITE_LIMIT:
+        return None
+    return r, a
 
 
 def _rate_perfect(
