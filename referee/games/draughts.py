@@ -304,7 +304,8 @@ class Draughts(Game[DraughtsMove]):
         def illegal(why: str) -> IllegalMove:
             return IllegalMove(token, self.position(), why)
 
-        if self.piece_at(start) is None or self.piece_at(start)[0] != self._side:  # type: ignore[index]
+        piece = self.piece_at(start)
+        if piece is None or piece[0] != self._side:
             raise illegal(f"no {self.SIDE_LABELS[self._side]} piece on square {start}")
         same_ends = [m for m in legal if m.start == start and m.end == end
                      and m.is_capture == capture]
