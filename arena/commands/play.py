@@ -20,7 +20,7 @@ from arena.errors import UserError
 from referee.adjudication import Adjudication
 from referee.botspec import BotSpec
 from referee.connection import BotConnection, BotError
-from referee.games import GAME_NAMES, Game, GameError, get_game
+from referee.games import GAME_NAMES, Game, GameError
 from referee.match import open_bot, play_game, play_on, prepare_game, side_time_controls
 from referee.process import BotStartError
 from referee.record import GameRecord, MoveRecord, Termination, encode_record

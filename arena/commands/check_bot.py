@@ -1,0 +1,293 @@
+"""``arena check-bot``: numbered protocol conformance steps for one bot, PASS/FAIL each.
+
+Like fastchess's ``--compliance``: every step is one request with a clear expectation; on the
+first failure the bot's recent conversation and the tail of its stderr are printed and the
+remaining steps are skipped, and the exit status is 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import tempfile
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from arena.errors import UserError
+from protocol.messages import BestMove, Go, Legal, Position, SetOption
+from referee.botspec import BotSpec
+from referee.connection import BotConnection, BotError, BotTimedOut
+from referee.games import GAME_NAMES, Game, get_game
+from referee.process import BotStartError
+
+STEP_TIMEOUT_S = 10.0
+"""Handshake and isready answers must come within this."""
+MARGIN_MS = 500
+"""Slack over the time a ``go`` allows, for the pipe and the bot's own overhead."""
+
+
+class StepFailed(Exception):
+    """A step's expectation was not met; the message says what was expected and what came."""
+
+
+@dataclass
+class Checker:
+    """The state shared by the steps: the bot, the game, and the positions to try."""
+
+    spec: BotSpec
+    game: str
+    stderr_path: Path
+    connection: BotConnection | None = None
+    positions: list[tuple[str, Game[Any]]] = field(default_factory=list)
+
+    @property
+    def bot(self) -> BotConnection:
+        if self.connection is None:
+            raise StepFailed("the bot is not running")
+        return self.connection
+
+    async def ask(self, board: Game[Any], go: Go, budget_ms: float) -> str:
+        """Send the position and ``go``; check that a legal move comes within the budget."""
+        legal = board.legal_moves()
+        reply = await self.bot.request_move(
+            Position(fen=board.position()), legal if self.spec.legal else None, go,
+            budget_ms / 1000, board.position(),
+        )
+        return self.check_move(board, reply.move, reply.elapsed_ms)
+
+    def check_move(self, board: Game[Any], move: str, elapsed_ms: float) -> str:
+        legal = board.legal_moves()
+        if move not in legal and move + "+" not in legal:
+            try:
+                board.copy().play(move)
+            except Exception as exc:  # noqa: BLE001 - any rules error is the finding
+                raise StepFailed(f"bestmove {move!r} is not legal here: {exc}") from None
+        return f"bestmove {move} after {elapsed_ms:.0f} ms"
+
+
+def sample_positions(game: str, seed: int = 1) -> list[tuple[str, Game[Any]]]:
+    """Positions from different phases of seeded random games, with a label each.
+
+    For Dvonn: one in placement, the last placement, and (when a playout finds one) a
+    position whose only legal move is ``pass``."""
+    rules = get_game(game)
+    rng = random.Random(seed)
+    boards: list[Game[Any]] = []
+    board = rules.start()
+    while not board.is_over():
+        boards.append(board.copy())
+        board.play(rng.choice(board.legal_moves()))
+    positions: list[tuple[str, Game[Any]]] = [("start position", rules.start())]
+    if len(boards) > 6:
+        positions.append(("opening, ply 6", boards[6]))
+    if len(boards) > 2:
+        middle = len(boards) // 2
+        positions.append((f"middle game, ply {middle}", boards[middle]))
+        positions.append((f"late game, ply {len(boards) - 2}", boards[-2]))
+    if game == "dvonn":
+        positions.insert(1, ("placement, 48 pieces placed", boards[48]))
+        for pass_seed in range(seed, seed + 50):
+            found = _find_pass(rules, random.Random(pass_seed))
+            if found is not None:
+                positions.append(("forced pass", found))
+                break
+    return positions
+
+
+def _find_pass(rules: type[Game[Any]], rng: random.Random) -> Game[Any] | None:
+    board = rules.start()
+    while not board.is_over():
+        moves = board.legal_moves()
+        if moves == ["pass"]:
+            return board
+        board.play(rng.choice(moves))
+    return None
+
+
+# ----- steps ----------------------------------------------------------------------------------
+
+
+async def step_start(c: Checker) -> str:
+    c.connection = await BotConnection.start(c.spec, c.stderr_path)
+    return f"pid {c.connection.process.pid}"
+
+
+async def step_handshake(c: Checker) -> str:
+    await c.bot.handshake(STEP_TIMEOUT_S)
+    if not c.bot.id_name:
+        raise StepFailed("no 'id name' line before ugiok")
+    return (f"id name {c.bot.id_name!r}, author {c.bot.id_author!r}, "
+            f"{len(c.bot.options)} option(s)")
+
+
+async def step_isready(c: Checker) -> str:
+    await c.bot.ready(STEP_TIMEOUT_S)
+    return "readyok"
+
+
+async def step_options(c: Checker) -> str:
+    messages = []
+    for decl in c.bot.options.values():
+        if decl.type == "button":
+            continue
+        messages.append(SetOption(name=decl.name, value=decl.default or ""))
+    if messages:
+        await c.bot.send(*messages)
+    await c.bot.ready(STEP_TIMEOUT_S)
+    return f"{len(messages)} option(s) set to their defaults, then readyok"
+
+
+async def step_new_game(c: Checker) -> str:
+    await c.bot.new_game(c.game, {}, STEP_TIMEOUT_S)
+    return "game + uginewgame + isready answered"
+
+
+def position_step(label: str, board: Game[Any]) -> Callable[[Checker], Awaitable[str]]:
+    async def step(c: Checker) -> str:
+        go = Go(p1time=5000, p2time=5000, p1inc=0, p2inc=0)
+        return await c.ask(board, go, 5000 + MARGIN_MS)
+
+    step.__doc__ = f"position: {label}"
+    return step
+
+
+async def step_go_clocks(c: Checker) -> str:
+    board = c.positions[-1][1] if c.positions else get_game(c.game).start()
+    go = Go(p1time=1000, p2time=1000, p1inc=100, p2inc=100)
+    return await c.ask(board, go, 1000 + MARGIN_MS)
+
+
+async def step_go_movetime(c: Checker) -> str:
+    board = get_game(c.game).start()
+    return await c.ask(board, Go(movetime=300), 300 + MARGIN_MS)
+
+
+async def step_infinite_stop(c: Checker) -> str:
+    board = get_game(c.game).start()
+    legal = board.legal_moves()
+    await c.bot.send(Position(fen=board.position()))
+    if c.spec.legal and not c.bot.uci:
+        await c.bot.send(Legal(moves=legal))
+    await c.bot.send(Go(infinite=True))
+    with trio.move_on_after(0.3):
+        while True:
+            reply = await c.bot.read_reply(strict=c.bot.strict)
+            if isinstance(reply, BestMove):
+                raise StepFailed("bestmove came before stop during 'go infinite'")
+    try:
+        reply_move = await c.bot.stop_and_read(1.0 + MARGIN_MS / 1000)
+    except BotTimedOut:
+        raise StepFailed("no bestmove within 1.5 s of 'stop'") from None
+    return "after stop: " + c.check_move(board, reply_move.move, reply_move.elapsed_ms)
+
+
+async def step_quit(c: Checker) -> str:
+    await c.bot.process.send("quit")
+    status = await c.bot.process.wait_exit(2.0)
+    if status is None:
+        raise StepFailed("still running 2 s after 'quit'")
+    return f"exited ({c.bot.process.describe_exit()})"
+
+
+def build_steps(positions: list[tuple[str, Game[Any]]]
+                ) -> list[tuple[str, Callable[[Checker], Awaitable[str]]]]:
+    steps: list[tuple[str, Callable[[Checker], Awaitable[str]]]] = [
+        ("start the process", step_start),
+        ("handshake: ugi -> id, option, ugiok", step_handshake),
+        ("isready -> readyok", step_isready),
+        ("setoption for every declared option, isready", step_options),
+        ("new game: game, uginewgame, isready", step_new_game),
+    ]
+    for label, board in positions:
+        steps.append((f"position ({label}), go with 5 s clocks", position_step(label, board)))
+    steps += [
+        ("go p1time 1000 p2time 1000 p1inc 100 p2inc 100", step_go_clocks),
+        ("go movetime 300", step_go_movetime),
+        ("go infinite, then stop", step_infinite_stop),
+        ("quit -> the process exits", step_quit),
+    ]
+    return steps
+
+
+async def check(spec: BotSpec, game: str, stderr_path: Path,
+                out: Callable[[str], None] = print) -> bool:
+    """Run every step; print PASS/FAIL lines; True when all passed. Always ends the bot."""
+    checker = Checker(spec, game, stderr_path, positions=sample_positions(game))
+    steps = build_steps(checker.positions)
+    failed = False
+    try:
+        for number, (title, step) in enumerate(steps, 1):
+            if failed:
+                out(f"SKIP  {number:2}. {title}")
+                continue
+            try:
+                with trio.fail_after(30):
+                    detail = await step(checker)
+            except (StepFailed, BotError, BotStartError, trio.TooSlowError) as exc:
+                failed = True
+                out(f"FAIL  {number:2}. {title}: {exc or 'took longer than 30 s'}")
+                _show_conversation(checker, out)
+            else:
+                out(f"PASS  {number:2}. {title}: {detail}")
+    finally:
+        if checker.connection is not None:
+            await checker.connection.aclose()
+    return not failed
+
+
+def _show_conversation(checker: Checker, out: Callable[[str], None]) -> None:
+    if checker.connection is not None:
+        out("      last lines exchanged ('>' sent to the bot, '<' from the bot):")
+        for line in checker.connection.process.transcript:
+            out("        " + (line if len(line) <= 300 else line[:300] + " ..."))
+    try:
+        tail = checker.stderr_path.read_text(errors="replace").splitlines()[-20:]
+    except OSError:
+        tail = []
+    if tail:
+        out("      the bot's stderr (last lines):")
+        for line in tail:
+            out("        " + line)
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = sub.add_parser(
+        "check-bot", help="check that a bot speaks the protocol (numbered PASS/FAIL steps)",
+        description="Run protocol conformance steps against a bot: arena check-bot GAME -- CMD",
+    )
+    parser.add_argument("game", choices=GAME_NAMES)
+    _add_options(parser)
+    parser.add_argument("cmd", nargs=argparse.REMAINDER, help="-- then the bot's command")
+    parser.set_defaults(func=run)
+
+
+def _add_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--protocol", choices=("native", "uci"), default="native")
+    parser.add_argument("--variant", help="UCI_Variant value (uci protocol; default: the game)")
+    parser.add_argument("--no-legal", action="store_true", help="do not send 'legal' lines")
+
+
+def run(args: argparse.Namespace) -> int:
+    cmd = list(args.cmd)
+    if "--" in cmd:
+        # options written after GAME land in the remainder: read them here
+        at = cmd.index("--")
+        options = argparse.ArgumentParser(prog="arena check-bot GAME", add_help=False)
+        _add_options(options)
+        try:
+            options.parse_args(cmd[:at], namespace=args)
+        except SystemExit:
+            raise UserError(f"bad options before '--': {' '.join(cmd[:at])}") from None
+        cmd = cmd[at + 1 :]
+    if not cmd:
+        raise UserError("no bot command: use arena check-bot GAME -- CMD ARGS...")
+    spec = BotSpec(name="bot", cmd=cmd, protocol=args.protocol, variant=args.variant,
+                   legal=not args.no_legal)
+    with tempfile.TemporaryDirectory(prefix="arena-check-") as tmp:
+        ok = trio.run(check, spec, args.game, Path(tmp) / "stderr.log")
+    print("all steps passed" if ok else "the bot failed a step")
+    return 0 if ok else 1
