@@ -1,0 +1,336 @@
+"""The HTML report of a run: ``build_report(run_dir)`` writes ``RUN_DIR/report.html`` and its files.
+
+Layout of what it writes (all beside the journal, nothing fetched from the network)::
+
+    report.html            tables, charts, game list and viewer (CSS and JS inlined)
+    games.csv              one row per game
+    standings.csv          the standings table
+    report/*.png           charts
+    report/index.js        the game list, loaded by report.html
+    report/games/*.js      one viewer file per game (cached between builds)
+
+The runner calls :func:`build_report` every few games during a run and once at the end, so it
+is idempotent, rewrites files atomically (a browser reloading mid-build sees the old or the new
+file, never half of one) and re-renders only viewer files of games it has not seen before.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import os
+import time
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+import pandas as pd
+
+from reports import charts, rating_tables, tables
+from reports.journal import FAULTS, Journal, read_journal
+from reports.viewer_files import DEFAULT_VIEWER_LIMIT, render_viewers
+
+REPORT_NAME = "report.html"
+ASSET_DIR = "report"
+
+
+@dataclass
+class Built:
+    """What one build produced (the paths and the frames, for callers and tests)."""
+
+    html: Path
+    standings: pd.DataFrame
+    games: pd.DataFrame
+    charts: dict[str, Path]
+    viewers: dict[str, str]
+    notes: list[str] = field(default_factory=list)
+
+
+def build_report(run_dir: Path, viewer_limit: int | None = DEFAULT_VIEWER_LIMIT) -> Path:
+    """Write (or refresh) the report of ``run_dir``; return the path of ``report.html``."""
+    return build(Path(run_dir), viewer_limit=viewer_limit).html
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _asset(name: str) -> str:
+    return resources.files("reports").joinpath("assets", name).read_text(encoding="utf-8")
+
+
+def build(run_dir: Path, viewer_limit: int | None = DEFAULT_VIEWER_LIMIT) -> Built:
+    """Build everything and return what was built."""
+    journal = read_journal(run_dir)
+    out = run_dir / ASSET_DIR
+    out.mkdir(exist_ok=True)
+    games = tables.games_frame(journal)
+    bots = journal.bots
+    notes: list[str] = []
+
+    wdl = tables.wdl(games, bots)
+    rating = rating_tables.fit(games, bots)
+    standings = rating_tables.standings(wdl, rating)
+    if rating is not None:
+        notes.extend(rating.notes)
+    points, count = tables.crosstable(games, list(standings["bot"]))
+    faults = tables.terminations(games, bots)
+    colours = tables.colours(games)
+    advantage = rating_tables.first_move_advantage(games, bots)
+    moves = tables.move_frame(journal)
+    move_table = tables.move_stats(journal)
+    progress = rating_tables.progression(games, bots)
+
+    built_charts = {
+        "elo": charts.elo_chart(standings, out / "elo.png"),
+        "progression": charts.progression_chart(progress, out / "progression.png"),
+        "crosstable": charts.crosstable_heatmap(points, count, out / "crosstable.png"),
+        "colours": charts.colour_chart(colours, out / "colours.png"),
+        "endings": charts.endings_chart(wdl, faults, out / "endings.png"),
+        "lengths": charts.length_histogram(games, out / "lengths.png"),
+        "move_time": charts.move_time_chart(moves, bots, out / "move_time.png"),
+    }
+    search = charts.search_chart(moves, out / "search.png")
+    if search is not None:
+        built_charts["search"] = search
+
+    viewers = render_viewers(journal, out, viewer_limit)
+    if len(viewers) < len(journal.games):
+        notes.append(
+            f"viewer files were made for {len(viewers)} of {len(journal.games)} games "
+            f"(limit {viewer_limit}): every game that ended by a bot's fault first, then the "
+            "most recent ones; `arena report --viewer-limit 0` renders all"
+        )
+    _write_atomic(out / "index.js", _index_js(journal, viewers))
+
+    games.to_csv(run_dir / "games.csv.tmp", index=False)
+    os.replace(run_dir / "games.csv.tmp", run_dir / "games.csv")
+    standings.to_csv(run_dir / "standings.csv.tmp", index=False)
+    os.replace(run_dir / "standings.csv.tmp", run_dir / "standings.csv")
+
+    page = _page(
+        run_dir, journal, games, standings, rating, points, count, faults, colours, advantage,
+        move_table, built_charts, notes,
+    )
+    target = run_dir / REPORT_NAME
+    _write_atomic(target, page)
+    return Built(target, standings, games, built_charts, viewers, notes)
+
+
+def _index_js(journal: Journal, viewers: dict[str, str]) -> str:
+    """The game list as compact rows: names are indices into ``bots`` and ``games``."""
+    bots = {b: i for i, b in enumerate(journal.bots)}
+    names = sorted({g.game for g in journal.games})
+    game_index = {n: i for i, n in enumerate(names)}
+    rows = [
+        [g.key, g.id, game_index[g.game], bots[g.p1], bots[g.p2], g.result, g.termination,
+         g.plies, g.reason, viewers.get(g.key, 0)]
+        for g in journal.games
+    ]
+    data = {"bots": journal.bots, "games": names, "rows": rows}
+    return "arenaIndex(" + json.dumps(data, separators=(",", ":"), ensure_ascii=False) + ");\n"
+
+
+# ----- page ---------------------------------------------------------------------------------
+
+def _e(value: object) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _table(frame: pd.DataFrame, table_id: str = "", index: bool = False) -> str:
+    text = frame.to_html(
+        index=index, classes="data", border=0, na_rep="", escape=True,
+        float_format=lambda x: f"{x:g}", table_id=table_id or None,
+    )
+    return f'<div class="scroll">{text}</div>'
+
+
+def _img(path: Path, alt: str) -> str:
+    stamp = int(path.stat().st_mtime)
+    return f'<img src="{ASSET_DIR}/{_e(path.name)}?v={stamp}" alt="{_e(alt)}">'
+
+
+def _pm(value: float, error: float) -> str:
+    if math.isnan(value):
+        return ""
+    if math.isnan(error):
+        return f"{value:+.1f}"
+    return f"{value:+.1f} ± {error:.1f}"
+
+
+def _standings_display(standings: pd.DataFrame) -> pd.DataFrame:
+    shown = pd.DataFrame(
+        {
+            "rank": standings["rank"],
+            "bot": standings["bot"],
+            "Elo": [_pm(v, e) for v, e in zip(standings["elo"], standings["elo_error"],
+                                               strict=True)],
+            "games": standings["games"],
+            "W": standings["wins"],
+            "D": standings["draws"],
+            "L": standings["losses"],
+            "score %": standings["score_pct"],
+            "LOS vs next %": standings["los_next_pct"],
+            "note": standings["note"],
+        }
+    )
+    return shown
+
+
+def _fault_section(faults: pd.DataFrame, games: pd.DataFrame) -> str:
+    culprits = faults[faults["faults"] > 0]
+    interrupted = int((games["result"] == "*").sum())
+    if culprits.empty:
+        extra = f" {interrupted} game(s) were interrupted." if interrupted else ""
+        return (
+            '<section id="faults" class="ok"><h2>Faults</h2><p>No time forfeits, crashes, '
+            f"illegal moves, stalls or protocol errors.{extra}</p></section>"
+        )
+    items = []
+    for bot, row in culprits.iterrows():
+        parts = []
+        for fault in FAULTS:
+            n = int(row[fault])
+            if n:
+                parts.append(
+                    f'{n} {_e(fault)} <button type="button" data-filter-bot="{_e(bot)}" '
+                    f'data-filter-term="{_e(fault)}">show</button>'
+                )
+        example = games[
+            games["termination"].isin(FAULTS)
+            & (((games["p1"] == bot) & (games["winner"] == 1))
+               | ((games["p2"] == bot) & (games["winner"] == 0)))
+        ]["reason"].head(1)
+        why = f'<br><span class="hint">e.g. {_e(example.iloc[0])}</span>' if len(example) else ""
+        items.append(
+            f"<li><b>{_e(bot)}</b> lost {int(row['faults'])} of {int(row['games'])} games by "
+            f"faults: {', '.join(parts)}{why}</li>"
+        )
+    return (
+        '<section id="faults" class="alert"><h2>Faults: games lost by a bot\'s own failure</h2>'
+        f"<ul>{''.join(items)}</ul></section>"
+    )
+
+
+def _page(
+    run_dir: Path,
+    journal: Journal,
+    games: pd.DataFrame,
+    standings: pd.DataFrame,
+    rating: object,
+    points: pd.DataFrame,
+    count: pd.DataFrame,
+    faults: pd.DataFrame,
+    colours: pd.DataFrame,
+    advantage: pd.DataFrame,
+    move_table: pd.DataFrame,
+    built_charts: dict[str, Path],
+    notes: list[str],
+) -> str:
+    n = len(games)
+    done = len(tables.finished(games))
+    names = ", ".join(sorted(games["game"].unique())) or "none yet"
+    updated = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime())
+    colour_table = colours.merge(advantage, on="game", how="left") if len(colours) else colours
+    fault_cols = ["games", *FAULTS, "faults", "normal", "adjudication", "interrupted"]
+    search_img = (
+        _img(built_charts["search"], "search depth and nodes per bot")
+        if "search" in built_charts else '<p class="hint">No bot reported depth or nodes.</p>'
+    )
+    note_html = "".join(f"<li>{_e(t)}</li>" for t in notes)
+    sections = f"""
+{_fault_section(faults, games)}
+<section id="standings"><h2>Standings</h2>
+<p class="hint">Elo: maximum-likelihood fit (arena.ratings, Ordo scale) with 95% error;
+LOS: likelihood that the bot is stronger than the one ranked below it.</p>
+{_table(_standings_display(standings), "standings-table")}
+</section>
+<section id="ratings"><h2>Ratings</h2><div class="charts">
+{_img(built_charts["elo"], "Elo with error bars per bot")}
+{_img(built_charts["progression"], "rating progression as games accumulate")}
+</div></section>
+<section id="crosstable"><h2>Crosstable</h2>
+<p class="hint">Points of the row bot against the column bot / games played.</p>
+{_table(tables.crosstable_display(points, count), "crosstable-table", index=True)}
+<div class="charts">{_img(built_charts["crosstable"], "score matrix heatmap")}</div>
+</section>
+<section id="endings"><h2>How games ended, per bot</h2>
+<p class="hint">Fault columns count games the bot lost by that fault.</p>
+{_table(faults[fault_cols], "endings-table", index=True)}
+<div class="charts">{_img(built_charts["endings"], "game endings per bot")}</div>
+</section>
+<section id="colours"><h2>Results by colour</h2>
+<p class="hint">p1 moves first. First-move advantage is fitted with the ratings, per game.</p>
+{_table(colour_table, "colours-table")}
+<div class="charts">{_img(built_charts["colours"], "results by colour")}</div>
+</section>
+<section id="moves"><h2>Moves: length, time, search</h2>
+{_table(move_table, "moves-table", index=True)}
+<div class="charts">
+{_img(built_charts["lengths"], "game length histogram")}
+{_img(built_charts["move_time"], "time per move per bot")}
+{search_img}
+</div></section>
+<section id="games"><h2>Games</h2>
+<div class="filters">
+<label>bot <select id="f-bot"></select></label>
+<label>result <select id="f-result"><option value="">any result</option>
+<option value="1-0">1-0</option><option value="0-1">0-1</option>
+<option value="1/2-1/2">1/2-1/2</option><option value="*">*</option>
+<option value="won">bot won</option><option value="drew">bot drew</option>
+<option value="lost">bot lost</option></select></label>
+<label>ending <select id="f-term"></select></label>
+<label>game <select id="f-game"></select></label>
+<label><input type="checkbox" id="f-viewer"> with viewer</label>
+<label>search <input type="search" id="f-text" placeholder="id or reason"></label>
+</div>
+<div class="scroll"><table class="data" id="game-table"><thead><tr><th></th><th>id</th>
+<th>game</th><th>p1</th><th>p2</th><th>result</th><th>ending</th><th>plies</th>
+<th>reason</th></tr></thead><tbody></tbody></table></div>
+<div class="pager"><button type="button" id="prev-page">previous</button>
+<button type="button" id="next-page">next</button><span id="page-info"></span></div>
+</section>
+{f'<section id="notes"><h2>Notes</h2><ul>{note_html}</ul></section>' if notes else ""}
+"""
+    viewer = """
+<div id="viewer" role="dialog" aria-modal="true"><div class="panel">
+<div class="top"><h2 id="v-title"></h2><button type="button" id="v-close">close (Esc)</button></div>
+<div id="v-players" class="hint"></div><div id="v-error" class="err"></div>
+<div class="body"><div class="boardcol"><div id="board"></div>
+<div class="caption" id="v-caption"></div>
+<div class="controls"><button type="button" id="v-first" title="Home">|&lt;</button>
+<button type="button" id="v-prev" title="left arrow">&lt;</button>
+<button type="button" id="v-next" title="right arrow">&gt;</button>
+<button type="button" id="v-last" title="End">&gt;|</button>
+<button type="button" id="v-flip">flip</button>
+<span id="v-ply"></span><span id="v-state" class="kbd"></span></div>
+<div class="clocks"><span>p1 clock <b id="v-clock0">-</b></span>
+<span>p2 clock <b id="v-clock1">-</b></span></div>
+<div class="kbd">keys: left/right step, up/down 10 plies, Home/End, Esc closes</div></div>
+<div class="movecol"><div id="v-moves"><table><thead><tr><th>ply</th><th>move</th><th>time</th>
+<th>clock</th><th>eval</th><th>depth</th><th>nodes</th></tr></thead><tbody></tbody>
+</table></div></div></div></div></div>
+"""
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Arena report: {_e(run_dir.name)}</title>
+<link rel="icon" href="data:,">
+<style>{_asset("report.css")}</style>
+</head><body>
+<header><h1>Arena report: {_e(run_dir.name)}</h1>
+<div class="meta">{n} games ({done} finished) · game: {_e(names)} · {len(journal.bots)} bots ·
+updated {_e(updated)} · <a href="games.csv">games.csv</a> ·
+<a href="standings.csv">standings.csv</a></div></header>
+<nav><a href="#faults">faults</a><a href="#standings">standings</a><a href="#ratings">ratings</a>
+<a href="#crosstable">crosstable</a><a href="#endings">endings</a><a href="#colours">colours</a>
+<a href="#moves">moves</a><a href="#games">games</a></nav>
+<main>{sections}</main>
+{viewer}
+<script>{_asset("report.js")}</script>
+<script src="{ASSET_DIR}/index.js?v={int(time.time())}"></script>
+</body></html>
+"""

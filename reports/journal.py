@@ -1,0 +1,184 @@
+"""Reading a run's journal (``games.jsonl``) into compact summaries the report is built from.
+
+A journal can hold 100,000 games of hundreds of moves each, so records are decoded one line at
+a time and only what the report needs is kept: one summary row per game and flat per-move
+arrays (time, depth, nodes) in :mod:`array` buffers. The full record of a game is read back
+later by byte offset, only for the games whose viewer file must be (re)rendered.
+
+The runner may be appending while we read: a final line without its newline is a game still
+being written and is skipped; any other undecodable line is an error naming file and line.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import zlib
+from array import array
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import msgspec
+
+from referee.record import GameRecord, decode_record
+
+JOURNAL_NAME = "games.jsonl"
+
+#: Terminations that are a bot's fault: the loser of such a game is the culprit.
+FAULTS: tuple[str, ...] = ("time-forfeit", "illegal-move", "crash", "stall", "protocol-error")
+
+
+class JournalError(ValueError):
+    """A journal line that is not a game record; the message names the file and line."""
+
+
+@dataclass(slots=True)
+class GameSummary:
+    """What the tables, charts and game list need of one game (no moves)."""
+
+    index: int
+    """Position in the journal, 0-based (the order games finished in)."""
+    key: str
+    """Unique, file-name-safe key of the game inside this report."""
+    id: str
+    game: str
+    round: int
+    p1: str
+    p2: str
+    result: str
+    winner: int | None
+    termination: str
+    reason: str
+    plies: int
+    time_control: str
+    started_at: float
+    ended_at: float
+    opening: str
+    fingerprint: str
+    """Checksum of the journal line: a viewer file is re-rendered only when it changes."""
+    offset: int
+    length: int
+
+
+@dataclass(slots=True)
+class MoveStats:
+    """Flat per-move columns over every bot-made (non-book) move of the journal."""
+
+    bot: array = field(default_factory=lambda: array("i"))
+    """Index into :attr:`Journal.bots` of the bot that made the move."""
+    elapsed_ms: array = field(default_factory=lambda: array("d"))
+    depth: array = field(default_factory=lambda: array("d"))
+    """NaN where the bot did not report it."""
+    nodes: array = field(default_factory=lambda: array("d"))
+    """NaN where the bot did not report it."""
+
+
+@dataclass(slots=True)
+class Journal:
+    """A whole journal in summary form."""
+
+    path: Path
+    games: list[GameSummary]
+    bots: list[str]
+    """Every bot name, in order of first appearance."""
+    moves: MoveStats
+
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+def safe_key(text: str) -> str:
+    """A file-name-safe form of a game id (ids come from the schedule, e.g. ``r1-p3-g2``)."""
+    return _UNSAFE.sub("_", text).strip("._")[:80]
+
+
+def _iter_lines(path: Path) -> Iterator[tuple[int, int, bytes, bool]]:
+    """(line number, byte offset, line, has newline) for every non-blank line."""
+    offset = 0
+    with path.open("rb") as fh:
+        for number, line in enumerate(fh, start=1):
+            start = offset
+            offset += len(line)
+            complete = line.endswith(b"\n")
+            if line.strip():
+                yield number, start, line, complete
+
+
+def read_journal(run_dir: Path) -> Journal:
+    """Summarise ``RUN_DIR/games.jsonl``; raise :class:`JournalError` on a bad line."""
+    path = run_dir / JOURNAL_NAME
+    if not path.is_file():
+        raise JournalError(f"{path}: no game journal here (is {run_dir} a run directory?)")
+    games: list[GameSummary] = []
+    bots: dict[str, int] = {}
+    stats = MoveStats()
+    seen: dict[str, int] = {}
+    nan = math.nan
+    for number, offset, line, complete in _iter_lines(path):
+        try:
+            rec = decode_record(line)
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            if not complete:
+                break  # the runner is still writing this game
+            raise JournalError(f"{path}:{number}: not a game record: {exc}") from None
+        base = safe_key(rec.id) or f"game{len(games) + 1}"
+        count = seen.get(base, 0)
+        seen[base] = count + 1
+        key = base if count == 0 else f"{base}~{count + 1}"
+        ids = []
+        for name in (rec.p1, rec.p2):
+            if name not in bots:
+                bots[name] = len(bots)
+            ids.append(bots[name])
+        for mv in rec.moves:
+            if mv.book:
+                continue
+            stats.bot.append(ids[mv.side & 1])
+            stats.elapsed_ms.append(mv.elapsed_ms)
+            info = mv.info
+            if info is None:
+                stats.depth.append(nan)
+                stats.nodes.append(nan)
+            else:
+                stats.depth.append(nan if info.depth is None else info.depth)
+                stats.nodes.append(nan if info.nodes is None else info.nodes)
+        games.append(
+            GameSummary(
+                index=len(games),
+                key=key,
+                id=rec.id,
+                game=rec.game,
+                round=rec.round,
+                p1=rec.p1,
+                p2=rec.p2,
+                result=rec.result,
+                winner=rec.winner,
+                termination=str(rec.termination),
+                reason=rec.reason,
+                plies=rec.plies or len(rec.moves),
+                time_control=rec.time_control,
+                started_at=rec.started_at,
+                ended_at=rec.ended_at,
+                opening=" ".join(rec.opening),
+                fingerprint=f"{zlib.crc32(line):08x}",
+                offset=offset,
+                length=len(line),
+            )
+        )
+    return Journal(path=path, games=games, bots=list(bots), moves=stats)
+
+
+def read_record(journal: Journal, game: GameSummary) -> GameRecord:
+    """The full record of one summarised game, read back by its byte offset."""
+    with journal.path.open("rb") as fh:
+        fh.seek(game.offset)
+        return decode_record(fh.read(game.length))
+
+
+def iter_records(journal: Journal, games: list[GameSummary]) -> Iterator[GameRecord]:
+    """Full records of several games, with one open file (games in any order)."""
+    with journal.path.open("rb") as fh:
+        for game in games:
+            fh.seek(game.offset)
+            yield decode_record(fh.read(game.length))

@@ -1,0 +1,137 @@
+"""Ratings in the report: standings with Elo, LOS, first-move advantage and rating progression.
+
+The fit itself is :func:`arena.ratings.model.fit_ratings` (maximum likelihood, Ordo-compatible);
+this module only feeds it counts aggregated from the journal summary and lays its results
+out as tables. Progression refits the games played so far at a few checkpoints, without
+error bars, which costs one small Newton solve per checkpoint whatever the number of games.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from arena.ratings.counts import Counts, aggregate_arrays
+from arena.ratings.model import MARK_TEXT, RatingFit, fit_ratings
+from reports.tables import finished
+
+PROGRESS_POINTS = 24
+"""How many times the rating progression chart refits (evenly spaced in games played)."""
+
+_P1_SCORE = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
+
+
+def counts_of(games: pd.DataFrame, bots: list[str]) -> Counts:
+    """Per-pairing counts of the finished games, players in ``bots`` order."""
+    done = finished(games)
+    index = {b: i for i, b in enumerate(bots)}
+    return aggregate_arrays(
+        bots,
+        done["p1"].map(index).to_numpy(dtype=np.int64),
+        done["p2"].map(index).to_numpy(dtype=np.int64),
+        done["result"].map(_P1_SCORE).to_numpy(dtype=float),
+    )
+
+
+def fit(games: pd.DataFrame, bots: list[str]) -> RatingFit | None:
+    """Ratings with error bars, or None before two bots have played a finished game."""
+    counts = counts_of(games, bots)
+    if counts.total() == 0:
+        return None
+    return fit_ratings(counts)
+
+
+def standings(wdl: pd.DataFrame, rating: RatingFit | None) -> pd.DataFrame:
+    """Rank, bot, Elo, error, games, W/D/L, score % and LOS against the next bot down."""
+    bots = list(wdl.index)
+    if rating is None:
+        order = sorted(bots, key=lambda b: (-float(wdl.at[b, "points"]), b))
+        elo = {b: math.nan for b in bots}
+        err = dict(elo)
+        los_next: dict[str, float] = dict(elo)
+        marks = {b: "" for b in bots}
+    else:
+        order = [rating.players[i] for i in rating.order()]
+        elo = {p: float(rating.ratings[i]) for i, p in enumerate(rating.players)}
+        err = {p: float(rating.errors[i]) for i, p in enumerate(rating.players)}
+        marks = {p: MARK_TEXT.get(rating.marks[i], "") for i, p in enumerate(rating.players)}
+        los_next = {}
+        for here, below in zip(order, [*order[1:], None], strict=True):
+            if below is None:
+                los_next[here] = math.nan
+            else:
+                los_next[here] = float(rating.los[rating.index(here), rating.index(below)])
+    rows = []
+    for rank, bot in enumerate(order, start=1):
+        rows.append(
+            {
+                "rank": rank,
+                "bot": bot,
+                "elo": round(elo[bot], 1) if not math.isnan(elo[bot]) else math.nan,
+                "elo_error": round(err[bot], 1) if not math.isnan(err[bot]) else math.nan,
+                "games": int(wdl.at[bot, "games"]),
+                "wins": int(wdl.at[bot, "wins"]),
+                "draws": int(wdl.at[bot, "draws"]),
+                "losses": int(wdl.at[bot, "losses"]),
+                "points": float(wdl.at[bot, "points"]),
+                "score_pct": float(wdl.at[bot, "score_pct"]),
+                "los_next_pct": round(100.0 * los_next[bot], 1)
+                if not math.isnan(los_next[bot]) else math.nan,
+                "note": marks[bot],
+            }
+        )
+    return pd.DataFrame(rows, columns=[
+        "rank", "bot", "elo", "elo_error", "games", "wins", "draws", "losses", "points",
+        "score_pct", "los_next_pct", "note",
+    ])
+
+
+def first_move_advantage(games: pd.DataFrame, bots: list[str]) -> pd.DataFrame:
+    """Per game type: fitted first-move advantage (Elo +- one sd) and draw rate of equals."""
+    rows = []
+    for name, part in finished(games).groupby("game", sort=True):
+        counts = counts_of(part, bots)
+        result = fit_ratings(counts) if counts.total() else None
+        adv = result.white_advantage if result and result.white_advantage_fitted else math.nan
+        sd = result.white_advantage_sd if result else math.nan
+        d0 = result.draw_rate if result else math.nan
+        rows.append(
+            {
+                "game": name,
+                "first-move advantage (Elo)": round(adv, 1) if not math.isnan(adv) else math.nan,
+                "+- sd": round(sd, 1) if not math.isnan(sd) else math.nan,
+                "draw rate of equals %": round(100.0 * d0, 1) if not math.isnan(d0) else math.nan,
+            }
+        )
+    return pd.DataFrame(rows, columns=[
+        "game", "first-move advantage (Elo)", "+- sd", "draw rate of equals %",
+    ])
+
+
+def progression(games: pd.DataFrame, bots: list[str],
+                points: int = PROGRESS_POINTS) -> pd.DataFrame:
+    """Elo of every bot after the first k finished games, at ``points`` checkpoints
+    (columns: games, bot, elo); bots without a finite rating yet are left out."""
+    done = finished(games)
+    n = len(done)
+    if n < 2:
+        return pd.DataFrame({"games": [], "bot": [], "elo": []})
+    index = {b: i for i, b in enumerate(bots)}
+    first = done["p1"].map(index).to_numpy(dtype=np.int64)
+    second = done["p2"].map(index).to_numpy(dtype=np.int64)
+    score = done["result"].map(_P1_SCORE).to_numpy(dtype=float)
+    # The first few games say little and their fits swing by thousands of points: start once
+    # every bot could have played a handful of games.
+    start = min(n, max(n // points, 5 * len(bots)))
+    marks = sorted({int(x) for x in np.linspace(start, n, points)})
+    rows = []
+    for k in marks:
+        counts = aggregate_arrays(bots, first[:k], second[:k], score[:k])
+        result = fit_ratings(counts, errors="none")
+        for i, bot in enumerate(result.players):
+            value = float(result.ratings[i])
+            if not math.isnan(value) and not result.marks[i]:
+                rows.append({"games": k, "bot": bot, "elo": value})
+    return pd.DataFrame(rows, columns=["games", "bot", "elo"])

@@ -1,0 +1,207 @@
+"""The report's tables as pandas frames: games, results per bot, crosstable, colours, faults, moves.
+
+Everything here is plain counting over the journal summary; ratings (Elo, LOS) come from
+:mod:`arena.ratings` and are joined in by :mod:`reports.rating_tables`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from reports.journal import FAULTS, Journal
+
+#: Results that count for standings (``*`` is an interrupted game, replayed on resume).
+DECISIVE_OR_DRAWN = ("1-0", "0-1", "1/2-1/2")
+
+GAME_COLUMNS = [
+    "key", "id", "game", "round", "p1", "p2", "result", "winner", "termination", "reason",
+    "plies", "time_control", "started_at", "ended_at", "duration_s", "opening",
+]
+
+
+def games_frame(journal: Journal) -> pd.DataFrame:
+    """One row per journal line, in journal order (the CSV ``games.csv``)."""
+    g = journal.games
+    frame = pd.DataFrame(
+        {
+            "key": [x.key for x in g],
+            "id": [x.id for x in g],
+            "game": [x.game for x in g],
+            "round": np.fromiter((x.round for x in g), dtype=np.int64, count=len(g)),
+            "p1": [x.p1 for x in g],
+            "p2": [x.p2 for x in g],
+            "result": [x.result for x in g],
+            "winner": pd.array([x.winner for x in g], dtype="Int64"),
+            "termination": [x.termination for x in g],
+            "reason": [x.reason for x in g],
+            "plies": np.fromiter((x.plies for x in g), dtype=np.int64, count=len(g)),
+            "time_control": [x.time_control for x in g],
+            "started_at": np.fromiter((x.started_at for x in g), dtype=float, count=len(g)),
+            "ended_at": np.fromiter((x.ended_at for x in g), dtype=float, count=len(g)),
+            "opening": [x.opening for x in g],
+        },
+        columns=[c for c in GAME_COLUMNS if c != "duration_s"],
+    )
+    duration = frame["ended_at"] - frame["started_at"]
+    frame.insert(
+        GAME_COLUMNS.index("duration_s"),
+        "duration_s",
+        duration.where(frame["started_at"] > 0).round(3),
+    )
+    return frame
+
+
+def finished(games: pd.DataFrame) -> pd.DataFrame:
+    """Games with a result (interrupted ``*`` games left out)."""
+    return games[games["result"].isin(DECISIVE_OR_DRAWN)]
+
+
+def per_bot_results(games: pd.DataFrame) -> pd.DataFrame:
+    """Long form: one row per (game, bot) with the opponent, colour and points scored."""
+    done = finished(games)
+    p1_points = done["result"].map({"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5})
+    first = pd.DataFrame(
+        {"bot": done["p1"], "opponent": done["p2"], "side": 0, "points": p1_points,
+         "termination": done["termination"], "key": done["key"]}
+    )
+    second = pd.DataFrame(
+        {"bot": done["p2"], "opponent": done["p1"], "side": 1, "points": 1.0 - p1_points,
+         "termination": done["termination"], "key": done["key"]}
+    )
+    return pd.concat([first, second], ignore_index=True)
+
+
+def wdl(games: pd.DataFrame, bots: list[str]) -> pd.DataFrame:
+    """Games, wins, draws, losses, points and score % per bot (index: bot, in ``bots`` order)."""
+    long = per_bot_results(games)
+    grouped = long.groupby("bot")["points"]
+    table = pd.DataFrame(
+        {
+            "games": grouped.size(),
+            "wins": grouped.apply(lambda s: int((s == 1.0).sum())),
+            "draws": grouped.apply(lambda s: int((s == 0.5).sum())),
+            "losses": grouped.apply(lambda s: int((s == 0.0).sum())),
+            "points": grouped.sum(),
+        }
+    ).reindex(bots, fill_value=0)
+    table.index.name = "bot"
+    table[["games", "wins", "draws", "losses"]] = table[
+        ["games", "wins", "draws", "losses"]
+    ].astype(int)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        table["score_pct"] = (100.0 * table["points"] / table["games"]).round(1)
+    return table
+
+
+def crosstable(games: pd.DataFrame, order: list[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Points and games of the row bot against the column bot, both ``order`` x ``order``."""
+    long = per_bot_results(games)
+    points = long.pivot_table(
+        index="bot", columns="opponent", values="points", aggfunc="sum", fill_value=0.0
+    ).reindex(index=order, columns=order)
+    count = long.pivot_table(
+        index="bot", columns="opponent", values="points", aggfunc="size", fill_value=0
+    ).reindex(index=order, columns=order)
+    return points, count.fillna(0).astype(int)
+
+
+def crosstable_display(points: pd.DataFrame, count: pd.DataFrame) -> pd.DataFrame:
+    """The crosstable as text cells ``"7.5/12"``; the diagonal and unplayed pairs are blank."""
+    shown = pd.DataFrame("", index=points.index, columns=points.columns, dtype=object)
+    for row in points.index:
+        for col in points.columns:
+            n = int(count.at[row, col])
+            if row != col and n:
+                shown.at[row, col] = f"{points.at[row, col]:g}/{n}"
+    shown.index.name = "bot"
+    return shown
+
+
+def colours(games: pd.DataFrame) -> pd.DataFrame:
+    """Per game type: how often p1 (who moves first) won, drew, lost."""
+    done = finished(games)
+    rows = []
+    for name, part in done.groupby("game", sort=True):
+        n = len(part)
+        p1 = int((part["result"] == "1-0").sum())
+        p2 = int((part["result"] == "0-1").sum())
+        draws = n - p1 - p2
+        rows.append(
+            {
+                "game": name, "games": n, "p1 wins": p1, "draws": draws, "p2 wins": p2,
+                "p1 score %": round(100.0 * (p1 + 0.5 * draws) / n, 1),
+                "draw rate %": round(100.0 * draws / n, 1),
+            }
+        )
+    return pd.DataFrame(rows, columns=[
+        "game", "games", "p1 wins", "draws", "p2 wins", "p1 score %", "draw rate %",
+    ])
+
+
+def terminations(games: pd.DataFrame, bots: list[str]) -> pd.DataFrame:
+    """Per bot: games lost by each fault (time forfeit, illegal move, crash...), plus how the
+    bot's other games ended. The loser of a faulty game is its culprit."""
+    long = per_bot_results(games)
+    lost = long[long["points"] == 0.0]
+    table = pd.DataFrame(index=pd.Index(bots, name="bot"))
+    for fault in FAULTS:
+        counts = lost[lost["termination"] == fault].groupby("bot").size()
+        table[fault] = counts.reindex(bots, fill_value=0).astype(int)
+    table["faults"] = table[list(FAULTS)].sum(axis=1)
+    for kind in ("normal", "adjudication"):
+        counts = long[long["termination"] == kind].groupby("bot").size()
+        table[kind] = counts.reindex(bots, fill_value=0).astype(int)
+    interrupted = games[games["result"] == "*"]
+    counts = pd.concat([interrupted["p1"], interrupted["p2"]]).value_counts()
+    table["interrupted"] = counts.reindex(bots, fill_value=0).astype(int)
+    table["games"] = long.groupby("bot").size().reindex(bots, fill_value=0).astype(int)
+    return table
+
+
+def move_stats(journal: Journal) -> pd.DataFrame:
+    """Per bot: moves made, time per move (mean, median, 95th percentile, max, ms), and the
+    search depth and nodes where the bot reported them."""
+    m = journal.moves
+    frame = pd.DataFrame(
+        {
+            "bot": np.frombuffer(m.bot, dtype=np.int32) if len(m.bot) else np.empty(0, np.int32),
+            "ms": np.frombuffer(m.elapsed_ms, dtype=float) if len(m.bot) else np.empty(0),
+            "depth": np.frombuffer(m.depth, dtype=float) if len(m.bot) else np.empty(0),
+            "nodes": np.frombuffer(m.nodes, dtype=float) if len(m.bot) else np.empty(0),
+        }
+    )
+    grouped = frame.groupby("bot")
+    table = pd.DataFrame(
+        {
+            "moves": grouped.size(),
+            "mean ms": grouped["ms"].mean().round(1),
+            "median ms": grouped["ms"].median().round(1),
+            "p95 ms": grouped["ms"].quantile(0.95).round(1),
+            "max ms": grouped["ms"].max().round(1),
+            "depth reported": grouped["depth"].count(),
+            "mean depth": grouped["depth"].mean().round(2),
+            "max depth": grouped["depth"].max(),
+            "mean nodes": grouped["nodes"].mean().round(0),
+        }
+    ).reindex(range(len(journal.bots)))
+    table.index = pd.Index(journal.bots, name="bot")
+    table["moves"] = table["moves"].fillna(0).astype(int)
+    table["depth reported"] = table["depth reported"].fillna(0).astype(int)
+    return table
+
+
+def move_frame(journal: Journal) -> pd.DataFrame:
+    """The flat per-move columns as a frame with bot names (for charts)."""
+    m = journal.moves
+    if not len(m.bot):
+        return pd.DataFrame({"bot": [], "ms": [], "depth": [], "nodes": []})
+    codes = np.frombuffer(m.bot, dtype=np.int32)
+    return pd.DataFrame(
+        {
+            "bot": pd.Categorical.from_codes(codes, categories=journal.bots),
+            "ms": np.frombuffer(m.elapsed_ms, dtype=float),
+            "depth": np.frombuffer(m.depth, dtype=float),
+            "nodes": np.frombuffer(m.nodes, dtype=float),
+        }
+    )
