@@ -48,13 +48,16 @@ def test_perft_in_the_movement_phase_with_passes() -> None:
     rng = random.Random(21)
     for seed in (1, 2, 3, 4, 5, 6):
         g = placed_game(seed, 49)
-        while g.outcome() is None and len(g.history) < 49 + rng.randrange(10, 40):
-            g.play(rng.choice(g.legal_moves()))
-        text = g.position()
-        fresh = Dvonn.from_position(text)
-        deepest = 3 if fresh.perft(3) < 3000 else 2  # the slow count costs ~1 ms a node
-        for depth in range(1, deepest + 1):
-            assert fresh.perft(depth) == slow_perft(text, depth), (text, depth)
+        # An early position (wide: depth 2) and a late one (narrow: as deep as stays cheap).
+        for movements in (rng.randrange(5, 15), rng.randrange(25, 45)):
+            while g.outcome() is None and len(g.history) < 49 + movements:
+                g.play(rng.choice(g.legal_moves()))
+            text = g.position()
+            fresh = Dvonn.from_position(text)
+            depth = 1
+            while depth <= 5 and (depth <= 2 or fresh.perft(depth) < 3000):  # ~0.3 ms a node
+                assert fresh.perft(depth) == slow_perft(text, depth), (text, depth)
+                depth += 1
     # White's only stack (4 high on E3) cannot land (A3, I3 empty): white must pass.
     text = "7DD/4B5/3DBbbwB5/10/9 w 49"
     g = Dvonn.from_position(text)
