@@ -77,9 +77,9 @@ class TimeControl:
                 if key == "st":
                     fields["movetime_ms"] = _seconds(value, "move time", text) * 1000
                 elif key == "timemargin":
-                    fields["margin_ms"] = float(_int(value, key, text))
+                    fields["margin_ms"] = float(_int(value, "timemargin=", text))
                 elif key in ("nodes", "depth"):
-                    fields[key] = _int(value, key, text, minimum=1)
+                    fields[key] = _int(value, f"{key}=", text, minimum=1)
                 elif key == "tc":
                     fields.update(_clock(value, text))
                     clock_seen = True
@@ -133,10 +133,10 @@ def _int(value: str, key: str, whole: str, minimum: int = 0) -> int:
         number = int(value)
     except ValueError:
         raise TimeControlError(
-            f"{key}= needs an integer, got {value!r} in time control {whole!r}"
+            f"{key} needs an integer, got {value!r} in time control {whole!r}"
         ) from None
     if number < minimum:
-        raise TimeControlError(f"{key}= must be >= {minimum} in time control {whole!r}")
+        raise TimeControlError(f"{key} must be >= {minimum} in time control {whole!r}")
     return number
 
 
