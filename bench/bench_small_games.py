@@ -1,0 +1,60 @@
+"""Jungle and Dobutsu move-generation speed: perft nodes per second from the start positions.
+
+Each game's perft override (leaves counted from the move list at depth 1) is timed next to a
+full walk that also plays the leaf moves (push/pop on every node), which is what a search pays.
+Dobutsu counts are checked against RULES.md's Fairy-Stockfish figures; jungle has no published
+reference for our rule set, so its counts are only checked between the two walks.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from referee.games.base import Game
+from referee.games.dobutsu import Dobutsu
+from referee.games.jungle import Jungle
+
+DOBUTSU_EXPECTED = {5: 8122, 6: 71677}
+
+
+def _walk(game: Game, depth: int) -> int:  # type: ignore[type-arg]
+    """Perft that pushes and pops every move, leaf moves included."""
+    if depth == 0:
+        return 1
+    total = 0
+    for move in game.moves():
+        game.push(move)
+        total += _walk(game, depth - 1)
+        game.pop()
+    return total
+
+
+def _timed(fn: Callable[[], int]) -> tuple[int, float]:
+    started = time.perf_counter()
+    result = fn()
+    return result, time.perf_counter() - started
+
+
+def _report(name: str, game: Game, depth: int, expected: int | None) -> None:  # type: ignore[type-arg]
+    nodes, seconds = _timed(lambda: game.perft(depth))
+    if expected is not None and nodes != expected:
+        raise SystemExit(f"{name} perft({depth}) = {nodes}, expected {expected}")
+    print(f"{name:8} perft({depth}) = {nodes:>10,}  {seconds:6.2f} s  "
+          f"{nodes / seconds:>12,.0f} leaves/s (override)", flush=True)
+    walked, seconds = _timed(lambda: _walk(game, depth - 1))
+    print(f"{name:8} walk({depth - 1})  = {walked:>10,}  {seconds:6.2f} s  "
+          f"{walked / seconds:>12,.0f} leaves/s (every move pushed)", flush=True)
+
+
+def main() -> None:
+    _report("jungle", Jungle.start(), 5, None)
+    _report("dobutsu", Dobutsu.start(), 8, None)
+    for depth, expected in DOBUTSU_EXPECTED.items():
+        nodes = Dobutsu.start().perft(depth)
+        assert nodes == expected, (depth, nodes, expected)
+    print("dobutsu perft(5), perft(6) match RULES.md", flush=True)
+
+
+if __name__ == "__main__":
+    main()
