@@ -410,19 +410,14 @@ def _rate_perfect(
 
 def _los_matrix(ratings: FloatArray, cov: FloatArray) -> FloatArray:
     """``los[i, j]``: probability that player i is stronger than j (normal approximation)."""
-    n = ratings.size
-    los = np.full((n, n), np.nan)
     var = np.diag(cov)
-    for i in range(n):
-        for j in range(n):
-            if i == j or math.isnan(ratings[i]) or math.isnan(ratings[j]):
-                continue
-            v = var[i] + var[j] - 2.0 * cov[i, j]
-            diff = ratings[i] - ratings[j]
-            if math.isnan(v):
-                continue
-            if v <= 1e-18:
-                los[i, j] = 0.5 if diff == 0 else float(diff > 0)
-            else:
-                los[i, j] = float(norm.cdf(diff / math.sqrt(v)))
-    return los
+    diff = ratings[:, None] - ratings[None, :]
+    v = var[:, None] + var[None, :] - 2.0 * cov
+    with np.errstate(invalid="ignore", divide="ignore"):
+        los = norm.cdf(diff / np.sqrt(np.where(v > 1e-18, v, np.nan)))
+        exact = np.where(diff == 0, 0.5, (diff > 0).astype(np.float64))
+    los = np.where(v <= 1e-18, exact, los)
+    los[np.isnan(diff) | np.isnan(v)] = np.nan
+    np.fill_diagonal(los, np.nan)
+    result: FloatArray = los
+    return result
