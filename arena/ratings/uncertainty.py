@@ -80,9 +80,10 @@ def simulate(
         axis=1,
     )
     probs /= probs.sum(axis=1, keepdims=True)
-    n = np.rint(pairings.games).astype(np.int64)
+    n = np.floor(pairings.games + 1e-9).astype(np.int64)
+    virtual = pairings.games - n  # fractional games are virtual draws (the prior): kept as such
     wdl = rng.multinomial(n, probs, size=(runs, n.size)).astype(np.float64)  # (runs, cells, 3)
-    points = wdl[:, :, 0] + 0.5 * wdl[:, :, 1] + 0.5 * SIM_PRIOR
+    points = wdl[:, :, 0] + 0.5 * wdl[:, :, 1] + 0.5 * (virtual + SIM_PRIOR)
     padded = Pairings(pairings.m, pairings.w, pairings.b, pairings.games + SIM_PRIOR)
     start = np.repeat(ratings[None, :] - ratings[0], runs, axis=0)
     r, a, _ = solve(padded, points, beta, fit_advantage, advantage, start=start)
