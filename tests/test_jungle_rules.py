@@ -254,6 +254,7 @@ def test_illegal_moves_name_the_move_and_the_position() -> None:
         ("l2c2t/1d5/r1p1w1e/7/7/7/E1W1P1R/1C3D1/T5L s", "own den"),
         ("l2C2t/1d5/r1p1w1e/7/7/7/E1W1P1R/7/T5L s", "enemy den"),
         ("l5t/1d3c1/r1p1w1e/7/7/7/E1W1P1R/1C3D1/T1E3L s", "two 'E'"),
+        ("t6/7/7/7/7/7/7/7/7 n", "south has no animals but has just moved"),
     ],
 )
 def test_bad_position_texts_say_why(text: str, why: str) -> None:

@@ -18,8 +18,9 @@ Position text (our design, FEN-like)::
 
 ``startpos`` is accepted for the start. A position must be one that play could reach in
 shape: at most one animal of each kind per side, only rats in water, nobody in its own den,
-and the side to move not already in the enemy den (a piece of the other side in its enemy den
-is fine: the game is then over).
+the side to move not already in the enemy den and the other side not without animals (a piece
+of the other side in its enemy den, or a side to move without animals, is fine: the game is
+then over).
 
 Ends (``Outcome.reason``): ``den`` (an animal entered the enemy den), ``no-pieces`` (the side to
 move has no animal left), ``no-moves`` (the side to move has animals but no legal move): the
@@ -180,6 +181,11 @@ class Jungle(Game[int]):
                     f"jungle position {text!r}: {where} is in the enemy den but it is "
                     f"{cls.SIDE_LABELS[side]}'s turn"
                 )
+        if not any(piece > 0 if side == NORTH else piece < 0 for piece in board):
+            raise PositionError(
+                f"jungle position {text!r}: {cls.SIDE_LABELS[1 - side]} has no animals but "
+                f"has just moved"
+            )
         return cls(board, side)
 
     def copy(self) -> Self:
