@@ -152,10 +152,12 @@ class BotProcess:
         while True:
             newline = self._buffer.find(b"\n", self._scan_from)
             if newline >= 0:
-                raw = bytes(self._buffer[:newline])
+                raw = bytes(self._buffer[: min(newline, MAX_LINE_BYTES + 1)])
                 del self._buffer[: newline + 1]
                 self._scan_from = 0
-                if self._dropping:
+                if self._dropping or newline > MAX_LINE_BYTES:
+                    if not self._dropping:
+                        self.dropped_lines += 1
                     self._dropping = False
                     return self._record(BadLine(b"", f"line longer than {MAX_LINE_BYTES} bytes"))
                 return self._record(decode_line(raw))

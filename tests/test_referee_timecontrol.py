@@ -1,4 +1,4 @@
-"""Time controls: cutechess texts, canonical round trips, clear errors, and the clock's arithmetic."""
+"""Time controls: cutechess texts, canonical round trips, clear errors, clock arithmetic."""
 
 from __future__ import annotations
 

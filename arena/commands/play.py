@@ -62,13 +62,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def _name_from(cmd: list[str]) -> str:
-    """A readable name from a command: the script's or program's base name without extension."""
-    for word in reversed(cmd):
-        if not word.startswith("-") and os.path.splitext(word)[1] in (".py", ".js", ".sh", ""):
-            base = os.path.splitext(os.path.basename(word))[0]
-            if base and not base.isdigit() and base not in ("python", "python3", "node"):
-                return base
-    return os.path.basename(cmd[0])
+    """A readable name from a command: the script's base name (``python bots/x.py`` -> ``x``),
+    else the program's (``/usr/games/fairy-stockfish`` -> ``fairy-stockfish``)."""
+    for word in cmd[1:]:
+        base, ext = os.path.splitext(os.path.basename(word))
+        if ext in (".py", ".js", ".mjs", ".sh", ".rb", ".pl", ".jar") and base:
+            return base
+    return os.path.basename(cmd[0]) or cmd[0]
 
 
 def _spec(command: str, name: str | None, protocol: str, flag: str) -> BotSpec:

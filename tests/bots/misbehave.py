@@ -8,13 +8,12 @@ Usage: ``misbehave.py MODE [AFTER]``: behave for AFTER moves (default 2), then:
   badutf8     answer bytes that are not UTF-8 -> protocol error
   longline    answer a 2 MiB line            -> protocol error
   none        answer ``bestmove (none)``     -> illegal move
-Modes combine with '+'. Modes that act at once: ``nohandshake`` (never ``ugiok``), ``slowhandshake`` (sleeps 30 s
-first), ``noready`` (never ``readyok``), ``spawn`` (plays normally but starts a grandchild
-that sleeps, to prove the process group is killed; its pid goes to stderr), ``stubborn``
-(ignores ``quit`` and SIGTERM). Standard library only.
+Modes combine with '+'. Modes that act at once: ``nohandshake`` (never ``ugiok``),
+``slowhandshake`` (sleeps 30 s first), ``noready`` (never ``readyok``), ``spawn`` (plays
+normally but starts a grandchild that sleeps, to prove the process group is killed; its pid
+goes to stderr), ``stubborn`` (ignores ``quit`` and SIGTERM). Standard library only.
 """
 
-import os
 import signal
 import subprocess
 import sys
@@ -81,6 +80,5 @@ for raw in sys.stdin:
         moves_made += 1
         send("info depth 1 score cp 0 nodes 1 string misbehave")
         send("bestmove " + legal[0])
-    elif cmd == "quit":
-        if "stubborn" not in modes:
-            break
+    elif cmd == "quit" and "stubborn" not in modes:
+        break

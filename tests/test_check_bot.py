@@ -1,0 +1,63 @@
+"""``arena check-bot``: the random bot passes every step; broken bots fail with their output."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+RANDOM = [sys.executable, str(ROOT / "sample_bots" / "random_bot.py")]
+MISBEHAVE = [sys.executable, str(ROOT / "tests" / "bots" / "misbehave.py")]
+FSF = "/usr/games/fairy-stockfish"
+
+
+@pytest.mark.parametrize("game", ["dvonn", "donkan"])
+def test_random_bot_passes(game: str, capsys: pytest.CaptureFixture[str]) -> None:
+    status = main(["check-bot", game, "--", *RANDOM, "--seed", "1"])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert "FAIL" not in out and "all steps passed" in out
+    assert "PASS   2. handshake" in out
+    if game == "dvonn":
+        assert "forced pass), go with 5 s clocks: bestmove pass" in out
+        assert "placement, 48 pieces placed" in out
+
+
+def test_garbage_bot_fails_showing_its_output(capsys: pytest.CaptureFixture[str]) -> None:
+    status = main(["check-bot", "jungle", "--", *MISBEHAVE, "garbage", "1"])
+    out = capsys.readouterr().out
+    assert status == 1
+    assert "FAIL   7." in out and "unknown message 'hello'" in out
+    assert "< hello there" in out  # the bot's own line
+    assert "SKIP  13. quit" in out
+    assert "the bot failed a step" in out
+
+
+def test_crashing_bot_fails_showing_its_stderr(capsys: pytest.CaptureFixture[str]) -> None:
+    status = main(["check-bot", "dobutsu", "--", *MISBEHAVE, "crash", "0"])
+    out = capsys.readouterr().out
+    assert status == 1
+    assert "FAIL   6." in out and "exit status 3" in out
+    assert "crashing on purpose" in out  # from the bot's stderr
+
+
+def test_silent_bot_stalls_in_the_handshake(capsys: pytest.CaptureFixture[str],
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("arena.commands.check_bot.STEP_TIMEOUT_S", 0.5)
+    assert main(["check-bot", "draughts", "--", *MISBEHAVE, "nohandshake"]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL   2. handshake" in out and "did not answer ugi within 0.5 s" in out
+    assert "> ugi" in out
+
+
+@pytest.mark.skipif(not os.path.exists(FSF), reason=f"Fairy-Stockfish not installed at {FSF}")
+def test_fairy_stockfish_passes_in_uci(capsys: pytest.CaptureFixture[str]) -> None:
+    status = main(["check-bot", "dobutsu", "--protocol", "uci", "--", FSF])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert "Fairy-Stockfish" in out

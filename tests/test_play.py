@@ -1,0 +1,63 @@
+"""``arena play`` end to end: real bots, live output, JSON-lines records, restarts, errors."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.cli import main
+from referee.record import Termination, decode_record
+
+ROOT = Path(__file__).resolve().parent.parent
+RANDOM = f"{shlex.quote(sys.executable)} {ROOT / 'sample_bots' / 'random_bot.py'}"
+MISBEHAVE = f"{shlex.quote(sys.executable)} {ROOT / 'tests' / 'bots' / 'misbehave.py'}"
+
+
+def test_two_games_alternate_colours_and_are_journaled(tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    status = main(["play", "dobutsu", "--p1", f"{RANDOM} --seed 1", "--p2", f"{RANDOM} --seed 2",
+                   "--p1-name", "ann", "--p2-name", "bo", "--tc", "2+0.05", "--games", "2",
+                   "--out", str(tmp_path), "--show"])
+    out = capsys.readouterr().out
+    assert status == 0
+    assert "Game 1: ann (p1) vs bo (p2), tc 2+0.05" in out
+    assert "Game 2: bo (p1) vs ann (p2)" in out
+    assert "   1. p1 ann" in out and "clock" in out
+    assert "Score of ann vs bo:" in out
+    records = [decode_record(line) for line in (tmp_path / "games.jsonl").read_bytes().splitlines()]
+    assert [(r.p1, r.p2) for r in records] == [("ann", "bo"), ("bo", "ann")]
+    assert all(r.termination in (Termination.NORMAL, Termination.ADJUDICATION) for r in records)
+    points = {"ann": 0.0, "bo": 0.0}
+    for r in records:
+        if r.winner is None:
+            points["ann"] += 0.5
+            points["bo"] += 0.5
+        else:
+            points[(r.p1, r.p2)[r.winner]] += 1
+    assert f"Score of ann vs bo: {points['ann']:g} - {points['bo']:g}" in out
+    assert (tmp_path / "logs" / "ann.stderr.log").exists()
+
+
+def test_crashing_bot_is_restarted_for_the_next_game(tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    status = main(["play", "jungle", "--p1", f"{MISBEHAVE} crash 1", "--p2", RANDOM,
+                   "--tc", "st=0.5", "--games", "2", "--out", str(tmp_path), "--quiet"])
+    out = capsys.readouterr().out
+    assert status == 0
+    records = [decode_record(line) for line in (tmp_path / "games.jsonl").read_bytes().splitlines()]
+    assert [r.termination for r in records] == [Termination.CRASH, Termination.CRASH]
+    assert [r.result for r in records] == ["0-1", "1-0"]  # misbehave was p1, then p2
+    assert "Score of misbehave vs random_bot: 0 - 2" in out
+    assert "crashing on purpose" in (tmp_path / "logs" / "misbehave.stderr.log").read_text()
+
+
+def test_bad_arguments_are_user_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["play", "dobutsu", "--p1", RANDOM, "--p2", RANDOM, "--tc", "fast"]) == 2
+    assert "--tc: bad base time 'fast'" in capsys.readouterr().err
+    assert main(["play", "dobutsu", "--p1", RANDOM, "--p2", RANDOM, "--opening", "a1a9"]) == 2
+    assert "opening move 1 'a1a9'" in capsys.readouterr().err
+    assert main(["play", "dobutsu", "--p1", "'unclosed", "--p2", RANDOM]) == 2
+    assert "--p1: cannot split command" in capsys.readouterr().err
