@@ -54,6 +54,8 @@ class SprtConfig(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True)
     elo1: float
     alpha: Annotated[float, msgspec.Meta(gt=0, lt=1)] = 0.05
     beta: Annotated[float, msgspec.Meta(gt=0, lt=1)] = 0.05
+    model: Literal["pentanomial", "trinomial"] = "pentanomial"
+    """Pentanomial counts colour pairs (right for paired openings); trinomial counts games."""
 
 
 class Config(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
@@ -329,6 +331,8 @@ def check_config(
             raise fail(["sprt"], f"SPRT needs exactly 2 bots, found {len(config.bots)}")
         if config.sprt.elo0 >= config.sprt.elo1:
             raise fail(["sprt", "elo1"], "elo1 must be greater than elo0")
+        if config.sprt.alpha + config.sprt.beta >= 1:
+            raise fail(["sprt", "beta"], "alpha + beta must be less than 1")
     return LoadedConfig(path=path, text=text, config=config, bots=bots, openings_file=openings_file)
 
 

@@ -151,6 +151,10 @@ class Tournament:
     """Called after each game is journaled (PGN, report): must not block for long."""
     stop_when: Callable[[GameRecord], str | None] = lambda record: None
     """Called after each journaled game; a text stops scheduling (e.g. an SPRT decision)."""
+    periodic: Callable[[], object] | None = None
+    """A slow job (the report build) run in a worker thread every ``periodic_every`` games,
+    never twice at once, so that it cannot stall the games' clocks."""
+    periodic_every: int = 0
     concurrency: int = 1
     handle_signals: bool = True
     result: RunResult = field(default_factory=RunResult)
@@ -175,7 +179,9 @@ class Tournament:
         self._tc = TimeControl.parse(config.tc) if config.tc else None
         self._bots = {bot.name: bot for bot in self.loaded.bots}
         workers = max(1, min(self.concurrency, len(self.pending)))
+        self._periodic_running = False
         async with trio.open_nursery() as outer:
+            self._outer = outer
             if self.handle_signals:
                 await outer.start(self._watch_signals)
             outer.start_soon(self._tick)
@@ -242,6 +248,14 @@ class Tournament:
             self.result.played += 1
             self.progress.finished(record)
             self.on_record(record)
+        if (
+            self.periodic is not None
+            and self.periodic_every
+            and self.result.played % self.periodic_every == 0
+            and not self._periodic_running
+        ):
+            self._periodic_running = True
+            self._outer.start_soon(self._run_periodic, self.periodic)
         reason = self.stop_when(record)
         if reason:
             self.progress.message(reason)
@@ -263,6 +277,12 @@ class Tournament:
                     name = "SIGTERM" if signum == signal.SIGTERM else "second Ctrl-C"
                     self.abort(f"aborted ({name})")
                     self.progress.message(f"{name}: aborting the running games")
+
+    async def _run_periodic(self, job: Callable[[], object]) -> None:
+        try:
+            await trio.to_thread.run_sync(job)
+        finally:
+            self._periodic_running = False
 
     async def _tick(self) -> None:
         while True:

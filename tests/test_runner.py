@@ -6,6 +6,7 @@ Each test writes a config into a temporary directory and runs ``arena run`` as a
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import signal
 import subprocess
@@ -35,9 +36,13 @@ def write_config(tmp: Path, head: str, bots: list[str]) -> Path:
     return path
 
 
-def arena_run(config: Path, out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+def arena_run(
+    config: Path, out: Path, *extra: str, report: bool = False
+) -> subprocess.CompletedProcess[str]:
+    """``arena run`` as a subprocess; without ``report`` the (slow) HTML report is skipped."""
+    flags = [*extra] if report else ["--no-report", *extra]
     return subprocess.run(
-        [sys.executable, "-m", "arena.cli", "run", str(config), "--output", str(out), *extra],
+        [sys.executable, "-m", "arena.cli", "run", str(config), "--output", str(out), *flags],
         capture_output=True, text=True, timeout=RUN_TIMEOUT, cwd=ROOT,
     )  # fmt: skip
 
@@ -124,10 +129,13 @@ random_plies = 2
 {adjudication}{extra}"""
     bots = [bot(f"rnd{i}", RANDOM_BOT, "--seed", str(i)) for i in range(3)]
     out = tmp_path / "out"
-    done = arena_run(write_config(tmp_path, head, bots), out)
+    with_report = game == "dobutsu" and importlib.util.find_spec("reports.html") is not None
+    done = arena_run(write_config(tmp_path, head, bots), out, report=with_report)
     assert done.returncode == 0, done.stderr
     records = check_complete(out)
     assert len(records) == 6
+    if with_report:  # the integration point: the report is built at the end of the run
+        assert (out / "report.html").is_file() and "arena: report:" in done.stdout
     for record in records:
         assert record.game == game
         assert record.termination in (Termination.NORMAL, Termination.ADJUDICATION), record.reason
@@ -212,7 +220,16 @@ def test_kill_and_resume_three_times(tmp_path: Path) -> None:
     bots = [bot(f"slow{i}", script, "--delay", "0.01") for i in range(3)]
     config = write_config(tmp_path, head, bots)
     out = tmp_path / "out"
-    argv = [sys.executable, "-m", "arena.cli", "run", str(config), "--output", str(out)]
+    argv = [
+        sys.executable,
+        "-m",
+        "arena.cli",
+        "run",
+        str(config),
+        "--output",
+        str(out),
+        "--no-report",
+    ]
     kills = 0
     for _ in range(3):
         proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -237,7 +254,16 @@ def test_first_ctrl_c_finishes_running_games_then_resume(tmp_path: Path) -> None
     bots = [bot(f"slow{i}", BOTS / "runner_first_bot.py", "--delay", "0.02") for i in range(2)]
     config = write_config(tmp_path, head, bots)
     out = tmp_path / "out"
-    argv = [sys.executable, "-m", "arena.cli", "run", str(config), "--output", str(out)]
+    argv = [
+        sys.executable,
+        "-m",
+        "arena.cli",
+        "run",
+        str(config),
+        "--output",
+        str(out),
+        "--no-report",
+    ]
     proc = subprocess.Popen(
         argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
@@ -288,7 +314,16 @@ def test_second_ctrl_c_aborts_running_games_and_kills_their_bots(tmp_path: Path)
     bots = [bot(f"slow{i}", script, "--delay", "0.5") for i in range(2)]
     config = write_config(tmp_path, head, bots)
     out = tmp_path / "out"
-    argv = [sys.executable, "-m", "arena.cli", "run", str(config), "--output", str(out)]
+    argv = [
+        sys.executable,
+        "-m",
+        "arena.cli",
+        "run",
+        str(config),
+        "--output",
+        str(out),
+        "--no-report",
+    ]
     proc = subprocess.Popen(
         argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
@@ -305,3 +340,21 @@ def test_second_ctrl_c_aborts_running_games_and_kills_their_bots(tmp_path: Path)
     assert "aborting the running games" in stdout
     assert journal(out) == []  # aborted games are not journaled: they replay on resume
     assert no_leftover_bots(str(script), wait=5), processes_mentioning(str(script))
+
+
+def test_sprt_stops_a_lopsided_match_early_and_stays_stopped(tmp_path: Path) -> None:
+    head = 'game = "dobutsu"\ntc = "10+0.1"\nconcurrency = 2\ngames_per_pairing = 200\n'
+    head += "[sprt]\nelo0 = 0\nelo1 = 100\nalpha = 0.05\nbeta = 0.05\n"
+    bots = [bot("rnd", RANDOM_BOT, "--seed", "1"), bot("crasher", BOTS / "runner_crash_bot.py")]
+    config = write_config(tmp_path, head, bots)
+    out = tmp_path / "out"
+    done = arena_run(config, out)
+    assert done.returncode == 0, done.stderr
+    assert "SPRT rnd vs crasher" in done.stdout and "accept-h1" in done.stdout
+    records = journal(out)
+    assert 4 <= len(records) < 40  # stopped long before the 200 scheduled games
+    assert all(r.termination == Termination.CRASH for r in records)
+    again = arena_run(config, out)
+    assert again.returncode == 0, again.stderr
+    assert "already decided; nothing to play" in again.stdout
+    assert len(journal(out)) == len(records)

@@ -23,6 +23,7 @@ from arena.config import LoadedConfig, load_config
 from arena.progress import Progress
 from arena.runner import OutputDir, RunResult, Tournament, prepare_output
 from arena.schedule import build_schedule
+from arena.sprt_stop import SprtStop
 from referee.record import GameRecord
 from reports.pgn import append_pgn, write_pgn
 
@@ -59,15 +60,18 @@ def run(args: argparse.Namespace) -> int:
     write_pgn(journal.records, out.pgn, event=event)
     done = journal.ids()
     pending = [g for g in schedule.games if g.id not in done]
+    stop_when, sprt = sprt_stopper(loaded, journal.records)
+    if sprt is not None and sprt.decided:
+        print(f"arena: {sprt.message()} (already decided; nothing to play)")
+        pending = []
     concurrency = args.concurrency or loaded.config.concurrency
     if concurrency < 1:
         warn(f"--concurrency {concurrency} is not a positive number; using 1")
         concurrency = 1
-    report = ReportHook(out.root, loaded.config.report_every, enabled=not args.no_report)
+    report = ReportHook(out.root, enabled=not args.no_report)
 
     def on_record(record: GameRecord) -> None:
         append_pgn(record, out.pgn, event=event)
-        report.game_done()
 
     progress = Progress(
         title=event,
@@ -88,32 +92,39 @@ def run(args: argparse.Namespace) -> int:
         out=out,
         progress=progress,
         on_record=on_record,
-        stop_when=sprt_stopper(loaded, journal.records),
+        stop_when=stop_when,
+        periodic=report.build_quietly if report.available() else None,
+        periodic_every=loaded.config.report_every,
         concurrency=concurrency,
     )
     with progress:
         result: RunResult = trio.run(tournament.run) if pending else RunResult()
     progress.summary()
+    if sprt is not None:
+        print(f"arena: {sprt.message()}")
     report.build(final=True)
-    return _exit_status(result, schedule.total, len(journal.records), out)
+    return _exit_status(result, schedule.total, len(journal.records), out, sprt)
 
 
-def _exit_status(result: RunResult, total: int, journaled: int, out: OutputDir) -> int:
+def _exit_status(
+    result: RunResult, total: int, journaled: int, out: OutputDir, sprt: SprtStop | None
+) -> int:
     missing = total - journaled
+    sprt_done = sprt is not None and sprt.decided
     if result.failed:
         warn(
             f"{len(result.failed)} game(s) could not be played ({', '.join(result.failed[:5])}); "
             f"run the same command again to retry them"
         )
         return EXIT_FAILED_GAMES
-    if result.stop_reason and "SPRT" not in result.stop_reason:
+    if result.stop_reason and not sprt_done:
         print(
             f"arena: {result.stop_reason}: {journaled}/{total} games in {out.journal}; "
             "run the same command again to resume",
             file=sys.stderr,
         )
         return EXIT_INTERRUPTED
-    if missing and not result.stop_reason:
+    if missing and not sprt_done:
         warn(f"{missing} game(s) still missing from {out.journal}")
         return EXIT_FAILED_GAMES
     print(f"arena: done: {journaled}/{total} games in {out.journal}, PGN in {out.pgn}")
@@ -121,77 +132,58 @@ def _exit_status(result: RunResult, total: int, journaled: int, out: OutputDir) 
 
 
 # ----------------------------------------------------------------------------- integration
-# SPRT early stop. The test itself belongs to arena/ratings (one implementation for the
-# project); this is only the glue. INTEGRATION POINT: arena.ratings.sprt.
 def sprt_stopper(
     loaded: LoadedConfig, records: list[GameRecord]
-) -> Callable[[GameRecord], str | None]:
-    """A ``stop_when`` hook that stops the match once the SPRT decides; a no-op without one."""
-    sprt = loaded.config.sprt
-    if sprt is None:
-        return lambda record: None
-    try:
-        module = importlib.import_module("arena.ratings.sprt")
-    except ModuleNotFoundError:
-        warn(
-            "[sprt] is configured but arena.ratings.sprt is not available yet "
-            "(TODO: integration); playing the whole schedule"
-        )
-        return lambda record: None
-    first = loaded.bots[0].name
-    wdl = [0, 0, 0]  # wins, draws, losses of the first bot
-
-    def count(record: GameRecord) -> None:
-        if record.result == "1/2-1/2":
-            wdl[1] += 1
-        elif record.result in ("1-0", "0-1"):
-            first_won = (record.result == "1-0") == (record.p1 == first)
-            wdl[0 if first_won else 2] += 1
-
-    for record in records:
-        count(record)
-
-    def stop_when(record: GameRecord) -> str | None:
-        count(record)
-        decision = module.sprt_decision(
-            wins=wdl[0], draws=wdl[1], losses=wdl[2],
-            elo0=sprt.elo0, elo1=sprt.elo1, alpha=sprt.alpha, beta=sprt.beta,
-        )  # fmt: skip
-        if decision:
-            return f"SPRT: {decision} after {sum(wdl)} games (W/D/L {wdl[0]}/{wdl[1]}/{wdl[2]})"
-        return None
-
-    return stop_when
+) -> tuple[Callable[[GameRecord], str | None], SprtStop | None]:
+    """A ``stop_when`` hook that stops the match once the SPRT decides (a no-op without one),
+    already fed with the games of the journal."""
+    if loaded.config.sprt is None:
+        return (lambda record: None), None
+    tested, opponent = loaded.bots[0].name, loaded.bots[1].name
+    stop = SprtStop(loaded.config.sprt, tested, opponent)
+    stop.feed(records)
+    return stop.add, stop
 
 
 class ReportHook:
-    """Rebuilds the HTML report every ``every`` games and at the end, if the report exists.
+    """Rebuilds the HTML report every ``every`` games and at the end.
 
-    INTEGRATION POINT: the report builder lives in ``reports/`` (another layer, written
-    separately); until it exposes ``build_report(run_dir)`` this hook does nothing.
+    INTEGRATION POINT with ``reports.html.build_report(run_dir) -> Path`` (the report layer,
+    written separately): looked up at call time and skipped when absent, so ``arena run``
+    never depends on the report being importable.
     """
 
     MODULE: Final = "reports.html"
     FUNCTION: Final = "build_report"
 
-    def __init__(self, run_dir: Path, every: int, *, enabled: bool = True) -> None:
+    def __init__(self, run_dir: Path, *, enabled: bool = True) -> None:
         self.run_dir = run_dir
-        self.every = every
         self.enabled = enabled
-        self.count = 0
+        self._looked_up = False
+        self._found: Callable[[Path], object] | None = None
 
     def _builder(self) -> Callable[[Path], object] | None:
-        try:
-            module = importlib.import_module(self.MODULE)
-        except ModuleNotFoundError:
-            return None
-        builder: Callable[[Path], object] | None = getattr(module, self.FUNCTION, None)
-        return builder
+        """The builder, imported once (in the main thread, before any game starts)."""
+        if not self._looked_up:
+            self._looked_up = True
+            try:
+                module = importlib.import_module(self.MODULE)
+            except ModuleNotFoundError as exc:
+                if exc.name != self.MODULE:
+                    warn(f"report disabled: {self.MODULE} cannot be imported: {exc}")
+                return None
+            except Exception as exc:  # a broken report module must not stop a tournament
+                warn(f"report disabled: {self.MODULE} cannot be imported: {exc}")
+                return None
+            self._found = getattr(module, self.FUNCTION, None)
+        return self._found
 
-    def game_done(self) -> None:
-        self.count += 1
-        if self.every and self.count % self.every == 0:
-            self.build(final=False)
+    def available(self) -> bool:
+        return self.enabled and self._builder() is not None
+
+    def build_quietly(self) -> None:
+        """The periodic rebuild during a run (called from a worker thread)."""
+        self.build(final=False)
 
     def build(self, *, final: bool) -> None:
         if not self.enabled:

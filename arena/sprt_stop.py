@@ -1,0 +1,53 @@
+"""SPRT early stop for a two-bot match: feeds finished games to the ratings' SPRT and says when
+to stop scheduling.
+
+The test itself (LLR, bounds, pentanomial pairs) is :class:`arena.ratings.Sprt`, the project's
+one implementation; this module only knows which bot is tested (the config's first bot), how
+to score a record from its point of view, and which colour pair a game belongs to.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from arena.config import SprtConfig
+from arena.ratings import Sprt, SprtStatus
+from referee.record import GameRecord
+
+
+def tested_score(record: GameRecord, tested: str) -> float | None:
+    """The tested bot's points in a finished game (None for an unfinished ``*``)."""
+    if record.result == "1/2-1/2":
+        return 0.5
+    if record.result not in ("1-0", "0-1"):
+        return None
+    first_won = record.result == "1-0"
+    return 1.0 if first_won == (record.p1 == tested) else 0.0
+
+
+class SprtStop:
+    """Follows the match; :meth:`add` returns a stop message once the SPRT has decided."""
+
+    def __init__(self, config: SprtConfig, tested: str, opponent: str) -> None:
+        self.tested = tested
+        self.opponent = opponent
+        self.sprt = Sprt(config.elo0, config.elo1, config.alpha, config.beta, model=config.model)
+        self.status: SprtStatus = self.sprt.status()
+
+    def feed(self, records: Iterable[GameRecord]) -> None:
+        """Games already played (from the journal, on resume), in journal order."""
+        for record in records:
+            self.add(record)
+
+    @property
+    def decided(self) -> bool:
+        return self.status.finished
+
+    def add(self, record: GameRecord) -> str | None:
+        score = tested_score(record, self.tested)
+        if score is not None:
+            self.status = self.sprt.update(score, pair=record.tags.get("pair") or None)
+        return self.message() if self.decided else None
+
+    def message(self) -> str:
+        return f"SPRT {self.tested} vs {self.opponent}: {self.status.describe()}"
