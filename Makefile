@@ -23,6 +23,7 @@ test: $(STAMP) bots
 
 bench: $(STAMP) bots
 	$(BIN)/python -m pip install --quiet pydraughts || echo "pydraughts unavailable: bench_draughts skips its comparison"
+	$(BIN)/python -m pip install --quiet pyffish || echo "pyffish unavailable: bench_small_games skips its Fairy-Stockfish cross-check"
 	$(BIN)/python -m bench
 
 lint: $(STAMP)
