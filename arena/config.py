@@ -313,6 +313,15 @@ def check_config(
             )
         seen[bot.name] = i
     _check_tc(config.tc, ["tc"], fail)
+    if config.tc is None:
+        for i, bot in enumerate(config.bots):
+            if bot.tc is None:
+                raise fail(
+                    ["bots", i, "name"],
+                    f"no time control for bot {bot.name!r}: without a clock a bot that hangs "
+                    "stalls its game forever",
+                    "set tc = \"10+0.1\" at the top (or tc = \"inf\" to play without a clock)",
+                )
     bots = tuple(_prepare_bot(bot, i, base, fail) for i, bot in enumerate(config.bots))
     openings_file: Path | None = None
     if config.openings is not None:

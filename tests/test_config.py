@@ -115,7 +115,7 @@ def test_unknown_game_lists_known(tree: Path) -> None:
 def test_duplicate_names_and_too_few_bots(tree: Path) -> None:
     message = error_of(tree, GOOD.replace('name = "beta"', 'name = "alpha"'))
     assert ":11: bots[1].name: duplicate bot name 'alpha'" in message
-    one_bot = GOOD.split("[[bots]]\nname = \"beta\"")[0]
+    one_bot = GOOD.split('[[bots]]\nname = "beta"')[0]
     assert "at least 2 bots, found 1" in error_of(tree, one_bot)
 
 
@@ -137,3 +137,9 @@ def test_locate_and_parse_path() -> None:
     assert locate(text, ("bots", 0, "limits", "memory_mb")) == 5
     assert locate(text, ("bots", 1, "nothing")) == 6
     assert locate(text, ("game",)) == 1
+
+
+def test_a_time_control_is_required(tree: Path) -> None:
+    message = error_of(tree, GOOD.replace('tc = "10+0.1"\n', ""))
+    assert ":6: bots[0].name: no time control for bot 'alpha'" in message
+    assert load_config(write(tree, GOOD.replace('tc = "10+0.1"', 'tc = "inf"'))).config.tc == "inf"

@@ -149,25 +149,36 @@ random_plies = 2
     assert "final standings" in done.stdout
 
 
-def test_crashing_bot_loses_every_game_and_the_tournament_finishes(tmp_path: Path) -> None:
-    head = 'game = "dobutsu"\ntc = "10+0.1"\ngames_per_pairing = 4\n'
+def test_crashing_and_hanging_bots_lose_their_games_and_the_tournament_finishes(
+    tmp_path: Path,
+) -> None:
+    head = 'game = "dobutsu"\ntc = "10+0.1"\ngames_per_pairing = 2\nconcurrency = 2\n'
+    hang = bot("hanger", BOTS / "runner_hang_bot.py") + 'tc = "st=0.2"\n'
     bots = [
         bot("rnd", RANDOM_BOT, "--seed", "1"),
         bot("crasher", BOTS / "runner_crash_bot.py"),
         bot("first", BOTS / "runner_first_bot.py"),
+        hang,
     ]
     out = tmp_path / "out"
     done = arena_run(write_config(tmp_path, head, bots), out)
     assert done.returncode == 0, done.stderr
     records = check_complete(out)
-    crasher_games = [r for r in records if "crasher" in (r.p1, r.p2)]
-    assert len(crasher_games) == 8
-    for record in crasher_games:
-        assert record.termination == Termination.CRASH, record.reason
-        assert record.winner == (1 if record.p1 == "crasher" else 0)
-    others = [r for r in records if "crasher" not in (r.p1, r.p2)]
-    assert all(r.termination == Termination.NORMAL for r in others)
-    assert "crash 8" in done.stdout  # the forfeit count in the summary
+    assert len(records) == 12
+    for record in records:
+        players = (record.p1, record.p2)
+        if set(players) == {"crasher", "hanger"}:  # the first mover fails first
+            expected = Termination.CRASH if record.p1 == "crasher" else Termination.TIME_FORFEIT
+            assert (record.termination, record.winner) == (expected, 1), record.reason
+        elif "crasher" in players:
+            assert record.termination == Termination.CRASH, record.reason
+            assert record.winner == players.index("crasher") ^ 1
+        elif "hanger" in players:
+            assert record.termination == Termination.TIME_FORFEIT, record.reason
+            assert record.winner == players.index("hanger") ^ 1
+        else:
+            assert record.termination == Termination.NORMAL, record.reason
+    assert "crash 5" in done.stdout and "time-forfeit 5" in done.stdout  # summary forfeits
     assert "crashing on purpose" in (out / "logs" / "crasher.stderr.log").read_text()
 
 

@@ -14,7 +14,7 @@ from referee.games import get_game
 
 
 def config(tmp_path: Path, body: str, bots: int = 3) -> Path:
-    text = 'game = "draughts"\n' + body + "\n"
+    text = 'game = "draughts"\ntc = "10+0.1"\n' + body + "\n"
     for i in range(bots):
         text += f'[[bots]]\nname = "b{i}"\ncmd = ["python3"]\n'
     path = tmp_path / "c.toml"
@@ -53,7 +53,9 @@ def test_same_config_same_schedule_and_fingerprint(tmp_path: Path) -> None:
 
 
 def test_random_openings_are_legal_shared_by_pairs(tmp_path: Path) -> None:
-    schedule = build_schedule(load_config(config(tmp_path, "seed = 1\n[openings]\nrandom_plies = 6")))
+    schedule = build_schedule(
+        load_config(config(tmp_path, "seed = 1\n[openings]\nrandom_plies = 6"))
+    )
     draughts = get_game("draughts")
     games = schedule.games
     for first, second in zip(games[::2], games[1::2], strict=True):

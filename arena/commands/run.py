@@ -15,7 +15,7 @@ import importlib
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import trio
 
@@ -23,9 +23,11 @@ from arena.config import LoadedConfig, load_config
 from arena.progress import Progress
 from arena.runner import OutputDir, RunResult, Tournament, prepare_output
 from arena.schedule import build_schedule
-from arena.sprt_stop import SprtStop
 from referee.record import GameRecord
 from reports.pgn import append_pgn, write_pgn
+
+if TYPE_CHECKING:
+    from arena.sprt_stop import SprtStop
 
 EXIT_INTERRUPTED: Final = 130
 EXIT_FAILED_GAMES: Final = 1
@@ -139,6 +141,8 @@ def sprt_stopper(
     already fed with the games of the journal."""
     if loaded.config.sprt is None:
         return (lambda record: None), None
+    from arena.sprt_stop import SprtStop  # scipy: imported only when a match needs it
+
     tested, opponent = loaded.bots[0].name, loaded.bots[1].name
     stop = SprtStop(loaded.config.sprt, tested, opponent)
     stop.feed(records)
