@@ -9,7 +9,8 @@ treats an unknown line as garbage once the handshake is over. Both dialects shar
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from protocol.messages import (
     BestMove,
@@ -93,61 +94,56 @@ def _opt(key: str, value: int | None) -> str:
 def format_message(message: Message, *, uci: bool = False) -> str:
     """The line for a message, without the newline. ``uci=True`` writes the UCI dialect's
     words (``uci``, ``ucinewgame``, ``go wtime ...``) where they differ."""
-    match message:
-        case Ugi():
-            return "uci" if uci else "ugi"
-        case UgiOk():
-            return "uciok" if uci else "ugiok"
-        case UgiNewGame():
-            return "ucinewgame" if uci else "uginewgame"
-        case IsReady():
-            return "isready"
-        case ReadyOk():
-            return "readyok"
-        case Stop():
-            return "stop"
-        case Quit():
-            return "quit"
-        case SetOption(name=name, value=value):
-            return f"setoption name {name}" + (f" value {value}" if value is not None else "")
-        case GameAnnounce(name=name, options=options):
-            return " ".join(["game", name, *(f"{k}={v}" for k, v in options.items())])
-        case Position(fen=fen, moves=moves):
-            head = "position startpos" if fen is None else f"position fen {fen}"
-            return head + (" moves " + " ".join(moves) if moves else "")
-        case Legal(moves=moves):
-            return " ".join(["legal", *moves])
-        case Go():
-            return _format_go(message, uci)
-        case GameOver(result=result, termination=termination, score=score, text=text):
-            line = f"gameover {result} {termination}"
-            if score:
-                line += " score " + " ".join(str(s) for s in score)
-            return line + (f" string {text}" if text else "")
-        case Partie(winner=winner, points=points, score1=s1, score2=s2):
-            return f"partie {winner} {points} {s1} {s2}"
-        case Id(key=key, value=value):
-            return f"id {key} {value}"
-        case OptionDecl():
-            return _format_option(message)
-        case BestMove(move=move, ponder=ponder):
-            return f"bestmove {move}" + (f" ponder {ponder}" if ponder else "")
-        case Info():
-            return _format_info(message)
-    raise TypeError(f"not a protocol message: {message!r}")
+    try:
+        formatter = _FORMATTERS[type(message)]
+    except KeyError:
+        raise TypeError(f"not a protocol message: {message!r}") from None
+    return formatter(message, uci)
+
+
+def _format_setoption(m: SetOption, uci: bool) -> str:
+    return f"setoption name {m.name}" + (f" value {m.value}" if m.value is not None else "")
+
+
+def _format_game(m: GameAnnounce, uci: bool) -> str:
+    return " ".join(["game", m.name, *(f"{k}={v}" for k, v in m.options.items())])
+
+
+def _format_position(m: Position, uci: bool) -> str:
+    head = "position startpos" if m.fen is None else f"position fen {m.fen}"
+    return head + " moves " + " ".join(m.moves) if m.moves else head
+
+
+def _format_gameover(m: GameOver, uci: bool) -> str:
+    line = f"gameover {m.result} {m.termination}"
+    if m.score:
+        line += " score " + " ".join(str(s) for s in m.score)
+    return line + (f" string {m.text}" if m.text else "")
+
+
+def _format_bestmove(m: BestMove, uci: bool) -> str:
+    return f"bestmove {m.move}" + (f" ponder {m.ponder}" if m.ponder else "")
+
+
+_GO_WORDS = (
+    ("p1time", "p2time", "p1inc", "p2inc", "movestogo", "movetime", "depth", "nodes"),
+    ("wtime", "btime", "winc", "binc", "movestogo", "movetime", "depth", "nodes"),
+)
 
 
 def _format_go(go: Go, uci: bool) -> str:
-    t1, t2, i1, i2 = ("wtime", "btime", "winc", "binc") if uci else (
-        "p1time", "p2time", "p1inc", "p2inc"
-    )
-    line = "go" + _opt(t1, go.p1time) + _opt(t2, go.p2time) + _opt(i1, go.p1inc)
-    line += _opt(i2, go.p2inc) + _opt("movestogo", go.movestogo) + _opt("movetime", go.movetime)
-    line += _opt("depth", go.depth) + _opt("nodes", go.nodes)
-    return line + (" infinite" if go.infinite else "")
+    values = (go.p1time, go.p2time, go.p1inc, go.p2inc, go.movestogo, go.movetime, go.depth,
+              go.nodes)
+    parts = ["go"]
+    for word, value in zip(_GO_WORDS[uci], values, strict=True):
+        if value is not None:
+            parts.append(f"{word} {value}")
+    if go.infinite:
+        parts.append("infinite")
+    return " ".join(parts)
 
 
-def _format_option(o: OptionDecl) -> str:
+def _format_option(o: OptionDecl, uci: bool = False) -> str:
     line = f"option name {o.name} type {o.type}"
     if o.default is not None:
         line += f" default {o.default}"
@@ -155,7 +151,7 @@ def _format_option(o: OptionDecl) -> str:
     return line + "".join(f" var {v}" for v in o.vars)
 
 
-def _format_info(info: Info) -> str:
+def _format_info(info: Info, uci: bool = False) -> str:
     line = "info" + _opt("depth", info.depth) + _opt("seldepth", info.seldepth)
     if info.score_cp is not None:
         line += f" score cp {info.score_cp}"
@@ -167,6 +163,29 @@ def _format_info(info: Info) -> str:
     if info.string is not None:
         line += f" string {info.string}"
     return line
+
+
+_FORMATTERS: dict[type, Callable[[Any, bool], str]] = {
+    Ugi: lambda m, uci: "uci" if uci else "ugi",
+    UgiOk: lambda m, uci: "uciok" if uci else "ugiok",
+    UgiNewGame: lambda m, uci: "ucinewgame" if uci else "uginewgame",
+    IsReady: lambda m, uci: "isready",
+    ReadyOk: lambda m, uci: "readyok",
+    Stop: lambda m, uci: "stop",
+    Quit: lambda m, uci: "quit",
+    SetOption: _format_setoption,
+    GameAnnounce: _format_game,
+    Position: _format_position,
+    Legal: lambda m, uci: " ".join(["legal", *m.moves]),
+    Go: _format_go,
+    GameOver: _format_gameover,
+    Partie: lambda m, uci: f"partie {m.winner} {m.points} {m.score1} {m.score2}",
+    Id: lambda m, uci: f"id {m.key} {m.value}",
+    OptionDecl: _format_option,
+    BestMove: _format_bestmove,
+    Info: _format_info,
+}
+"""Message type -> formatter; a dict lookup instead of a chain of type tests (hot path)."""
 
 
 # ----- parsing ----------------------------------------------------------------------------

@@ -81,7 +81,9 @@ class MoveReply:
     elapsed_ms: float
     info: Info | None
     sent_at: float
-    """trio clock when ``go`` was written."""
+    """trio clock just before the ``position``/``legal``/``go`` lines were written."""
+    written_at: float
+    """trio clock once they were written (the referee's overhead ends here)."""
     read_at: float
     """trio clock when ``bestmove`` was read."""
 
@@ -213,6 +215,7 @@ class BotConnection:
         messages.append(go)
         sent_at = trio.current_time()
         await self.send(*messages)
+        written_at = trio.current_time()
         info: Info | None = None
         with trio.move_on_at(sent_at + budget_s if budget_s is not None else float("inf")):
             while True:
@@ -220,7 +223,7 @@ class BotConnection:
                 if isinstance(reply, BestMove):
                     read_at = trio.current_time()
                     return MoveReply(reply.move, (read_at - sent_at) * 1000, info, sent_at,
-                                     read_at)
+                                     written_at, read_at)
                 if isinstance(reply, Info):
                     if reply.string is None or info is None or reply.depth is not None:
                         info = reply
@@ -240,7 +243,7 @@ class BotConnection:
                 if isinstance(reply, BestMove):
                     read_at = trio.current_time()
                     return MoveReply(reply.move, (read_at - sent_at) * 1000, None, sent_at,
-                                     read_at)
+                                     sent_at, read_at)
         raise BotTimedOut(self.name, f"bot {self.name!r} did not answer stop within "
                           f"{timeout:g} s")
 

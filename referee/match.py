@@ -330,46 +330,39 @@ async def _play_moves(
 ) -> None:
     """The move loop; ends by raising :class:`_End`."""
     last_read: float | None = None
-    parties_seen = len(_parties(board)[0])
+    track_parties = hasattr(type(board), "parties")
+    parties_seen = len(_parties(board)[0]) if track_parties else 0
     while True:
         _check_end(board, adjudication)
         side = board.side_to_move
         connection = connections[side]
-        legal = board.legal_moves() if connection.spec.legal else None
+        # One move generation per turn serves the legal line and the check of the answer.
+        internal = board.moves()
+        legal = [board.format_move(m) for m in internal]
+        by_text = dict(zip(legal, internal, strict=True))
         clock = clocks[side]
         budget_ms = clock.budget_ms()
         try:
             reply = await connection.request_move(
-                Position(fen=fen, moves=played), legal, _go(clocks, side),
-                None if budget_ms is None else budget_ms / 1000,
+                Position(fen=fen, moves=played), legal if connection.spec.legal else None,
+                _go(clocks, side), None if budget_ms is None else budget_ms / 1000,
                 board.position() if connection.uci else None,
             )
         except BotError as exc:
             raise _loss(side, names[side], exc) from None
         if overheads is not None and last_read is not None:
-            overheads.append(reply.sent_at - last_read)
+            overheads.append(reply.written_at - last_read)
         last_read = reply.read_at
         if clock.is_over(reply.elapsed_ms):
             raise _End(1 - side, Termination.TIME_FORFEIT,
                        f"{_who(side, names[side])} lost on time: {reply.elapsed_ms:.0f} ms used, "
                        f"{budget_ms:.0f} ms allowed (clock plus margin)")
         clock_ms = clock.spend(reply.elapsed_ms)
-        if reply.move == "(none)":
-            raise _End(1 - side, Termination.ILLEGAL_MOVE,
-                       f"{_who(side, names[side])} answered 'bestmove (none)' (no move) in "
-                       f"position {board.position()!r}")
-        text = reply.move
-        if connection.uci and text + "+" in (legal if legal is not None else board.legal_moves()):
-            # Fairy-Stockfish sometimes leaves out the '+' of a mandatory promotion (dobutsu
-            # chick captures on the far rank); the move itself is unambiguous.
-            text += "+"
-        try:
-            move = board.parse_move(text)
-        except (IllegalMove, MoveSyntaxError, GameError) as exc:
-            raise _End(1 - side, Termination.ILLEGAL_MOVE,
-                       f"{_who(side, names[side])} played illegal move {reply.move!r}: {exc}"
-                       ) from None
-        canonical = board.format_move(move)
+        canonical = reply.move
+        move = by_text.get(canonical)
+        if move is None:
+            move, canonical = _unusual_move(board, connection, side, names[side], canonical,
+                                            by_text)
         board.push(move)
         played.append(canonical)
         record = MoveRecord(move=canonical, side=side, elapsed_ms=round(reply.elapsed_ms, 3),
@@ -378,15 +371,37 @@ async def _play_moves(
         moves.append(record)
         if on_move is not None:
             on_move(record)
-        parties, score = _parties(board)
-        if len(parties) > parties_seen:
-            parties_seen = len(parties)
-            last = parties[-1]
-            notice = Partie(winner="none" if last.winner is None else _SIDE_WORDS[last.winner],
-                            points=last.points, score1=score[0] if score else 0,
-                            score2=score[1] if len(score) > 1 else 0)
-            for other in connections:
-                await other.partie(notice)
+        if track_parties:
+            parties, score = _parties(board)
+            if len(parties) > parties_seen:
+                parties_seen = len(parties)
+                last = parties[-1]
+                notice = Partie(
+                    winner="none" if last.winner is None else _SIDE_WORDS[last.winner],
+                    points=last.points, score1=score[0] if score else 0,
+                    score2=score[1] if len(score) > 1 else 0)
+                for other in connections:
+                    await other.partie(notice)
+
+
+def _unusual_move(board: Game[Any], connection: BotConnection, side: int, name: str,
+                  text: str, by_text: Mapping[str, Any]) -> tuple[Any, str]:
+    """A move not written as in the legal list: another accepted notation (draughts' short
+    and long captures), FSF's promotion without '+', or an illegal move (ends the game)."""
+    if text == "(none)":
+        raise _End(1 - side, Termination.ILLEGAL_MOVE,
+                   f"{_who(side, name)} answered 'bestmove (none)' (no move) in "
+                   f"position {board.position()!r}")
+    if connection.uci and text + "+" in by_text:
+        # Fairy-Stockfish sometimes leaves out the '+' of a mandatory promotion (dobutsu
+        # chick captures on the far rank); the move itself is unambiguous.
+        return by_text[text + "+"], text + "+"
+    try:
+        move = board.parse_move(text)
+    except (IllegalMove, MoveSyntaxError, GameError) as exc:
+        raise _End(1 - side, Termination.ILLEGAL_MOVE,
+                   f"{_who(side, name)} played illegal move {text!r}: {exc}") from None
+    return move, board.format_move(move)
 
 
 def _record(game: str, specs: tuple[BotSpec, BotSpec], board: Game[Any], start_text: str,

@@ -238,3 +238,15 @@ async def test_stubborn_bot_is_killed_after_the_game() -> None:
         process_module.BotProcess.start = classmethod(original)  # type: ignore[method-assign,assignment]
     assert record.termination in (Termination.ADJUDICATION, Termination.NORMAL)
     assert pids and not any(_alive(pid) for pid in pids)
+
+
+async def test_donkan_round_with_target_option_records_parties(tmp_path: Path) -> None:
+    with trio.fail_after(30):
+        record = await play_game("donkan", random_bot("a", 11), random_bot("b", 12), tc=FAST,
+                                 game_options={"target": "2"})
+    assert record.options == {"target": "2"}
+    assert record.termination is Termination.NORMAL, record.reason
+    assert max(record.score) >= 2 and record.winner == record.score.index(max(record.score))
+    assert sum(p.points for p in record.parties if p.winner == record.winner) == max(record.score)
+    assert sum(p.plies for p in record.parties) <= record.plies
+    check_consistent(record)

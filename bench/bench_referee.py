@@ -1,0 +1,133 @@
+"""Referee overhead per move next to the raw pipe round trip, measured in the same run.
+
+Overhead: the time from reading one bot's ``bestmove`` to writing the other bot's ``go``
+(checking the move, adjudication, the next legal list, formatting, the write itself). Raw: one
+line written to a minimal echo process and its echo read back, alternating between two such
+processes, with the same trio pipes the referee uses. The bots here answer instantly with
+a random legal move (seeded), so the games are all referee. Target: median overhead <= 2x raw.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import trio
+
+from referee.adjudication import Adjudication
+from referee.botspec import BotSpec
+from referee.games import GAME_NAMES
+from referee.match import open_bot, play_on
+from referee.process import BotProcess
+from referee.timecontrol import TimeControl
+
+INSTANT_BOT = """
+import random, sys
+rng = random.Random(1)
+out = sys.stdout
+legal = []
+for line in sys.stdin:
+    if line.startswith("legal"):
+        legal = line.split()[1:]
+    elif line.startswith("go"):
+        out.write("bestmove " + rng.choice(legal) + "\\n"); out.flush()
+    elif line.startswith("ugi"):
+        out.write("id name instant\\nugiok\\n"); out.flush()
+    elif line.startswith("isready"):
+        out.write("readyok\\n"); out.flush()
+    elif line.startswith("quit"):
+        break
+"""
+
+ECHO = """
+import sys
+inp, out = sys.stdin.buffer, sys.stdout.buffer
+for line in inp:
+    out.write(line); out.flush()
+"""
+
+ROUND_TRIPS = 3000
+MOVES_PER_GAME_KIND = 2000
+MAX_GAMES = 300
+MAX_PLIES = 300
+
+
+def _quantiles(values: list[float]) -> tuple[float, float]:
+    ordered = sorted(values)
+    return statistics.median(ordered), ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))]
+
+
+async def raw_round_trips(count: int) -> list[float]:
+    """Seconds per line written to an echo process and read back, alternating two echoes."""
+    spec = BotSpec(name="echo", cmd=[sys.executable, "-c", ECHO])
+    echoes = [await BotProcess.start(spec), await BotProcess.start(spec)]
+    line = "position startpos moves " + " ".join(["a1a2"] * 20)
+    times: list[float] = []
+    try:
+        for i in range(count + 100):
+            echo = echoes[i % 2]
+            started = trio.current_time()
+            await echo.send(line)
+            await echo.readline()
+            if i >= 100:  # warm-up
+                times.append(trio.current_time() - started)
+    finally:
+        for echo in echoes:
+            await echo.aclose()
+    return times
+
+
+async def referee_overheads(game: str, bot_path: Path) -> tuple[list[float], int]:
+    spec1 = BotSpec(name="instant-1", cmd=[sys.executable, str(bot_path)])
+    spec2 = BotSpec(name="instant-2", cmd=[sys.executable, str(bot_path)])
+    c1, c2 = await open_bot(spec1), await open_bot(spec2)
+    overheads: list[float] = []
+    plies = 0
+    tc = TimeControl.parse("60+1")
+    try:
+        games = 0
+        while len(overheads) < MOVES_PER_GAME_KIND and games < MAX_GAMES:
+            record = await play_on(game, (c1, c2), tcs=(tc, tc), overheads=overheads,
+                                   adjudication=Adjudication(max_plies=MAX_PLIES))
+            plies += record.plies
+            games += 1
+    finally:
+        await c1.aclose()
+        await c2.aclose()
+    return overheads, plies
+
+
+async def run() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        bot_path = Path(tmp) / "instant_bot.py"
+        bot_path.write_text(INSTANT_BOT)
+        raw = await raw_round_trips(ROUND_TRIPS)
+        raw_median, raw_p99 = _quantiles(raw)
+        print(f"raw pipe round trip ({len(raw)} lines): median {raw_median * 1e6:7.1f} us, "
+              f"p99 {raw_p99 * 1e6:7.1f} us")
+        everything: list[float] = []
+        for game in GAME_NAMES:
+            started = time.perf_counter()
+            overheads, plies = await referee_overheads(game, bot_path)
+            wall = time.perf_counter() - started
+            everything += overheads
+            median, p99 = _quantiles(overheads)
+            print(f"{game:9} referee overhead ({len(overheads):5} moves): median "
+                  f"{median * 1e6:7.1f} us, p99 {p99 * 1e6:7.1f} us, ratio to raw "
+                  f"{median / raw_median:4.2f}x; {plies / wall:6.0f} plies/s whole games")
+        median, p99 = _quantiles(everything)
+        ratio = median / raw_median
+        verdict = "within" if ratio <= 2 else "OVER"
+        print(f"all games  referee overhead: median {median * 1e6:7.1f} us, p99 "
+              f"{p99 * 1e6:7.1f} us; median ratio {ratio:4.2f}x raw ({verdict} the 2x target)")
+
+
+def main() -> None:
+    trio.run(run)
+
+
+if __name__ == "__main__":
+    main()
