@@ -27,7 +27,7 @@ import msgspec
 from arena.errors import UserError
 from referee.adjudication import Adjudication
 from referee.botspec import BotSpec
-from referee.games import GAME_NAMES
+from referee.games import GAME_NAMES, GameError, get_game
 
 PYTHON_PLACEHOLDER: Final = "{python}"
 """Replaced in every ``cmd`` element by ``sys.executable``."""
@@ -289,6 +289,13 @@ def check_config(
         raise fail(
             ["game"], f"unknown game {config.game!r}", f"known games: {', '.join(GAME_NAMES)}"
         )
+    options = {k: _option_text(v) for k, v in config.game_options.items()}
+    try:
+        get_game(config.game).start(**options)
+    except (GameError, TypeError) as exc:
+        raise fail(
+            ["game_options", *list(options)[:1]], f"bad game options for {config.game}: {exc}"
+        ) from None
     if len(config.bots) < 2:
         raise fail(
             ["bots"],
@@ -320,7 +327,7 @@ def check_config(
                     ["bots", i, "name"],
                     f"no time control for bot {bot.name!r}: without a clock a bot that hangs "
                     "stalls its game forever",
-                    "set tc = \"10+0.1\" at the top (or tc = \"inf\" to play without a clock)",
+                    'set tc = "10+0.1" at the top (or tc = "inf" to play without a clock)',
                 )
     bots = tuple(_prepare_bot(bot, i, base, fail) for i, bot in enumerate(config.bots))
     openings_file: Path | None = None

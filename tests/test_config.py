@@ -13,7 +13,7 @@ from arena.config import ConfigError, load_config, locate, parse_path
 BOT = "#!/bin/sh\nexit 0\n"
 
 GOOD = """\
-game = "draughts"
+game = "donkan"
 tc = "10+0.1"
 rounds = 2
 seed = 7
@@ -107,7 +107,7 @@ def test_bad_time_control(tree: Path) -> None:
 
 
 def test_unknown_game_lists_known(tree: Path) -> None:
-    message = error_of(tree, GOOD.replace('"draughts"', '"chess"'))
+    message = error_of(tree, GOOD.replace('"donkan"', '"chess"'))
     assert ":1: game: unknown game 'chess'" in message
     assert "draughts" in message and "donkan" in message
 
@@ -143,3 +143,9 @@ def test_a_time_control_is_required(tree: Path) -> None:
     message = error_of(tree, GOOD.replace('tc = "10+0.1"\n', ""))
     assert ":6: bots[0].name: no time control for bot 'alpha'" in message
     assert load_config(write(tree, GOOD.replace('tc = "10+0.1"', 'tc = "inf"'))).config.tc == "inf"
+
+
+def test_bad_game_options_are_caught_before_any_game(tree: Path) -> None:
+    message = error_of(tree, GOOD.replace('"donkan"', '"draughts"'))  # no 'target' there
+    assert ":17: game_options.target: bad game options for draughts" in message
+    assert "must be a positive integer" in error_of(tree, GOOD.replace("= 5", '= "x"'))

@@ -218,6 +218,12 @@ def test_resume_plays_only_missing_games_and_refuses_changed_schedule(tmp_path: 
     assert refused.returncode != 0
     assert "different schedule" in refused.stderr and "Traceback" not in refused.stderr
     assert (out / "games.jsonl").read_bytes() == before
+    # A change that keeps the schedule (the time control) is accepted with a warning.
+    config.write_text(config.read_text().replace("seed = 4", "seed = 3").replace("10+0.1", "9+0.1"))
+    accepted = arena_run(config, out)
+    assert accepted.returncode == 0, accepted.stderr
+    assert "differs from the copy" in accepted.stderr and "0 to play" in accepted.stdout
+    assert (out / "config.toml").read_text() == config.read_text()
 
 
 def test_kill_and_resume_three_times(tmp_path: Path) -> None:

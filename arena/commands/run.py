@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Final
 import trio
 
 from arena.config import LoadedConfig, load_config
+from arena.errors import UserError
 from arena.progress import Progress
 from arena.runner import OutputDir, RunResult, Tournament, prepare_output
 from arena.schedule import build_schedule
@@ -56,7 +57,10 @@ def run(args: argparse.Namespace) -> int:
     schedule = build_schedule(loaded)
     root = args.output or loaded.default_output() or Path("runs") / loaded.path.stem
     out = OutputDir(root)
-    journal = prepare_output(loaded, schedule, out, warn)
+    try:
+        journal = prepare_output(loaded, schedule, out, warn)
+    except OSError as exc:
+        raise UserError(f"cannot use output directory {out.root}: {exc.strerror or exc}") from None
     event = loaded.event
     # The PGN is derived data: rebuild it from the journal so the two never disagree.
     write_pgn(journal.records, out.pgn, event=event)
@@ -111,26 +115,27 @@ def run(args: argparse.Namespace) -> int:
 def _exit_status(
     result: RunResult, total: int, journaled: int, out: OutputDir, sprt: SprtStop | None
 ) -> int:
+    """0 when the schedule is complete (or the SPRT decided), 130 when stopped by the user,
+    1 when games failed or are missing for another reason."""
     missing = total - journaled
-    sprt_done = sprt is not None and sprt.decided
     if result.failed:
         warn(
             f"{len(result.failed)} game(s) could not be played ({', '.join(result.failed[:5])}); "
             f"run the same command again to retry them"
         )
         return EXIT_FAILED_GAMES
-    if result.stop_reason and not sprt_done:
+    if missing == 0 or (sprt is not None and sprt.decided):
+        print(f"arena: done: {journaled}/{total} games in {out.journal}, PGN in {out.pgn}")
+        return 0
+    if result.stop_reason:
         print(
             f"arena: {result.stop_reason}: {journaled}/{total} games in {out.journal}; "
             "run the same command again to resume",
             file=sys.stderr,
         )
         return EXIT_INTERRUPTED
-    if missing and not sprt_done:
-        warn(f"{missing} game(s) still missing from {out.journal}")
-        return EXIT_FAILED_GAMES
-    print(f"arena: done: {journaled}/{total} games in {out.journal}, PGN in {out.pgn}")
-    return 0
+    warn(f"{missing} game(s) still missing from {out.journal}; run the same command again")
+    return EXIT_FAILED_GAMES
 
 
 # ----------------------------------------------------------------------------- integration
