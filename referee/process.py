@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import os
 import resource
+import shutil
 import signal
 import subprocess
 from collections import deque
@@ -72,7 +73,8 @@ def _limit_setter(limits: Limits) -> Callable[[], None]:
 
 
 def resolve_command(spec: BotSpec) -> list[str]:
-    """argv with ``cmd[0]`` resolved against ``cwd`` when it names a file there."""
+    """argv with ``cmd[0]`` resolved against ``cwd`` when it names a file there, wrapped in
+    bubblewrap when the spec asks for the sandbox."""
     argv = list(spec.cmd)
     if not argv:
         raise BotStartError(f"bot {spec.name!r} has an empty command")
@@ -80,7 +82,23 @@ def resolve_command(spec: BotSpec) -> list[str]:
         candidate = os.path.join(spec.cwd, argv[0])
         if os.path.exists(candidate):
             argv[0] = os.path.abspath(candidate)
+    if spec.sandbox == "bwrap":
+        argv = sandbox_argv(spec, argv)
     return argv
+
+
+def sandbox_argv(spec: BotSpec, argv: list[str]) -> list[str]:
+    """The bot under bubblewrap: the whole file system read-only (its working directory too),
+    a private /tmp, no network, its own PID namespace (everything in it dies with it), and no
+    new session, so that the referee's process-group shutdown still reaches it."""
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        raise BotStartError(f"bot {spec.name!r} asks for sandbox = 'bwrap' but bwrap is not "
+                            "installed (apt-get install bubblewrap)")
+    cwd = os.path.abspath(spec.cwd) if spec.cwd else os.getcwd()
+    return [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
+            "--ro-bind", cwd, cwd,  # again, in case the private /tmp hid it
+            "--unshare-all", "--die-with-parent", "--chdir", cwd, "--", *argv]
 
 
 class BotProcess:

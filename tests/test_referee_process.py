@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import sys
 from pathlib import Path
 
@@ -86,3 +87,25 @@ async def test_start_errors_name_the_bot(tmp_path: Path) -> None:
         await BotProcess.start(BotSpec(name="ghost", cmd=[str(tmp_path / "missing")]))
     with pytest.raises(BotStartError, match="empty command"):
         await BotProcess.start(BotSpec(name="empty", cmd=[]))
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap (bwrap) not installed")
+async def test_bwrap_sandbox_runs_the_bot_read_only_without_network(tmp_path: Path) -> None:
+    code = ("import os, socket\n"
+            "try:\n"
+            "    open('written.txt', 'w')\n"
+            "    print('wrote', flush=True)\n"
+            "except OSError:\n"
+            "    print('read-only', flush=True)\n"
+            "print('interfaces', ','.join(sorted(n for _, n in socket.if_nameindex())), "
+            "flush=True)\n"
+            "input()\n")
+    spec = code_bot(code, cwd=str(tmp_path), sandbox="bwrap")
+    with trio.fail_after(10):
+        bot = await BotProcess.start(spec)
+        try:
+            assert await bot.readline() == "read-only"
+            assert await bot.readline() == "interfaces lo"
+        finally:
+            await bot.aclose()
+    assert not (tmp_path / "written.txt").exists()
