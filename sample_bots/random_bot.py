@@ -16,8 +16,12 @@ import time
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from protocol.bot import BotPosition, run_bot  # noqa: E402
-from protocol.messages import Go  # noqa: E402
+try:
+    from protocol.bot import BotPosition, run_bot
+    from protocol.messages import Go
+except ModuleNotFoundError as exc:  # e.g. a system Python without msgspec
+    sys.exit(f"random_bot: cannot import {exc.name!r}; run me with the arena's Python "
+             "(.venv/bin/python sample_bots/random_bot.py)")
 
 
 def main(argv: list[str] | None = None) -> int:
