@@ -248,14 +248,21 @@ def test_kill_and_resume_three_times(tmp_path: Path) -> None:
         "--no-report",
     ]
     kills = 0
+    journaled: list[int] = []
     for _ in range(3):
-        proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        time.sleep(rng.uniform(0.8, 2.5))
+        proc = subprocess.Popen(
+            argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+        )
+        assert proc.stdout is not None
+        proc.stdout.readline()  # the header: the schedule is ready, games are starting
+        time.sleep(rng.uniform(0.2, 1.2))
         if proc.poll() is None:
             proc.send_signal(signal.SIGKILL)
             kills += 1
         proc.wait(timeout=30)
-    assert kills >= 2  # the schedule is long enough that the kills land mid-run
+        proc.stdout.close()
+        journaled.append(len((out / "games.jsonl").read_bytes().splitlines()))
+    assert kills >= 2 and journaled[-1] < 18, journaled  # the kills landed mid-schedule
     assert no_leftover_bots(str(script)), "bots outlived a SIGKILLed arena"
     final = arena_run(config, out)
     assert final.returncode == 0, final.stderr
