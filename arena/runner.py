@@ -266,8 +266,10 @@ class Tournament:
     ) -> None:
         with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
             task_status.started()
+            interrupts = 0
             async for signum in signals:
-                if signum == signal.SIGINT and self.result.stop_reason is None:
+                interrupts += signum == signal.SIGINT
+                if signum == signal.SIGINT and interrupts == 1:
                     self.stop_scheduling("interrupted (Ctrl-C)")
                     self.progress.message(
                         "Ctrl-C: no new games; waiting for the running ones to finish "
