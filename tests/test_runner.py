@@ -382,3 +382,24 @@ def test_sprt_stops_a_lopsided_match_early_and_stays_stopped(tmp_path: Path) -> 
     assert again.returncode == 0, again.stderr
     assert "already decided; nothing to play" in again.stdout
     assert len(journal(out)) == len(records)
+
+
+def test_gauntlet_with_an_openings_file(tmp_path: Path) -> None:
+    (tmp_path / "openings.txt").write_text(
+        "# one position, one move sequence\nfen W:W28,31-45:B6-20\nmoves 32-28 19-23\n"
+    )
+    head = 'game = "draughts"\ntc = "10+0.1"\nformat = "gauntlet"\n'
+    head += '[openings]\nfile = "openings.txt"\n[adjudication]\nmax_plies = 30\n'
+    bots = [bot(f"rnd{i}", RANDOM_BOT, "--seed", str(i)) for i in range(3)]
+    out = tmp_path / "out"
+    done = arena_run(write_config(tmp_path, head, bots), out)
+    assert done.returncode == 0, done.stderr
+    records = {r.id: r for r in check_complete(out)}
+    assert sorted(records) == ["r1-p01-g1", "r1-p01-g2", "r1-p02-g1", "r1-p02-g2"]
+    assert all("rnd0" in (r.p1, r.p2) for r in records.values())  # the gauntlet's first bot
+    assert records["r1-p01-g1"].start_position == "W:W28,31-45:B6-20"
+    assert records["r1-p01-g2"].start_position == "W:W28,31-45:B6-20"
+    assert records["r1-p02-g1"].opening == ["32-28", "19-23"]
+    assert records["r1-p02-g1"].tags["opening"].endswith("openings.txt:3")
+    pgn = (out / "games.pgn").read_text()
+    assert pgn.count('[FEN "W:W28,31-45:B6-20"]') == 2 and pgn.count("[SetUp") == 2
