@@ -205,6 +205,8 @@ def search_chart(moves: pd.DataFrame, path: Path) -> Path | None:
         (("depth", reported, "search depth"), ("nodes", with_nodes, "nodes per move"))
     ):
         ax = fig.add_subplot(1, 2, k + 1)
+        if column == "nodes":
+            frame = frame[frame["nodes"] > 0]
         groups = {b: p[column].to_numpy() for b, p in frame.groupby("bot", observed=True)}
         names = [b for b in groups if len(groups[b])]
         if not names:
@@ -213,7 +215,7 @@ def search_chart(moves: pd.DataFrame, path: Path) -> Path | None:
             continue
         _box(ax, [groups[b] for b in names][::-1], [str(b) for b in names][::-1])
         if column == "nodes":
-            ax.set_xscale("symlog")
+            ax.set_xscale("log")
         ax.set_xlabel(label)
         ax.grid(axis="x", alpha=0.3)
     return _save(fig, path)

@@ -131,18 +131,20 @@ def read_journal(run_dir: Path) -> Journal:
             if name not in bots:
                 bots[name] = len(bots)
             ids.append(bots[name])
-        for mv in rec.moves:
-            if mv.book:
-                continue
-            stats.bot.append(ids[mv.side & 1])
-            stats.elapsed_ms.append(mv.elapsed_ms)
-            info = mv.info
-            if info is None:
-                stats.depth.append(nan)
-                stats.nodes.append(nan)
+        own = [m for m in rec.moves if not m.book]
+        if own:
+            stats.bot.extend([ids[m.side & 1] for m in own])
+            stats.elapsed_ms.extend([m.elapsed_ms for m in own])
+            infos = [m.info for m in own]
+            if any(infos):
+                stats.depth.extend([nan if i is None or i.depth is None else i.depth
+                                    for i in infos])
+                stats.nodes.extend([nan if i is None or i.nodes is None else i.nodes
+                                    for i in infos])
             else:
-                stats.depth.append(nan if info.depth is None else info.depth)
-                stats.nodes.append(nan if info.nodes is None else info.nodes)
+                blank = array("d", [nan]) * len(own)
+                stats.depth.extend(blank)
+                stats.nodes.extend(blank)
         games.append(
             GameSummary(
                 index=len(games),

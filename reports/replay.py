@@ -1,8 +1,8 @@
 """Replaying a game record with the rules into compact per-ply board pictures for the viewer.
 
 Each game becomes a small JSON document: the first position in full, every later position as
-the cells that changed (a draughts move touches 2-20 cells of 100), hands and caption only
-when they change, and one compact row per move (text, side, time, clock, evaluation). The
+the cells that changed (a draughts move touches 2-20 cells of 100), hands only when they
+change, captions as indices into a table of distinct captions (only when they change), and one compact row per move (text, side, time, clock, evaluation). The
 viewer's JavaScript rebuilds the positions from these deltas.
 """
 
@@ -102,13 +102,14 @@ def replay(rec: GameRecord, keep_views: bool = False) -> Replay:
     """Play the record's moves with the rules, picturing the position after each one."""
     game = start_game(rec)
     first = game.board_view()
-    coords = [(c.x, c.y) for c in first.cells]
-    states = [_state(c) for c in first.cells]
-    hands = [list(h) for h in first.hands]
+    prev = first.cells
+    hands = first.hands
     frames: list[dict[str, Any]] = []
     rows: list[list[Any]] = []
     views = [first] if keep_views else []
     error = ""
+    captions = {first.caption: 0}
+    last_caption = 0
     for ply, move in enumerate(played_moves(rec)):
         side = game.side_to_move
         try:
@@ -123,23 +124,23 @@ def replay(rec: GameRecord, keep_views: bool = False) -> Replay:
         view = game.board_view()
         if keep_views:
             views.append(view)
-        frame: dict[str, Any] = {}
-        if [(c.x, c.y) for c in view.cells] != coords:
-            coords = [(c.x, c.y) for c in view.cells]
-            states = [_state(c) for c in view.cells]
-            frame["f"] = [[x, y, *s] for (x, y), s in zip(coords, states, strict=True)]
+        cells = view.cells
+        # CellView structs compare field by field in C: only changed cells cost Python time.
+        changed = [i for i, (a, b) in enumerate(zip(cells, prev, strict=False)) if a != b]
+        frame: dict[str, Any]
+        if len(cells) != len(prev) or any(
+            (cells[i].x, cells[i].y) != (prev[i].x, prev[i].y) for i in changed
+        ):
+            frame = {"f": [[c.x, c.y, *_state(c)] for c in cells]}
         else:
-            delta = []
-            for i, cell in enumerate(view.cells):
-                s = _state(cell)
-                if s != states[i]:
-                    states[i] = s
-                    delta.append([i, *s])
-            frame["d"] = delta
+            frame = {"d": [[i, *_state(cells[i])] for i in changed]}
+        prev = cells
         if view.hands != hands:
-            hands = [list(h) for h in view.hands]
-            frame["h"] = hands
-        frame["c"] = view.caption
+            hands = view.hands
+            frame["h"] = [list(h) for h in hands]
+        caption = captions.setdefault(view.caption, len(captions))
+        if caption != last_caption:
+            frame["c"] = last_caption = caption
         frames.append(frame)
     doc: dict[str, Any] = {
         "game": rec.game,
@@ -148,7 +149,7 @@ def replay(rec: GameRecord, keep_views: bool = False) -> Replay:
         "rows": first.rows,
         "cells": [[c.x, c.y, *_state(c)] for c in first.cells],
         "hands": [list(h) for h in first.hands],
-        "caption": first.caption,
+        "captions": list(captions),
         "sides": list(type(game).SIDE_LABELS),
         "frames": frames,
         "moves": rows,

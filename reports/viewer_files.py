@@ -5,7 +5,8 @@ file calls ``arenaGame(key, doc)``. The journal line's checksum is part of the f
 refresh during a run renders only games it has not rendered before (or whose record changed,
 e.g. an interrupted game replayed on resume) and deletes files no game points to any more.
 
-Replaying costs about a millisecond per ply, so a huge run gets viewers for at most
+Replaying costs the rules' ``play`` and ``board_view`` per ply (about 6 ms per 90-ply draughts
+game), so a huge run gets viewers for at most
 ``limit`` games: first every game that ended by a bot's fault (what bot authors look at),
 then the most recent games. Files rendered by earlier refreshes are kept while they match.
 """
@@ -22,7 +23,7 @@ from reports.replay import replay
 
 GAMES_DIR = "games"
 
-DEFAULT_VIEWER_LIMIT = 5000
+DEFAULT_VIEWER_LIMIT = 2000
 """Most games that get a viewer file; every game of a run up to this size gets one."""
 
 

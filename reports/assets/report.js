@@ -168,7 +168,8 @@ function buildPositions(doc) {
      and the indices of the cells that changed on the move leading to it */
   var cells = doc.cells.map(function (c) { return c.slice(); });
   var hands = doc.hands || [];
-  var out = [{ cells: cells, hands: hands, caption: doc.caption, changed: [] }];
+  var captions = doc.captions || [""], caption = 0;
+  var out = [{ cells: cells, hands: hands, caption: captions[0], changed: [] }];
   (doc.frames || []).forEach(function (f) {
     var next, changed = [];
     if (f.f) {
@@ -182,8 +183,9 @@ function buildPositions(doc) {
       });
     }
     if (f.h) hands = f.h;
+    if (f.c !== undefined) caption = f.c;
     cells = next;
-    out.push({ cells: cells, hands: hands, caption: f.c, changed: changed });
+    out.push({ cells: cells, hands: hands, caption: captions[caption], changed: changed });
   });
   return out;
 }
