@@ -2,8 +2,9 @@
 
 Each game becomes a small JSON document: the first position in full, every later position as
 the cells that changed (a draughts move touches 2-20 cells of 100), hands only when they
-change, captions as indices into a table of distinct captions (only when they change), and one compact row per move (text, side, time, clock, evaluation). The
-viewer's JavaScript rebuilds the positions from these deltas.
+change, captions as indices into a table of distinct captions (only when they change), and
+one compact row per move (text, side, time, clock, evaluation). The viewer's JavaScript
+rebuilds the positions from these deltas.
 """
 
 from __future__ import annotations

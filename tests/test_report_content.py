@@ -198,7 +198,7 @@ def test_fault_table_blames_the_loser(run: Path) -> None:
     page = (run / "report.html").read_text(encoding="utf-8")
     if blame:
         assert 'id="faults" class="alert"' in page
-        for (bot, fault), n in blame.items():
+        for bot, fault in blame:
             assert f'data-filter-bot="{bot}" data-filter-term="{fault}"' in page
     else:
         assert 'id="faults" class="ok"' in page
