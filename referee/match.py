@@ -237,13 +237,14 @@ async def play_on(
     game_id: str = "",
     round: int = 1,
     on_move: Callable[[MoveRecord], None] | None = None,
-    overheads: list[float] | None = None,
+    overheads: list[tuple[float, float]] | None = None,
 ) -> GameRecord:
     """Play one game on two connections that have completed their handshake.
 
     Starts with ``uginewgame`` on both, so the same processes can play game after game. The
     connections stay open (the caller closes them). ``overheads`` collects, per bot move, the
-    seconds between reading one bot's ``bestmove`` and writing the other's ``go`` (benchmark)."""
+    seconds from reading one bot's ``bestmove`` to the start and to the end of the write of
+    the other's ``position``/``legal``/``go`` (for the benchmark)."""
     board, start_text = prepare_game(game, start_position, opening, game_options)
     specs = (connections[0].spec, connections[1].spec)
     names = (specs[0].name, specs[1].name)
@@ -326,7 +327,7 @@ async def _play_moves(
     moves: list[MoveRecord],
     adjudication: Adjudication,
     on_move: Callable[[MoveRecord], None] | None,
-    overheads: list[float] | None,
+    overheads: list[tuple[float, float]] | None,
 ) -> None:
     """The move loop; ends by raising :class:`_End`."""
     last_read: float | None = None
@@ -351,7 +352,7 @@ async def _play_moves(
         except BotError as exc:
             raise _loss(side, names[side], exc) from None
         if overheads is not None and last_read is not None:
-            overheads.append(reply.written_at - last_read)
+            overheads.append((reply.sent_at - last_read, reply.written_at - last_read))
         last_read = reply.read_at
         if clock.is_over(reply.elapsed_ms):
             raise _End(1 - side, Termination.TIME_FORFEIT,

@@ -110,6 +110,8 @@ class BotProcess:
         self._stderr_file = stderr_file
         assert process.stdin is not None and process.stdout is not None
         self._stdin = process.stdin
+        self._stdin_fd: int = process.stdin.fileno()  # type: ignore[attr-defined]
+        self._stdin_closed = False
         self._stdout = process.stdout
         self._buffer = bytearray()
         self._scan_from = 0
@@ -158,10 +160,22 @@ class BotProcess:
         Raises :class:`BotExited` when the pipe is closed."""
         for line in text.split("\n"):
             self.transcript.append("> " + line)
+        if self._stdin_closed:  # the fd number may already belong to another file
+            raise BotExited(f"bot {self.spec.name!r}: its input is already closed")
+        data = (text + "\n").encode()
         try:
-            await self._stdin.send_all((text + "\n").encode())
-        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
+            # Fast path: one direct write to the non-blocking pipe, which almost always takes
+            # the whole line; trio's send_all (a scheduler pass first) only for the rest.
+            written = os.write(self._stdin_fd, data)
+        except BlockingIOError:
+            written = 0
+        except OSError as exc:
             raise BotExited(f"bot {self.spec.name!r} closed its input ({exc})") from None
+        if written < len(data):
+            try:
+                await self._stdin.send_all(data[written:])
+            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
+                raise BotExited(f"bot {self.spec.name!r} closed its input ({exc})") from None
 
     async def readline(self) -> str | BadLine:
         """The next line: text, or a :class:`BadLine` (not UTF-8, or longer than the cap).
@@ -235,6 +249,7 @@ class BotProcess:
             if send_quit and self.process.poll() is None:
                 with contextlib.suppress(BotExited), trio.move_on_after(QUIT_GRACE_S):
                     await self.send("quit")
+            self._stdin_closed = True
             with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError, OSError):
                 await self._stdin.aclose()
             if self.process.poll() is None:
