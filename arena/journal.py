@@ -35,7 +35,9 @@ class Journal:
     def open(cls, path: Path, warn: Warn) -> Journal:
         """Read (and if needed repair) the journal at ``path``; create it when missing."""
         records = load(path, warn, repair=True)
-        path.touch(exist_ok=True)
+        if not path.exists():
+            path.touch()
+            _fsync_dir(path.parent)  # the new file's name must survive a crash too
         return cls(path, records)
 
     def ids(self) -> set[str]:
@@ -100,6 +102,14 @@ def load(path: Path, warn: Warn, *, repair: bool = False) -> list[GameRecord]:
     if tail:
         _drop_tail(path, good_end, len(lines) + 1, "torn last line (no newline)", warn, repair)
     return records
+
+
+def _fsync_dir(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _drop_tail(path: Path, keep: int, number: int, why: str, warn: Warn, repair: bool) -> None:

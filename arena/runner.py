@@ -14,6 +14,8 @@ the journal", guarded by the schedule fingerprint kept in the output directory.
 
 from __future__ import annotations
 
+import fcntl
+import os
 import signal
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -38,6 +40,7 @@ CONFIG_COPY: Final = "config.toml"
 JOURNAL_FILE: Final = "games.jsonl"
 PGN_FILE: Final = "games.pgn"
 LOGS_DIR: Final = "logs"
+LOCK_FILE: Final = ".lock"
 
 
 @dataclass(frozen=True)
@@ -73,6 +76,22 @@ class ScheduleFile(msgspec.Struct):
     fingerprint: str
     total: int
     games: list[ScheduledGame]
+
+
+def lock_output(out: OutputDir) -> int:
+    """Take the output directory for this process (released by the kernel when it exits, even
+    on SIGKILL): two runs appending to one journal would play the same games twice."""
+    out.root.mkdir(parents=True, exist_ok=True)
+    fd = os.open(out.root / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise UserError(
+            f"{out.root} is in use by another 'arena run'; wait for it to finish or stop it, "
+            "or choose another --output directory"
+        ) from None
+    return fd
 
 
 def prepare_output(loaded: LoadedConfig, schedule: Schedule, out: OutputDir, warn: Warn) -> Journal:

@@ -356,6 +356,8 @@ def test_second_ctrl_c_aborts_running_games_and_kills_their_bots(tmp_path: Path)
     deadline = time.monotonic() + 30
     while len(processes_mentioning(str(script))) < 4 and time.monotonic() < deadline:
         time.sleep(0.05)  # wait until both games have both bots running
+    rival = arena_run(config, out)  # a second run on the same directory is refused
+    assert rival.returncode != 0 and "in use by another 'arena run'" in rival.stderr
     proc.send_signal(signal.SIGINT)
     time.sleep(0.3)
     proc.send_signal(signal.SIGINT)

@@ -22,7 +22,7 @@ import trio
 from arena.config import LoadedConfig, load_config
 from arena.errors import UserError
 from arena.progress import Progress
-from arena.runner import OutputDir, RunResult, Tournament, prepare_output
+from arena.runner import OutputDir, RunResult, Tournament, lock_output, prepare_output
 from arena.schedule import build_schedule
 from referee.record import GameRecord
 from reports.pgn import append_pgn, write_pgn
@@ -58,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
     root = args.output or loaded.default_output() or Path("runs") / loaded.path.stem
     out = OutputDir(root)
     try:
+        lock = lock_output(out)  # noqa: F841 - held (open) until the process exits
         journal = prepare_output(loaded, schedule, out, warn)
     except OSError as exc:
         raise UserError(f"cannot use output directory {out.root}: {exc.strerror or exc}") from None
