@@ -49,7 +49,7 @@ def _empty(fig: Figure, text: str) -> None:
 def elo_chart(standings: pd.DataFrame, path: Path) -> Path:
     """Elo with its error bar per bot, best at the top."""
     rated = standings.dropna(subset=["elo"])
-    fig = _figure(7, 0.9 + 0.35 * max(len(rated), 1))
+    fig = _figure(5.6, 0.9 + 0.35 * max(len(rated), 1))
     if rated.empty:
         _empty(fig, "no rated games yet")
         return _save(fig, path)
@@ -67,7 +67,7 @@ def elo_chart(standings: pd.DataFrame, path: Path) -> Path:
 
 def progression_chart(progress: pd.DataFrame, path: Path) -> Path:
     """Elo of every bot refitted as games accumulate (columns: games, bot, elo)."""
-    fig = _figure(7, 3.6)
+    fig = _figure(5.6, 3.6)
     if progress.empty:
         _empty(fig, "not enough games yet")
         return _save(fig, path)
@@ -107,7 +107,7 @@ def crosstable_heatmap(points: pd.DataFrame, count: pd.DataFrame, path: Path) ->
 
 def colour_chart(colours: pd.DataFrame, path: Path) -> Path:
     """p1 win / draw / p2 win shares per game type."""
-    fig = _figure(7, 0.9 + 0.45 * max(len(colours), 1))
+    fig = _figure(5.6, 0.9 + 0.45 * max(len(colours), 1))
     if colours.empty:
         _empty(fig, "no finished games yet")
         return _save(fig, path)
@@ -122,14 +122,14 @@ def colour_chart(colours: pd.DataFrame, path: Path) -> Path:
     ax.set_yticks(y, colours["game"])
     ax.set_xlim(0, 100)
     ax.set_xlabel("% of games")
-    ax.legend(ncols=3, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.35))
+    fig.legend(ncols=3, fontsize=8, loc="outside lower center")
     return _save(fig, path)
 
 
 def endings_chart(wdl: pd.DataFrame, faults: pd.DataFrame, path: Path) -> Path:
     """Per bot: wins, draws, ordinary losses, and losses by each kind of fault."""
     bots = list(wdl.index)
-    fig = _figure(7, 0.9 + 0.35 * max(len(bots), 1))
+    fig = _figure(5.6, 0.9 + 0.35 * max(len(bots), 1))
     if not bots:
         _empty(fig, "no games yet")
         return _save(fig, path)
@@ -152,13 +152,13 @@ def endings_chart(wdl: pd.DataFrame, faults: pd.DataFrame, path: Path) -> Path:
         left += values
     ax.set_yticks(y, bots)
     ax.set_xlabel("games")
-    ax.legend(fontsize=8, ncols=3, loc="upper center", bbox_to_anchor=(0.5, -0.25))
+    fig.legend(fontsize=8, ncols=3, loc="outside lower center")
     return _save(fig, path)
 
 
 def length_histogram(games: pd.DataFrame, path: Path) -> Path:
     """Game length in plies, one histogram per game type."""
-    fig = _figure(7, 3.2)
+    fig = _figure(5.6, 3.2)
     if games.empty:
         _empty(fig, "no games yet")
         return _save(fig, path)
@@ -181,7 +181,7 @@ def _box(ax: object, data: Sequence[np.ndarray], labels: Sequence[str]) -> None:
 
 def move_time_chart(moves: pd.DataFrame, bots: list[str], path: Path) -> Path:
     """Time per move per bot (box: quartiles, whiskers: 5th-95th percentile)."""
-    fig = _figure(7, 0.9 + 0.4 * max(len(bots), 1))
+    fig = _figure(5.6, 0.9 + 0.4 * max(len(bots), 1))
     groups = {b: part["ms"].to_numpy() for b, part in moves.groupby("bot", observed=True)}
     present = [b for b in bots if b in groups and len(groups[b])]
     if not present:

@@ -33,6 +33,7 @@ from reports.viewer_files import DEFAULT_VIEWER_LIMIT, render_viewers
 
 REPORT_NAME = "report.html"
 ASSET_DIR = "report"
+NAV = ("faults", "standings", "ratings", "crosstable", "endings", "colours", "moves", "games")
 
 
 @dataclass
@@ -141,9 +142,15 @@ def _e(value: object) -> str:
 
 
 def _table(frame: pd.DataFrame, table_id: str = "", index: bool = False) -> str:
+    """A pandas table as HTML; row labels (``index``) become the first column, unnamed, so the
+    header is one row."""
+    if index:
+        frame = frame.copy()
+        frame.index.name = None
+        frame.columns.name = None
     text = frame.to_html(
         index=index, classes="data", border=0, na_rep="", escape=True,
-        float_format=lambda x: f"{x:g}", table_id=table_id or None,
+        float_format=lambda x: f"{x:.1f}", table_id=table_id or None,
     )
     return f'<div class="scroll">{text}</div>'
 
@@ -254,8 +261,9 @@ LOS: likelihood that the bot is stronger than the one ranked below it.</p>
 </div></section>
 <section id="crosstable"><h2>Crosstable</h2>
 <p class="hint">Points of the row bot against the column bot / games played.</p>
+<div class="charts">
 {_table(tables.crosstable_display(points, count), "crosstable-table", index=True)}
-<div class="charts">{_img(built_charts["crosstable"], "score matrix heatmap")}</div>
+{_img(built_charts["crosstable"], "score matrix heatmap")}</div>
 </section>
 <section id="endings"><h2>How games ended, per bot</h2>
 <p class="hint">Fault columns count games the bot lost by that fault.</p>
@@ -325,9 +333,7 @@ LOS: likelihood that the bot is stronger than the one ranked below it.</p>
 <div class="meta">{n} games ({done} finished) · game: {_e(names)} · {len(journal.bots)} bots ·
 updated {_e(updated)} · <a href="games.csv">games.csv</a> ·
 <a href="standings.csv">standings.csv</a></div></header>
-<nav><a href="#faults">faults</a><a href="#standings">standings</a><a href="#ratings">ratings</a>
-<a href="#crosstable">crosstable</a><a href="#endings">endings</a><a href="#colours">colours</a>
-<a href="#moves">moves</a><a href="#games">games</a></nav>
+<nav>{"".join(f'<a href="#{s}">{s}</a>' for s in NAV)}</nav>
 <main>{sections}</main>
 {viewer}
 <script>{_asset("report.js")}</script>

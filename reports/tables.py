@@ -180,9 +180,9 @@ def move_stats(journal: Journal) -> pd.DataFrame:
             "p95 ms": grouped["ms"].quantile(0.95).round(1),
             "max ms": grouped["ms"].max().round(1),
             "depth reported": grouped["depth"].count(),
-            "mean depth": grouped["depth"].mean().round(2),
-            "max depth": grouped["depth"].max(),
-            "mean nodes": grouped["nodes"].mean().round(0),
+            "mean depth": grouped["depth"].mean().round(1),
+            "max depth": grouped["depth"].max().astype("Int64"),
+            "mean nodes": grouped["nodes"].mean().round(0).astype("Int64"),
         }
     ).reindex(range(len(journal.bots)))
     table.index = pd.Index(journal.bots, name="bot")

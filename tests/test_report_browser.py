@@ -4,8 +4,8 @@ Opens ``report.html`` from ``file://``, fails on any console error, uncaught exc
 failed load, steps through games with the viewer's buttons and arrow keys, checks the drawn
 board against the rules' own pictures, and saves a screenshot next to the report.
 
-Run by hand to look at a report: ``python tests/test_report_browser.py RUN_DIR [OUT.png]
-[GAME_KEY PLY]``.
+Run by hand to look at a report: ``python tests/test_report_browser.py [--full] RUN_DIR
+[OUT.png] [GAME_KEY [PLY]]`` (``--full``: the whole page, not just the window).
 """
 
 from __future__ import annotations
@@ -118,8 +118,15 @@ class Page:
             self.call("Input.dispatchKeyEvent", type=kind, key=key, code=key,
                       windowsVirtualKeyCode=codes[key])
 
-    def screenshot(self, path: Path) -> Path:
-        data = self.call("Page.captureScreenshot", format="png")["data"]
+    def screenshot(self, path: Path, full: bool = False) -> Path:
+        """The viewport, or with ``full`` the whole page's height."""
+        params: dict[str, Any] = {"format": "png"}
+        if full:
+            size = self.call("Page.getLayoutMetrics")["cssContentSize"]
+            params["captureBeyondViewport"] = True
+            params["clip"] = {"x": 0, "y": 0, "width": size["width"], "height": size["height"],
+                              "scale": 1}
+        data = self.call("Page.captureScreenshot", **params)["data"]
         path.write_bytes(base64.b64decode(data))
         return path
 
@@ -258,7 +265,9 @@ def test_hash_opens_game_at_ply_and_filters_work(reports: dict[str, Path]) -> No
 
 
 def main(argv: list[str]) -> int:
-    """Screenshot a report: RUN_DIR [OUT.png] [GAME_KEY [PLY]]."""
+    """Screenshot a report: [--full] RUN_DIR [OUT.png] [GAME_KEY [PLY]]."""
+    full = "--full" in argv
+    argv = [a for a in argv if a != "--full"]
     run = Path(argv[0]).resolve()
     out = Path(argv[1]) if len(argv) > 1 else run / "report-screenshot.png"
     url = (run / "report.html").as_uri()
@@ -268,7 +277,7 @@ def main(argv: list[str]) -> int:
         page.open(url)
         if len(argv) > 2:
             page.wait_for("ARENA.game !== null")
-        page.screenshot(out)
+        page.screenshot(out, full=full)
         for error in page.errors:
             print(f"console error: {error}", file=sys.stderr)
         print(out)
