@@ -93,11 +93,28 @@ def _tc_text(tcs: tuple[TimeControl, TimeControl]) -> str:
     return str(tcs[0]) if tcs[0] == tcs[1] else f"p1: {tcs[0]} | p2: {tcs[1]}"
 
 
+def game_options_for(game: str, game_options: Mapping[str, str],
+                     adjudication: Adjudication | None = None) -> dict[str, str]:
+    """The options a game is built with: checked against the game's declared ``OPTIONS``, plus
+    the referee's ``draw_rules`` switch for games whose draw rules live inside the round
+    (Donkan's partie caps), so that ``[adjudication] draw_rules = false`` reaches them too."""
+    rules = get_game(game)
+    unknown = sorted(set(game_options) - set(rules.OPTIONS))
+    if unknown:
+        accepted = ", ".join(rules.OPTIONS) or "none"
+        raise GameError(f"{game} has no option {', '.join(unknown)} (its options: {accepted})")
+    options = {key: str(value) for key, value in game_options.items()}
+    if adjudication is not None and "draw_rules" in rules.OPTIONS and "draw_rules" not in options:
+        options["draw_rules"] = "true" if adjudication.draw_rules else "false"
+    return options
+
+
 def prepare_game(game: str, start_position: str | None, opening: Sequence[str],
                  game_options: Mapping[str, str]) -> tuple[Game[Any], str]:
     """The rules object at the start and the start position's text; checks the options and
     the opening before any process starts (a :class:`GameError` names the fault)."""
     rules = get_game(game)
+    game_options = game_options_for(game, game_options)
     if start_position in (None, "", "startpos"):
         board = rules.start(**game_options)
     else:
@@ -133,6 +150,7 @@ async def play_game(
     Raises :class:`GameError` (before starting anything) for a bad game name, position, option
     or opening. Bot failures never raise: they end the game with the right termination. When
     cancelled, both bots are shut down and the cancellation propagates."""
+    game_options = game_options_for(game, game_options, adjudication)
     board, _ = prepare_game(game, start_position, opening, game_options)
     tcs = side_time_controls(p1, p2, tc)
     specs = (p1, p2)
@@ -245,6 +263,7 @@ async def play_on(
     connections stay open (the caller closes them). ``overheads`` collects, per bot move, the
     seconds from reading one bot's ``bestmove`` to the start and to the end of the write of
     the other's ``position``/``legal``/``go`` (for the benchmark)."""
+    game_options = game_options_for(game, game_options, adjudication)
     board, start_text = prepare_game(game, start_position, opening, game_options)
     specs = (connections[0].spec, connections[1].spec)
     names = (specs[0].name, specs[1].name)
@@ -427,6 +446,7 @@ __all__ = [
     "open_bot",
     "play_game",
     "play_on",
+    "game_options_for",
     "prepare_game",
     "side_time_controls",
 ]

@@ -243,7 +243,7 @@ async def test_donkan_round_with_target_option_records_parties(tmp_path: Path) -
     with trio.fail_after(30):
         record = await play_game("donkan", random_bot("a", 11), random_bot("b", 12), tc=FAST,
                                  game_options={"target": "2"})
-    assert record.options == {"target": "2"}
+    assert record.options == {"target": "2", "draw_rules": "true"}
     assert record.termination is Termination.NORMAL, record.reason
     assert max(record.score) >= 2 and record.winner == record.score.index(max(record.score))
     assert sum(p.points for p in record.parties if p.winner == record.winner) == max(record.score)

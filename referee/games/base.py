@@ -120,6 +120,9 @@ class Game(ABC, Generic[M]):
     """The game's own names for p1 and p2 (``white``/``black``, ``south``/``north``)."""
     START_POSITION: ClassVar[str]
     """The position text of the standard start."""
+    OPTIONS: ClassVar[tuple[str, ...]] = ()
+    """Names of the game options ``start``/``from_position`` accept (values may be strings,
+    as they come from configs); the referee rejects any other name before a game starts."""
 
     # ----- construction -------------------------------------------------------------------
     @classmethod

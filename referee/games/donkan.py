@@ -222,6 +222,8 @@ def _option_bool(name: str, value: object) -> bool:
 class Donkan(Game[int]):
     """A Donkan round: the current partie's board plus the score, with make/unmake history."""
 
+    OPTIONS = ("target", "draw_rules")
+
     NAME: ClassVar[str] = "donkan"
     DESCRIPTION: ClassVar[str] = "Donkan: 7x7, king and two soldiers each, race to the castle d4"
     SIDE_LABELS: ClassVar[tuple[str, str]] = ("south", "north")

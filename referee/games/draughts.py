@@ -115,7 +115,7 @@ class Draughts(Game[DraughtsMove]):
     @classmethod
     def from_position(cls, text: str, **options: Any) -> Self:
         if options:
-            raise TypeError(f"draughts takes no options, got {sorted(options)}")
+            raise PositionError(f"draughts takes no options, got {sorted(options)}")
         p = parse_fen(text)
         masks = [0, 0]
         kings = 0
