@@ -21,6 +21,7 @@ from referee.games.base import (
     IllegalMove,
     MoveSyntaxError,
     Outcome,
+    PositionError,
 )
 
 _MOVE_TEXT = re.compile(r"^\d{1,2}(?:-\d{1,2}|(?:x\d{1,2})+)$")
