@@ -291,7 +291,9 @@ def check_config(
         )
     options = {k: _option_text(v) for k, v in config.game_options.items()}
     try:
-        get_game(config.game).start(**options)
+        from referee.match import game_options_for  # names checked as the referee will
+
+        get_game(config.game).start(**game_options_for(config.game, options))
     except (GameError, TypeError) as exc:
         raise fail(
             ["game_options", *list(options)[:1]], f"bad game options for {config.game}: {exc}"

@@ -148,4 +148,5 @@ def test_a_time_control_is_required(tree: Path) -> None:
 def test_bad_game_options_are_caught_before_any_game(tree: Path) -> None:
     message = error_of(tree, GOOD.replace('"donkan"', '"draughts"'))  # no 'target' there
     assert ":17: game_options.target: bad game options for draughts" in message
+    assert "no option target" in message
     assert "must be a positive integer" in error_of(tree, GOOD.replace("= 5", '= "x"'))
