@@ -6,20 +6,37 @@ setrlimit limits applied in the child; stderr goes to a log file. Lines are read
 (:data:`MAX_LINE_BYTES`): an overlong line is counted and dropped, not stored. Shutdown sends
 ``quit``, waits briefly, then SIGTERMs and SIGKILLs the whole process group, always reaping,
 and runs shielded so that a cancelled game still leaves no process behind.
+
+Containment, and where it ends (no cgroups needed):
+
+* The bot gets ``PR_SET_PDEATHSIG = SIGKILL``, so it dies with the referee even when the
+  referee is SIGKILLed and cannot clean up. Linux sends that signal when the *thread* that
+  forked the child ends, so bots are forked by one long-lived spawner thread
+  (:func:`_spawn`), never by a pooled worker thread that may exit while the bot runs.
+* At shutdown the bot's descendants are listed from ``/proc`` before any signal, and each one
+  still alive after the group kill is SIGKILLed too: a child that called ``setsid()`` to leave
+  the group is caught this way while it is still a descendant of the bot.
+* Best effort only: a daemon that double-forked (its parent exited, so it was reparented to
+  init) before the shutdown is no longer anyone's descendant and escapes. ``sandbox =
+  "bwrap"`` closes that gap: the bot runs in its own PID namespace, and everything in it dies
+  with it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
+import queue
 import resource
 import shutil
 import signal
 import subprocess
+import threading
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 import trio
 
@@ -33,6 +50,9 @@ TERM_GRACE_S: Final = 0.5
 TRANSCRIPT_LINES: Final = 64
 """Lines of the conversation kept for error messages and ``check-bot`` output."""
 _ENV_KEEP: Final = ("PATH", "HOME", "LANG")
+TRANSCRIPT_CHARS: Final = 300
+"""Longest transcript entry; a longer line is cut and its length noted (memory stays bounded)."""
+_PR_SET_PDEATHSIG: Final = 1
 
 
 class BotStartError(Exception):
@@ -62,7 +82,14 @@ def _limit_setter(limits: Limits) -> Callable[[], None]:
     if limits.file_mb is not None:
         pairs.append((resource.RLIMIT_FSIZE, limits.file_mb << 20))
 
+    prctl = _prctl()
+    parent = os.getpid()
+
     def apply() -> None:
+        if prctl is not None:
+            prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+            if os.getppid() != parent:  # the referee died before prctl: nobody will read us
+                os.kill(os.getpid(), signal.SIGKILL)
         for which, value in pairs:
             _soft, hard = resource.getrlimit(which)
             if hard != resource.RLIM_INFINITY:
@@ -70,6 +97,136 @@ def _limit_setter(limits: Limits) -> Callable[[], None]:
             resource.setrlimit(which, (value, value if hard == resource.RLIM_INFINITY else hard))
 
     return apply
+
+
+def _prctl() -> Any:
+    """libc's ``prctl``, looked up in the parent (never dlopen in a forked child), or None."""
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+class _Spawner:
+    """The one thread that forks bots. PR_SET_PDEATHSIG fires when the forking *thread* ends,
+    so forking from trio's pooled worker threads (which exit after 10 s idle) would kill
+    healthy bots; this daemon thread lives as long as the referee process."""
+
+    def __init__(self) -> None:
+        self._jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    def submit(self, job: Callable[[], None]) -> None:
+        with self._lock:
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._loop, name="bot-spawner",
+                                                daemon=True)
+                self._thread.start()
+        self._jobs.put(job)
+
+    def _loop(self) -> None:
+        while True:
+            self._jobs.get()()
+
+
+_SPAWNER = _Spawner()
+
+
+async def _spawn(argv: list[str], **options: Any) -> subprocess.Popen[bytes]:
+    """``subprocess.Popen(argv, **options)`` run on the spawner thread; not cancellable (a
+    process started for a cancelled caller would have no owner), but it takes milliseconds."""
+    token = trio.lowlevel.current_trio_token()
+    done = trio.Event()
+    box: list[Any] = []
+
+    def job() -> None:
+        try:
+            box.append(subprocess.Popen(argv, **options))
+        except BaseException as exc:  # handed back to the trio task below
+            box.append(exc)
+        token.run_sync_soon(done.set)
+
+    _SPAWNER.submit(job)
+    with trio.CancelScope(shield=True):
+        await done.wait()
+    if isinstance(box[0], BaseException):
+        raise box[0]
+    return box[0]  # type: ignore[no-any-return]
+
+
+class ChildProcess:
+    """The running program behind a :class:`BotProcess`: pid, non-blocking pipe streams, and
+    an async ``wait`` on a pidfd (what ``trio.Process`` offers, for a child we forked)."""
+
+    def __init__(self, popen: subprocess.Popen[bytes], stdin_fd: int, stdout_fd: int) -> None:
+        self.popen = popen
+        self.pid = popen.pid
+        self.stdin = trio.lowlevel.FdStream(stdin_fd)
+        self.stdout = trio.lowlevel.FdStream(stdout_fd)
+        self._pidfd: int | None = None
+        with contextlib.suppress(OSError, AttributeError):
+            self._pidfd = os.pidfd_open(popen.pid)
+        self._wait_lock = trio.Lock()
+
+    def poll(self) -> int | None:
+        return self.popen.poll()
+
+    async def wait(self) -> int:
+        """Wait for the exit and reap; several tasks may wait at once."""
+        async with self._wait_lock:
+            if self.popen.returncode is None:
+                if self._pidfd is not None:
+                    await trio.lowlevel.wait_readable(self._pidfd)
+                else:  # pragma: no cover - kernels before 5.3
+                    while self.popen.poll() is None:
+                        await trio.sleep(0.01)
+            code = self.popen.wait()
+        self._close_pidfd()
+        return code
+
+    def _close_pidfd(self) -> None:
+        if self._pidfd is not None:
+            trio.lowlevel.notify_closing(self._pidfd)
+            os.close(self._pidfd)
+            self._pidfd = None
+
+
+def _proc_stat(pid: int) -> tuple[int, int, int] | None:
+    """(parent pid, process group, start time) from /proc/PID/stat; None if gone or a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    if fields[0] in (b"Z", b"X"):
+        return None
+    return int(fields[1]), int(fields[2]), int(fields[19])
+
+
+def descendants(pid: int) -> dict[int, int]:
+    """Every live descendant of ``pid`` (children, theirs, ...) -> its start time, from /proc."""
+    children: dict[int, list[int]] = {}
+    started: dict[int, int] = {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return {}
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        stat = _proc_stat(int(entry))
+        if stat is not None:
+            children.setdefault(stat[0], []).append(int(entry))
+            started[int(entry)] = stat[2]
+    found: dict[int, int] = {}
+    todo = list(children.get(pid, ()))
+    while todo:
+        child = todo.pop()
+        if child not in found:
+            found[child] = started[child]
+            todo.extend(children.get(child, ()))
+    return found
 
 
 def resolve_command(spec: BotSpec) -> list[str]:
@@ -101,16 +258,22 @@ def sandbox_argv(spec: BotSpec, argv: list[str]) -> list[str]:
             "--unshare-all", "--die-with-parent", "--chdir", cwd, "--", *argv]
 
 
+def _clip(line: str) -> str:
+    if len(line) <= TRANSCRIPT_CHARS:
+        return line
+    return f"{line[:TRANSCRIPT_CHARS]}... ({len(line)} chars)"
+
+
 class BotProcess:
     """A running bot: line I/O over its pipes plus a guaranteed, group-wide shutdown."""
 
-    def __init__(self, spec: BotSpec, process: trio.Process, stderr_file: object | None) -> None:
+    def __init__(self, spec: BotSpec, process: ChildProcess, stderr_file: object | None) -> None:
         self.spec = spec
         self.process = process
         self._stderr_file = stderr_file
         assert process.stdin is not None and process.stdout is not None
         self._stdin = process.stdin
-        self._stdin_fd: int = process.stdin.fileno()  # type: ignore[attr-defined]
+        self._stdin_fd: int = process.stdin.fileno()
         self._stdin_closed = False
         self._stdout = process.stdout
         self._buffer = bytearray()
@@ -119,6 +282,8 @@ class BotProcess:
         self._eof = False
         self.dropped_lines = 0
         """Overlong lines seen (each counted once, its bytes thrown away)."""
+        self.dropped_bytes = 0
+        """Bytes of overlong lines read and thrown away (counted, never stored)."""
         self.transcript: deque[str] = deque(maxlen=TRANSCRIPT_LINES)
         """Recent lines both ways, ``> `` sent and ``< `` received."""
         self.closed = False
@@ -132,14 +297,19 @@ class BotProcess:
         """Start the bot; raises :class:`BotStartError` naming the bot and the cause."""
         argv = resolve_command(spec)
         stderr_file = None
+        pipes: list[int] = []
         try:
             if stderr_path is not None:
                 stderr_path.parent.mkdir(parents=True, exist_ok=True)
                 stderr_file = open(stderr_path, "ab")  # noqa: SIM115 - closed in aclose()
-            process = await trio.lowlevel.open_process(
+            child_in, our_in = os.pipe()
+            pipes += (child_in, our_in)
+            our_out, child_out = os.pipe()
+            pipes += (our_out, child_out)
+            popen = await _spawn(
                 argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
+                stdin=child_in,
+                stdout=child_out,
                 stderr=stderr_file if stderr_file is not None else subprocess.DEVNULL,
                 cwd=spec.cwd,
                 env=clean_environment(spec),
@@ -148,10 +318,14 @@ class BotProcess:
                 close_fds=True,
             )
         except (OSError, subprocess.SubprocessError) as exc:
+            for fd in pipes:
+                os.close(fd)
             if stderr_file is not None:
                 stderr_file.close()
             raise BotStartError(f"cannot start bot {spec.name!r} ({argv!r}): {exc}") from exc
-        return cls(spec, process, stderr_file)
+        os.close(child_in)
+        os.close(child_out)
+        return cls(spec, ChildProcess(popen, our_in, our_out), stderr_file)
 
     # ----- lines ----------------------------------------------------------------------------
     async def send(self, text: str) -> None:
@@ -159,7 +333,7 @@ class BotProcess:
 
         Raises :class:`BotExited` when the pipe is closed."""
         for line in text.split("\n"):
-            self.transcript.append("> " + line)
+            self.transcript.append("> " + _clip(line))
         if self._stdin_closed:  # the fd number may already belong to another file
             raise BotExited(f"bot {self.spec.name!r}: its input is already closed")
         data = (text + "\n").encode()
@@ -184,20 +358,29 @@ class BotProcess:
         while True:
             newline = self._buffer.find(b"\n", self._scan_from)
             if newline >= 0:
+                self._scan_from = 0
+                if self._dropping:  # the end of an overlong line, reported when it overflowed
+                    self.dropped_bytes += newline
+                    del self._buffer[: newline + 1]
+                    self._dropping = False
+                    continue
                 raw = bytes(self._buffer[: min(newline, MAX_LINE_BYTES + 1)])
                 del self._buffer[: newline + 1]
-                self._scan_from = 0
-                if self._dropping or newline > MAX_LINE_BYTES:
-                    if not self._dropping:
-                        self.dropped_lines += 1
-                    self._dropping = False
+                if newline > MAX_LINE_BYTES:
+                    self.dropped_lines += 1
+                    self.dropped_bytes += newline
                     return self._record(BadLine(b"", f"line longer than {MAX_LINE_BYTES} bytes"))
                 return self._record(decode_line(raw))
             if len(self._buffer) > MAX_LINE_BYTES:
-                if not self._dropping:
-                    self.dropped_lines += 1
-                self._dropping = True
+                # Report an overlong line as soon as it overflows, not at its end: a flooding
+                # bot may never end it. The rest of it is read and thrown away.
+                self.dropped_bytes += len(self._buffer)
                 self._buffer.clear()
+                self._scan_from = 0
+                if not self._dropping:
+                    self._dropping = True
+                    self.dropped_lines += 1
+                    return self._record(BadLine(b"", f"line longer than {MAX_LINE_BYTES} bytes"))
             self._scan_from = len(self._buffer)
             if self._eof:
                 if self._buffer and not self._dropping:
@@ -215,7 +398,7 @@ class BotProcess:
             self._buffer += chunk
 
     def _record(self, line: str | BadLine) -> str | BadLine:
-        self.transcript.append("< " + (line if isinstance(line, str) else repr(line)))
+        self.transcript.append("< " + (_clip(line) if isinstance(line, str) else repr(line)))
         return line
 
     def exit_status(self) -> int | None:
@@ -246,6 +429,9 @@ class BotProcess:
             return
         self.closed = True
         with trio.CancelScope(shield=True):
+            # Listed before anything can exit: once the bot is gone, a child that left its
+            # process group (setsid) is no longer anyone's descendant that we could find.
+            tree = descendants(self.process.pid)
             if send_quit and self.process.poll() is None:
                 with contextlib.suppress(BotExited), trio.move_on_after(QUIT_GRACE_S):
                     await self.send("quit")
@@ -263,6 +449,7 @@ class BotProcess:
             # The leader is gone; its group may still hold children. The group id cannot be
             # reused while any member lives, so this reaches only the bot's own descendants.
             self._signal_group(signal.SIGKILL)
+            _kill_escaped(tree)
             with contextlib.suppress(trio.ClosedResourceError, OSError):
                 await self._stdout.aclose()
             if self._stderr_file is not None:
@@ -271,3 +458,21 @@ class BotProcess:
     def _signal_group(self, sig: signal.Signals) -> None:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.process.pid, sig)
+
+
+def _kill_escaped(tree: dict[int, int]) -> None:
+    """SIGKILL each listed descendant still alive (the group kill missed those that left the
+    group), with its own group and its descendants. The start time guards against a pid
+    reused since the listing."""
+    for pid, started in tree.items():
+        stat = _proc_stat(pid)
+        if stat is None or stat[2] != started:
+            continue
+        more = descendants(pid)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+            if stat[1] == pid:  # it leads its own group (setsid/setpgid): the group too
+                os.killpg(pid, signal.SIGKILL)
+        for other in more:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(other, signal.SIGKILL)
