@@ -16,6 +16,8 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import LinearSegmentedColormap
 from matplotlib.figure import Figure
 
+from reports.files import write_with
+
 WIN, DRAW, LOSS = "#3a7d44", "#b0b7bf", "#c0392b"
 FAULT_COLOURS = {
     "time-forfeit": "#e67e22",
@@ -34,10 +36,7 @@ def _figure(width: float, height: float) -> Figure:
 
 
 def _save(fig: Figure, path: Path) -> Path:
-    tmp = path.with_name(path.stem + ".tmp.png")
-    fig.savefig(tmp, format="png")
-    tmp.replace(path)
-    return path
+    return write_with(path, lambda tmp: fig.savefig(tmp, format="png"))
 
 
 def _empty(fig: Figure, text: str) -> None:

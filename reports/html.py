@@ -19,7 +19,6 @@ from __future__ import annotations
 import html
 import json
 import math
-import os
 import time
 from dataclasses import dataclass, field
 from importlib import resources
@@ -28,6 +27,7 @@ from pathlib import Path
 import pandas as pd
 
 from reports import charts, rating_tables, tables
+from reports.files import write_text, write_with
 from reports.journal import FAULTS, Journal, read_journal
 from reports.viewer_files import DEFAULT_VIEWER_LIMIT, render_viewers
 
@@ -51,12 +51,6 @@ class Built:
 def build_report(run_dir: Path, viewer_limit: int | None = DEFAULT_VIEWER_LIMIT) -> Path:
     """Write (or refresh) the report of ``run_dir``; return the path of ``report.html``."""
     return build(Path(run_dir), viewer_limit=viewer_limit).html
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
 
 
 def _asset(name: str) -> str:
@@ -84,6 +78,7 @@ def build(run_dir: Path, viewer_limit: int | None = DEFAULT_VIEWER_LIMIT) -> Bui
     moves = tables.move_frame(journal)
     move_table = tables.move_stats(journal)
     progress = rating_tables.progression(games, bots)
+    pairs = rating_tables.head_to_head(journal, list(standings["bot"]))
 
     built_charts = {
         "elo": charts.elo_chart(standings, out / "elo.png"),
@@ -105,19 +100,17 @@ def build(run_dir: Path, viewer_limit: int | None = DEFAULT_VIEWER_LIMIT) -> Bui
             f"(limit {viewer_limit}): every game that ended by a bot's fault first, then the "
             "most recent ones; `arena report --viewer-limit 0` renders all"
         )
-    _write_atomic(out / "index.js", _index_js(journal, viewers))
+    write_text(out / "index.js", _index_js(journal, viewers))
 
-    games.to_csv(run_dir / "games.csv.tmp", index=False)
-    os.replace(run_dir / "games.csv.tmp", run_dir / "games.csv")
-    standings.to_csv(run_dir / "standings.csv.tmp", index=False)
-    os.replace(run_dir / "standings.csv.tmp", run_dir / "standings.csv")
+    write_with(run_dir / "games.csv", lambda tmp: games.to_csv(tmp, index=False))
+    write_with(run_dir / "standings.csv", lambda tmp: standings.to_csv(tmp, index=False))
 
     page = _page(
-        run_dir, journal, games, standings, rating, points, count, faults, colours, advantage,
+        run_dir, journal, games, standings, points, count, pairs, faults, colours, advantage,
         move_table, built_charts, notes,
     )
     target = run_dir / REPORT_NAME
-    _write_atomic(target, page)
+    write_text(target, page)
     return Built(target, standings, games, built_charts, viewers, notes)
 
 
@@ -227,9 +220,9 @@ def _page(
     journal: Journal,
     games: pd.DataFrame,
     standings: pd.DataFrame,
-    rating: object,
     points: pd.DataFrame,
     count: pd.DataFrame,
+    pairs: pd.DataFrame,
     faults: pd.DataFrame,
     colours: pd.DataFrame,
     advantage: pd.DataFrame,
@@ -264,6 +257,11 @@ LOS: likelihood that the bot is stronger than the one ranked below it.</p>
 <div class="charts">
 {_table(tables.crosstable_display(points, count), "crosstable-table", index=True)}
 {_img(built_charts["crosstable"], "score matrix heatmap")}</div>
+<h3>Head to head</h3>
+<p class="hint">From the higher-ranked bot's side. Elo diff: what the score implies (95% error);
+LOS from wins and losses; pairs: colour pairs (same opening, colours swapped) scoring 0, 1/2, 1,
+3/2, 2 points.</p>
+{_table(pairs, "pairs-table")}
 </section>
 <section id="endings"><h2>How games ended, per bot</h2>
 <p class="hint">Fault columns count games the bot lost by that fault.</p>

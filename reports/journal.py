@@ -21,6 +21,7 @@ from pathlib import Path
 
 import msgspec
 
+from arena.ratings.sources import PAIR_TAGS
 from referee.record import GameRecord, decode_record
 
 JOURNAL_NAME = "games.jsonl"
@@ -55,6 +56,8 @@ class GameSummary:
     started_at: float
     ended_at: float
     opening: str
+    pair: str | None
+    """The colour pair the game belongs to (runner tag ``pair``), for pentanomial statistics."""
     fingerprint: str
     """Checksum of the journal line: a viewer file is re-rendered only when it changes."""
     offset: int
@@ -163,6 +166,7 @@ def read_journal(run_dir: Path) -> Journal:
                 started_at=rec.started_at,
                 ended_at=rec.ended_at,
                 opening=" ".join(rec.opening),
+                pair=next((rec.tags[t] for t in PAIR_TAGS if rec.tags.get(t)), None),
                 fingerprint=f"{zlib.crc32(line):08x}",
                 offset=offset,
                 length=len(line),

@@ -13,9 +13,11 @@ import math
 import numpy as np
 import pandas as pd
 
+from arena.ratings import GameResult, pairwise
 from arena.ratings.counts import Counts, aggregate_arrays
 from arena.ratings.model import MARK_TEXT, RatingFit, fit_ratings
-from reports.tables import finished
+from reports.journal import Journal
+from reports.tables import DECISIVE_OR_DRAWN, finished
 
 PROGRESS_POINTS = 24
 """How many times the rating progression chart refits (evenly spaced in games played)."""
@@ -135,3 +137,42 @@ def progression(games: pd.DataFrame, bots: list[str],
             if not math.isnan(value) and not result.marks[i]:
                 rows.append({"games": k, "bot": bot, "elo": value})
     return pd.DataFrame(rows, columns=["games", "bot", "elo"])
+
+
+def head_to_head(journal: Journal, order: list[str]) -> pd.DataFrame:
+    """Every pair that met, from the higher-ranked bot's side: W/D/L, score, the Elo difference
+    the score implies with its error, LOS, and the pentanomial counts of colour pairs
+    (:func:`arena.ratings.pairwise`)."""
+    results = [
+        GameResult(g.p1, g.p2, _P1_SCORE[g.result], g.pair, g.key)
+        for g in journal.games
+        if g.result in DECISIVE_OR_DRAWN
+    ]
+    rank = {b: i for i, b in enumerate(order)}
+    rows = []
+    for stats in pairwise(results).values():
+        if rank.get(stats.player, 0) > rank.get(stats.opponent, 0):
+            stats = stats.flipped()
+        penta = stats.penta
+        rows.append(
+            {
+                "bot": stats.player,
+                "opponent": stats.opponent,
+                "games": stats.games,
+                "W": stats.wins,
+                "D": stats.draws,
+                "L": stats.losses,
+                "score %": round(100.0 * stats.score, 1),
+                "Elo diff": stats.elo if math.isfinite(stats.elo) else math.nan,
+                "+-": stats.elo_error if math.isfinite(stats.elo_error) else math.nan,
+                "LOS %": round(100.0 * stats.los, 1),
+                "pairs 0/0.5/1/1.5/2": " ".join(str(n) for n in penta.five())
+                if penta.pairs else "",
+                "_rank": (rank.get(stats.player, 0), rank.get(stats.opponent, 0)),
+            }
+        )
+    frame = pd.DataFrame(rows)
+    if frame.empty:
+        return pd.DataFrame(columns=["bot", "opponent", "games", "W", "D", "L", "score %",
+                                     "Elo diff", "+-", "LOS %", "pairs 0/0.5/1/1.5/2"])
+    return frame.sort_values("_rank").drop(columns="_rank").reset_index(drop=True)

@@ -14,10 +14,10 @@ then the most recent games. Files rendered by earlier refreshes are kept while t
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 from referee.games import GameError
+from reports.files import write_text
 from reports.journal import FAULTS, GameSummary, Journal, iter_records
 from reports.replay import replay
 
@@ -52,12 +52,6 @@ def choose(games: list[GameSummary], limit: int | None, cached: set[str]) -> lis
     return sorted(chosen.values(), key=lambda g: g.index)
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-
-
 def render_viewers(
     journal: Journal, out_dir: Path, limit: int | None = DEFAULT_VIEWER_LIMIT
 ) -> dict[str, str]:
@@ -75,7 +69,7 @@ def render_viewers(
             doc = {"game": rec.game, "error": f"cannot replay: {exc}", "frames": [], "moves": []}
         doc["key"] = game.key
         text = json.dumps(doc, separators=(",", ":"), ensure_ascii=False)
-        _write_atomic(games_dir / file_name(game), f"arenaGame({json.dumps(game.key)},{text});\n")
+        write_text(games_dir / file_name(game), f"arenaGame({json.dumps(game.key)},{text});\n")
     wanted = {file_name(g) for g in chosen}
     for name in cached - wanted:
         (games_dir / name).unlink(missing_ok=True)

@@ -12,7 +12,7 @@ import csv
 import json
 import subprocess
 import sys
-from collections import Counter
+from collections import Counter, defaultdict
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -159,7 +159,7 @@ def test_standings_elo_and_los_come_from_the_rating_fit(run: Path) -> None:
 
 def test_crosstable_holds_points_against_each_opponent(run: Path) -> None:
     records = records_of(run)
-    points: Counter[tuple[str, str]] = Counter()
+    points: dict[tuple[str, str], float] = defaultdict(float)
     games: Counter[tuple[str, str]] = Counter()
     for r in records:
         p1 = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}[r.result]
@@ -179,6 +179,31 @@ def test_crosstable_holds_points_against_each_opponent(run: Path) -> None:
         assert cells[a][b] == f"{points[(a, b)]:g}/{n}"
     for a in cells:
         assert cells[a][a] == ""
+
+
+def test_head_to_head_counts_each_pair_from_the_higher_ranked_side(run: Path) -> None:
+    records = records_of(run)
+    rank = {r["bot"]: int(r["rank"]) for r in read_csv(run / "standings.csv")}
+    tally: dict[tuple[str, str], Counter[str]] = {}
+    for r in records:
+        a, b = sorted((r.p1, r.p2), key=rank.__getitem__)
+        c = tally.setdefault((a, b), Counter())
+        if r.result == "1/2-1/2":
+            c["D"] += 1
+        elif (r.result == "1-0") == (r.p1 == a):
+            c["W"] += 1
+        else:
+            c["L"] += 1
+    table = html_table(run, "pairs-table")
+    header = table[0]
+    seen = set()
+    for row in table[1:]:
+        cells = dict(zip(header, row, strict=True))
+        key = (cells["bot"], cells["opponent"])
+        seen.add(key)
+        assert [int(cells[k]) for k in "WDL"] == [tally[key][k] for k in "WDL"], key
+        assert int(cells["games"]) == sum(tally[key].values())
+    assert seen == set(tally)
 
 
 def test_fault_table_blames_the_loser(run: Path) -> None:
