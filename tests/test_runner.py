@@ -142,7 +142,7 @@ random_plies = 2
         assert [m.move for m in record.moves[:2]] == record.opening and record.moves[0].book
     if game == "donkan":
         for record in records:
-            assert record.options == {"target": "5"}
+            assert record.options["target"] == "5"
             if record.termination == Termination.NORMAL:
                 assert record.winner is not None and record.parties
                 assert record.score[record.winner] >= 5 > record.score[1 - record.winner]
