@@ -17,11 +17,13 @@ Run as ``python sample_bots/alphabeta.py``.
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import queue
 import random
 import sys
 import threading
+import time
 from collections.abc import Hashable
 from typing import Any, TextIO
 
@@ -54,7 +56,7 @@ from sample_bots.search import (  # noqa: E402
 )
 
 DEFAULT_HASH_MB = 16
-OVERHEAD_MS = 20.0
+OVERHEAD_MS = 25.0
 """Kept back from every budget for reading the position, pipes and the process switch."""
 MOVES_TO_GO = 30
 """Without ``movestogo``, plan as if this many moves were left."""
@@ -175,8 +177,9 @@ class Engine:
             return rules.new(fen)  # options this game does not take: play without them
 
     # ----- thinking -----------------------------------------------------------------------
-    def think(self, go: Go, stop: threading.Event, send: Any) -> str:
-        """Search and return the move text; ``send`` writes ``info`` lines."""
+    def think(self, go: Go, stop: threading.Event, send: Any, started: float) -> str:
+        """Search and return the move text; ``send`` writes ``info`` lines. ``started`` is
+        when the ``go`` line arrived: the clock runs from then, not from the search's start."""
         board, ev = self.board, self.evaluator
         if board is None or ev is None:
             return self._fallback()
@@ -192,7 +195,7 @@ class Engine:
         def report(r: Report) -> None:
             send(self._info(r))
 
-        best, last = searcher.iterate(limits, report)
+        best, last = searcher.iterate(limits, report, started)
         if best is None:
             return self._fallback()
         text: str = board.format_move(best)
@@ -252,7 +255,7 @@ class Bot:
         self.stdin = stdin
         self.stdout = stdout
         self.lock = threading.Lock()
-        self.commands: queue.Queue[Command | None] = queue.Queue()
+        self.commands: queue.Queue[tuple[Command | None, float]] = queue.Queue()
         self.searching = threading.Event()
         self.stop = threading.Event()
         self.quitting = threading.Event()
@@ -284,16 +287,16 @@ class Bot:
                 if isinstance(command, Quit):
                     self.quitting.set()
                     self.stop.set()
-            self.commands.put(command)
+            self.commands.put((command, time.perf_counter()))
         self.quitting.set()
         self.stop.set()
-        self.commands.put(None)
+        self.commands.put((None, time.perf_counter()))
 
     def run(self) -> int:
         threading.Thread(target=self.read, daemon=True).start()
         engine = self.engine
         while True:
-            command = self.commands.get()
+            command, arrived = self.commands.get()
             match command:
                 case None | Quit():
                     return 0
@@ -319,17 +322,17 @@ class Bot:
                 case Legal(moves=moves):
                     engine.legal = list(moves)
                 case Go() as go:
-                    if not self.go(go):
+                    if not self.go(go, arrived):
                         return 0
                 case _:
                     pass  # gameover, partie, a stray stop: informative only
 
-    def go(self, go: Go) -> bool:
+    def go(self, go: Go, arrived: float) -> bool:
         """Search, wait for ``stop`` after ``go infinite``, answer; False if quit came."""
         self.stop.clear()
         self.searching.set()
         try:
-            move = self.engine.think(go, self.stop, self.send)
+            move = self.engine.think(go, self.stop, self.send, arrived)
             if go.infinite:
                 while not self.stop.wait(0.05):
                     pass
@@ -338,6 +341,7 @@ class Bot:
         if self.quitting.is_set():
             return False
         self.send(f"bestmove {move}")
+        gc.collect(1)  # on the opponent's time; the automatic collector is off (see main)
         return True
 
 
@@ -345,6 +349,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--name", default="alphabeta", help="name sent in 'id name'")
     args = parser.parse_args(argv)
+    # A collection pass over a full transposition table can take tens of milliseconds: never
+    # let one start inside a search. Young objects are collected after each move instead.
+    gc.disable()
     return Bot(Engine(args.name), sys.stdin.buffer, sys.stdout).run()
 
 

@@ -23,8 +23,8 @@ INF = WIN * 2
 MAX_DEPTH = 64
 QUIESCENCE_PLIES = 8
 """Forcing moves searched beyond the nominal depth, at most."""
-CHECK_EVERY = 128
-"""Nodes between two looks at the clock and the stop flag."""
+CHECK_EVERY = 8
+"""Nodes between two looks at the clock and the stop flag (a Dvonn node can cost 0.1 ms)."""
 EXACT, LOWER, UPPER = 0, 1, 2
 ENTRY_BYTES = 240
 """Rough memory of one table entry (key, tuple, dict slot), to turn megabytes into entries."""
@@ -122,13 +122,15 @@ class Searcher:
             for key in history_keys:
                 self.seen[key] = self.seen.get(key, 0) + 1
         self.root_best: Any = None
+        self.root_score = 0
 
     # ----- driver -------------------------------------------------------------------------
-    def iterate(self, limits: Limits, on_iteration: Callable[[Report], None] | None = None
-                ) -> tuple[Any, Report | None]:
-        """Deepen until a limit; return the best move and the last finished iteration."""
+    def iterate(self, limits: Limits, on_iteration: Callable[[Report], None] | None = None,
+                started: float | None = None) -> tuple[Any, Report | None]:
+        """Deepen until a limit; return the best move and the last finished iteration.
+        ``started`` is when the clock began (``time.perf_counter()``), default now."""
         game = self.game
-        self.start = time.perf_counter()
+        self.start = time.perf_counter() if started is None else started
         if limits.hard_ms is not None:
             self.hard_deadline = self.start + limits.hard_ms / 1000
         self.node_limit = limits.nodes
@@ -146,8 +148,14 @@ class Searcher:
             except SearchAborted:
                 while len(game.history) > root_len:
                     game.pop()
-                if self.root_best is not None:
-                    best = self.root_best  # better than the last iteration's, already proven
+                if self.root_best is not None and self.root_best != best:
+                    # A move proven better than the last iteration's: play it, and report it
+                    # so that the last info line's pv starts with the move played.
+                    best = self.root_best
+                    last = Report(depth, self.root_score, self.nodes, self.elapsed_ms(),
+                                  self.principal_variation(best, depth))
+                    if on_iteration is not None:
+                        on_iteration(last)
                 break
             best = self.root_best if self.root_best is not None else best
             elapsed = (time.perf_counter() - self.start) * 1000
@@ -194,6 +202,7 @@ class Searcher:
             if first or score > alpha:
                 alpha = score
                 self.root_best = move
+                self.root_score = score
             first = False
         self.tt.put(self.ev.key(game), depth, alpha, EXACT, self.root_best)
         return alpha
