@@ -45,6 +45,9 @@ from referee.record import Termination
 
 HANDSHAKE_TIMEOUT_S: Final = 10.0
 """How long a bot may take to answer ``ugi`` with ``ugiok`` (and ``isready`` with ``readyok``)."""
+STOP_GRACE_S: Final = 2.0
+"""How long a bot that ran out of time may take, before its next game, to send the ``bestmove``
+it still owes (it was sent ``stop``); the late move is read and thrown away."""
 
 
 class BotError(Exception):
@@ -104,6 +107,9 @@ class BotConnection:
         self.id_author: str | None = None
         self.options: dict[str, OptionDecl] = {}
         self.handshaken = False
+        self.owed_bestmoves = 0
+        """``go`` commands that timed out and whose ``bestmove`` has not been read yet: such a
+        late move must be drained before the next game, or it would answer the next ``go``."""
 
     @classmethod
     async def start(cls, spec: BotSpec, stderr_path: Path | None = None) -> BotConnection:
@@ -192,8 +198,26 @@ class BotConnection:
     async def new_game(self, game: str, game_options: Mapping[str, str],
                        timeout: float = HANDSHAKE_TIMEOUT_S) -> None:
         """Announce the game and start a new one; waits for ``readyok``."""
+        await self.settle()
         await self.send(*self._new_game_messages(game, game_options))
         await self._expect(ReadyOk, timeout, "isready after the new game", strict=self.strict)
+
+    async def settle(self, timeout: float | None = None) -> None:
+        """Read and throw away every ``bestmove`` still owed for a ``go`` that ran out of time.
+
+        Waiting for it (rather than for ``readyok``) is what keeps it out of the next game: a
+        bot may answer ``isready`` at once while its old search still runs. A bot that never
+        sends it within ``timeout`` (default :data:`STOP_GRACE_S`) is :class:`BotStalled`."""
+        if not self.owed_bestmoves:
+            return
+        timeout = STOP_GRACE_S if timeout is None else timeout
+        with trio.move_on_after(timeout):
+            while self.owed_bestmoves:
+                if isinstance(await self.read_reply(strict=False), BestMove):
+                    self.owed_bestmoves -= 1
+            return
+        raise BotStalled(self.name, f"bot {self.name!r} did not send the bestmove it owed "
+                         f"after 'stop' within {timeout:g} s (it had run out of time)")
 
     def _new_game_messages(self, game: str, game_options: Mapping[str, str]) -> list[Message]:
         return [GameAnnounce(name=game, options=dict(game_options)), UgiNewGame(), IsReady()]
@@ -230,6 +254,9 @@ class BotConnection:
                     else:
                         info.string = reply.string
         assert budget_s is not None
+        self.owed_bestmoves += 1
+        with contextlib.suppress(BotError), trio.move_on_after(1.0):
+            await self.send(Stop())  # its late answer is drained by settle()
         raise BotTimedOut(self.name, f"bot {self.name!r} lost on time: no bestmove within "
                           f"{budget_s * 1000:.0f} ms (clock plus margin)")
 

@@ -94,7 +94,10 @@ def _limit_setter(limits: Limits) -> Callable[[], None]:
             _soft, hard = resource.getrlimit(which)
             if hard != resource.RLIM_INFINITY:
                 value = min(value, hard)
-            resource.setrlimit(which, (value, value if hard == resource.RLIM_INFINITY else hard))
+            # CPU: SIGXCPU at the soft limit names the cause; SIGKILL a second later if caught.
+            grace = 1 if which == resource.RLIMIT_CPU else 0
+            resource.setrlimit(which, (value, value + grace if hard == resource.RLIM_INFINITY
+                                       else hard))
 
     return apply
 
