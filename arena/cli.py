@@ -27,13 +27,17 @@ COMMANDS: tuple[str, ...] = (
 )
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser with every command, or with just ``only`` (a module name) so that one
+    command does not pay for the imports of all the others (pandas, scipy, matplotlib)."""
     parser = argparse.ArgumentParser(
         prog="arena",
         description="Tournaments between board-game bots: rules, referee, ratings, reports.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMANDS:
+        if only is not None and name != only:
+            continue
         try:
             module = importlib.import_module(f"arena.commands.{name}")
         except ModuleNotFoundError as exc:
@@ -44,8 +48,16 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _command_module(argv: Sequence[str]) -> str | None:
+    """The module of the command named on the line, if it is a known one."""
+    first = next((arg for arg in argv if not arg.startswith("-")), None)
+    name = first.replace("-", "_") if first else None
+    return name if name in COMMANDS else None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(_command_module(argv))
     args = parser.parse_args(argv)
     try:
         status: int = args.func(args)
