@@ -60,7 +60,7 @@ class CellView(msgspec.Struct, array_like=True, omit_defaults=True):
     y: int
     """Row from p1's side, 0-based (for Dvonn: the row number minus one)."""
     piece: str = ""
-    """Short label of the piece or stack: ``"m"``, ``"K"``, ``"lion"``, ``"3"``; empty = no piece."""
+    """Short label of the piece or stack (``"m"``, ``"K"``, ``"lion"``, ``"3"``); empty: none."""
     side: int | None = None
     """Owner of the piece (0 = p1, 1 = p2), None for neutral pieces (DVONN) or empty cells."""
     terrain: str = ""
