@@ -60,17 +60,26 @@ OVERHEAD_MS = 25.0
 """Kept back from every budget for reading the position, pipes and the process switch."""
 MOVES_TO_GO = 30
 """Without ``movestogo``, plan as if this many moves were left."""
+LAG_GUESS_MS = 10.0
+"""The lag assumed before it could be measured (first move of a game)."""
+MIN_SEARCH_MS = 3.0
+"""Even with no time to spare, search this long: a depth-1 answer beats a random move."""
 PLAIN_GO_MS = 1000.0
 """Thinking time for a ``go`` without clocks or limits."""
 
 
-def plan_time(go: Go, side: int) -> tuple[float | None, float | None]:
+def plan_time(go: Go, side: int, lag_ms: float = 0.0) -> tuple[float | None, float | None]:
     """(soft, hard) milliseconds for this move: soft = when to stop deepening, hard = when to
-    abort. None for no bound (``infinite``, or only depth/nodes limits)."""
+    abort. None for no bound (``infinite``, or only depth/nodes limits).
+
+    ``lag_ms`` is the time the referee's clock charges beyond what the bot itself measures
+    (pipes, a busy machine, the referee's own work): it is taken off both budgets, because
+    it is spent whatever the search does."""
     if go.infinite:
         return None, None
     if go.movetime is not None:
-        hard = max(1.0, go.movetime - max(OVERHEAD_MS, go.movetime * 0.1))
+        hard = go.movetime - max(OVERHEAD_MS, go.movetime * 0.1) - lag_ms
+        hard = max(MIN_SEARCH_MS, hard)
         return hard, hard
     left = go.p1time if side == 0 else go.p2time
     inc = (go.p1inc if side == 0 else go.p2inc) or 0
@@ -79,10 +88,10 @@ def plan_time(go: Go, side: int) -> tuple[float | None, float | None]:
             return None, None
         return PLAIN_GO_MS, PLAIN_GO_MS
     moves_to_go = go.movestogo if go.movestogo else MOVES_TO_GO
-    soft = left / moves_to_go + inc * 0.8
-    hard = min(3 * soft, left * 0.5 - OVERHEAD_MS)
-    hard = max(hard, 1.0)
-    return min(soft, hard), hard
+    soft = left / moves_to_go + inc * 0.8 - lag_ms
+    hard = min(3 * soft, left * 0.5 - OVERHEAD_MS - lag_ms)
+    hard = max(hard, MIN_SEARCH_MS)
+    return max(MIN_SEARCH_MS, min(soft, hard)), hard
 
 
 class Engine:
@@ -102,6 +111,9 @@ class Engine:
         self.keys: list[Hashable] = []
         self.base: tuple[str | None, list[str]] | None = None
         self.legal: list[str] = []
+        self.lag_ms = LAG_GUESS_MS
+        self.last_clock: tuple[int, float, float, int] | None = None
+        """(side, clock at the last go, own time spent on it, increment) to measure the lag."""
 
     # ----- options and game ---------------------------------------------------------------
     def set_option(self, name: str, value: str | None) -> None:
@@ -132,6 +144,7 @@ class Engine:
         self.base = None
 
     def new_game(self) -> None:
+        self.last_clock = None
         self.table.clear()
         self.base = None
         self.rng = random.Random(self.seed)
@@ -186,7 +199,11 @@ class Engine:
         moves = board.moves()
         if not moves:
             return self._fallback()
-        soft, hard = plan_time(go, board.side_to_move)
+        side = board.side_to_move
+        left = go.p1time if side == 0 else go.p2time
+        inc = (go.p1inc if side == 0 else go.p2inc) or 0
+        self._measure_lag(side, left)
+        soft, hard = plan_time(go, side, self.lag_ms)
         depth = min(self.depth, go.depth) if go.depth else self.depth
         limits = Limits(soft_ms=soft, hard_ms=hard, depth=depth, nodes=go.nodes)
         searcher = Searcher(board, ev, self.table, history_keys=self.keys, rng=self.rng,
@@ -196,6 +213,9 @@ class Engine:
             send(self._info(r))
 
         best, last = searcher.iterate(limits, report, started)
+        if left is not None:
+            spent = (time.perf_counter() - started) * 1000
+            self.last_clock = (side, float(left), spent, inc)
         if best is None:
             return self._fallback()
         text: str = board.format_move(best)
@@ -206,6 +226,18 @@ class Engine:
             elapsed = searcher.elapsed_ms()
             send(format_message(Info(depth=0, nodes=searcher.nodes, time=int(elapsed))))
         return text
+
+    def _measure_lag(self, side: int, left: int | None) -> None:
+        """Compare the clock the referee reports with the time this bot measured for its last
+        move: the difference is charged outside the search. Keep a decaying maximum, so one
+        slow move makes the next ones careful for a while."""
+        if left is None or self.last_clock is None or self.last_clock[0] != side:
+            return
+        _, before, spent, inc = self.last_clock
+        charged = before + inc - left
+        lag = charged - spent
+        if -1000 < lag < 5000:  # a 40/60 period refill shows up as a large negative lag
+            self.lag_ms = max(lag, self.lag_ms * 0.9, 0.0)
 
     def _info(self, r: Report) -> str:
         ms = max(1, int(r.elapsed_ms))
