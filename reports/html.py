@@ -8,6 +8,7 @@ Layout of what it writes (all beside the journal, nothing fetched from the netwo
     report/*.png           charts
     report/index.js        the game list, loaded by report.html
     report/games/*.js      one viewer file per game (cached between builds)
+    report/journal-summary.pickle   the journal's summary, so a refresh reads only new games
 
 The runner calls :func:`build_report` every few games during a run and once at the end, so it
 is idempotent, rewrites files atomically (a browser reloading mid-build sees the old or the new
@@ -33,6 +34,7 @@ from reports.viewer_files import DEFAULT_VIEWER_LIMIT, render_viewers
 
 REPORT_NAME = "report.html"
 ASSET_DIR = "report"
+SUMMARY_CACHE = "journal-summary.pickle"
 NAV = ("faults", "standings", "ratings", "crosstable", "endings", "colours", "moves", "games")
 
 
@@ -59,9 +61,9 @@ def _asset(name: str) -> str:
 
 def build(run_dir: Path, viewer_limit: int | None = DEFAULT_VIEWER_LIMIT) -> Built:
     """Build everything and return what was built."""
-    journal = read_journal(run_dir)
     out = run_dir / ASSET_DIR
     out.mkdir(exist_ok=True)
+    journal = read_journal(run_dir, cache=out / SUMMARY_CACHE)
     games = tables.games_frame(journal)
     bots = journal.bots
     notes: list[str] = []
@@ -75,8 +77,8 @@ def build(run_dir: Path, viewer_limit: int | None = DEFAULT_VIEWER_LIMIT) -> Bui
     faults = tables.terminations(games, bots)
     colours = tables.colours(games)
     advantage = rating_tables.first_move_advantage(games, bots)
-    moves = tables.move_frame(journal)
-    move_table = tables.move_stats(journal)
+    by_bot = tables.moves_by_bot(journal)
+    move_table = tables.move_stats(by_bot)
     progress = rating_tables.progression(games, bots)
     pairs = rating_tables.head_to_head(journal, list(standings["bot"]))
 
@@ -87,9 +89,9 @@ def build(run_dir: Path, viewer_limit: int | None = DEFAULT_VIEWER_LIMIT) -> Bui
         "colours": charts.colour_chart(colours, out / "colours.png"),
         "endings": charts.endings_chart(wdl, faults, out / "endings.png"),
         "lengths": charts.length_histogram(games, out / "lengths.png"),
-        "move_time": charts.move_time_chart(moves, bots, out / "move_time.png"),
+        "move_time": charts.move_time_chart(by_bot, out / "move_time.png"),
     }
-    search = charts.search_chart(moves, out / "search.png")
+    search = charts.search_chart(by_bot, out / "search.png")
     if search is not None:
         built_charts["search"] = search
 
@@ -189,6 +191,9 @@ def _fault_section(faults: pd.DataFrame, games: pd.DataFrame) -> str:
             '<section id="faults" class="ok"><h2>Faults</h2><p>No time forfeits, crashes, '
             f"illegal moves, stalls or protocol errors.{extra}</p></section>"
         )
+    faulty = games[games["termination"].isin(FAULTS)]
+    loser = faulty["p1"].where(faulty["winner"] == 1, faulty["p2"])
+    first_reason = faulty["reason"].groupby(loser.to_numpy()).first()
     items = []
     for bot, row in culprits.iterrows():
         parts = []
@@ -199,12 +204,8 @@ def _fault_section(faults: pd.DataFrame, games: pd.DataFrame) -> str:
                     f'{n} {_e(fault)} <button type="button" data-filter-bot="{_e(bot)}" '
                     f'data-filter-term="{_e(fault)}">show</button>'
                 )
-        example = games[
-            games["termination"].isin(FAULTS)
-            & (((games["p1"] == bot) & (games["winner"] == 1))
-               | ((games["p2"] == bot) & (games["winner"] == 0)))
-        ]["reason"].head(1)
-        why = f'<br><span class="hint">e.g. {_e(example.iloc[0])}</span>' if len(example) else ""
+        example = first_reason.get(bot)
+        why = f'<br><span class="hint">e.g. {_e(example)}</span>' if example else ""
         items.append(
             f"<li><b>{_e(bot)}</b> lost {int(row['faults'])} of {int(row['games'])} games by "
             f"faults: {', '.join(parts)}{why}</li>"

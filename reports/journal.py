@@ -12,6 +12,7 @@ being written and is skipped; any other undecodable line is an error naming file
 from __future__ import annotations
 
 import math
+import pickle
 import re
 import zlib
 from array import array
@@ -23,6 +24,7 @@ import msgspec
 
 from arena.ratings.sources import PAIR_TAGS
 from referee.record import GameRecord, decode_record
+from reports.files import write_with
 
 JOURNAL_NAME = "games.jsonl"
 
@@ -79,13 +81,26 @@ class MoveStats:
 
 @dataclass(slots=True)
 class Journal:
-    """A whole journal in summary form."""
+    """A whole journal in summary form, and where reading it stopped (to resume from there)."""
 
     path: Path
-    games: list[GameSummary]
-    bots: list[str]
+    games: list[GameSummary] = field(default_factory=list)
+    bots: list[str] = field(default_factory=list)
     """Every bot name, in order of first appearance."""
-    moves: MoveStats
+    moves: MoveStats = field(default_factory=MoveStats)
+    end: int = 0
+    """Bytes of the journal summarised so far (always at a line boundary)."""
+    lines: int = 0
+    """Lines (blank ones included) summarised so far, for messages naming a line."""
+    seen: dict[str, int] = field(default_factory=dict)
+    """How often each game key base was used (duplicate ids get ``~2``, ``~3``...)."""
+    check: tuple[int, int] = (0, 0)
+    """Checksums of the first and the last 4 kB summarised: a cached summary is resumed only
+    if the file still holds the same bytes there (the runner only ever appends)."""
+
+
+CACHE_VERSION = 1
+_CHECK_BYTES = 4096
 
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
@@ -96,35 +111,79 @@ def safe_key(text: str) -> str:
     return _UNSAFE.sub("_", text).strip("._")[:80]
 
 
-def _iter_lines(path: Path) -> Iterator[tuple[int, int, bytes, bool]]:
-    """(line number, byte offset, line, has newline) for every non-blank line."""
-    offset = 0
+def _iter_lines(path: Path, offset: int, lines: int) -> Iterator[tuple[int, int, bytes, bool]]:
+    """(line number, byte offset, line, has newline) for every non-blank line from ``offset``
+    (``lines`` lines come before it)."""
     with path.open("rb") as fh:
-        for number, line in enumerate(fh, start=1):
+        fh.seek(offset)
+        for number, line in enumerate(fh, start=lines + 1):
             start = offset
             offset += len(line)
             complete = line.endswith(b"\n")
-            if line.strip():
+            if line.strip() or not complete:
                 yield number, start, line, complete
 
 
-def read_journal(run_dir: Path) -> Journal:
-    """Summarise ``RUN_DIR/games.jsonl``; raise :class:`JournalError` on a bad line."""
+def _checksums(path: Path, end: int) -> tuple[int, int]:
+    with path.open("rb") as fh:
+        head = fh.read(min(end, _CHECK_BYTES))
+        fh.seek(max(0, end - _CHECK_BYTES))
+        tail = fh.read(min(end, _CHECK_BYTES))
+    return zlib.crc32(head), zlib.crc32(tail)
+
+
+def _load_cache(cache: Path, path: Path) -> Journal | None:
+    """The cached summary if it still describes a prefix of the journal, else None."""
+    try:
+        with cache.open("rb") as fh:
+            version, journal = pickle.load(fh)
+    except (OSError, pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError):
+        return None
+    if version != CACHE_VERSION or not isinstance(journal, Journal):
+        return None
+    if path.stat().st_size < journal.end or _checksums(path, journal.end) != journal.check:
+        return None
+    journal.path = path
+    return journal
+
+
+def read_journal(run_dir: Path, cache: Path | None = None) -> Journal:
+    """Summarise ``RUN_DIR/games.jsonl``; raise :class:`JournalError` on a bad line.
+
+    With ``cache`` (a file), the summary of an earlier call is loaded from it and only the lines
+    appended since are read, then the cache is rewritten: refreshing the report of a long run
+    costs the new games, not the whole journal.
+    """
     path = run_dir / JOURNAL_NAME
     if not path.is_file():
         raise JournalError(f"{path}: no game journal here (is {run_dir} a run directory?)")
-    games: list[GameSummary] = []
-    bots: dict[str, int] = {}
-    stats = MoveStats()
-    seen: dict[str, int] = {}
+    journal = (_load_cache(cache, path) if cache is not None else None) or Journal(path=path)
+    before = journal.end
+    _summarise(journal)
+    if cache is not None and journal.end != before:
+        journal.check = _checksums(path, journal.end)
+        write_with(cache, lambda tmp: tmp.write_bytes(
+            pickle.dumps((CACHE_VERSION, journal), protocol=pickle.HIGHEST_PROTOCOL)))
+    return journal
+
+
+def _summarise(journal: Journal) -> None:
+    """Read the journal from ``journal.end`` to its last complete line, in place."""
+    path = journal.path
+    games = journal.games
+    bots = {name: i for i, name in enumerate(journal.bots)}
+    stats = journal.moves
+    seen = journal.seen
     nan = math.nan
-    for number, offset, line, complete in _iter_lines(path):
+    for number, offset, line, complete in _iter_lines(path, journal.end, journal.lines):
         try:
             rec = decode_record(line)
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
             if not complete:
                 break  # the runner is still writing this game
             raise JournalError(f"{path}:{number}: not a game record: {exc}") from None
+        journal.end = offset + len(line)
+        journal.lines = number
         base = safe_key(rec.id) or f"game{len(games) + 1}"
         count = seen.get(base, 0)
         seen[base] = count + 1
@@ -172,7 +231,8 @@ def read_journal(run_dir: Path) -> Journal:
                 length=len(line),
             )
         )
-    return Journal(path=path, games=games, bots=list(bots), moves=stats)
+        if len(bots) != len(journal.bots):
+            journal.bots = list(bots)
 
 
 def read_record(journal: Journal, game: GameSummary) -> GameRecord:

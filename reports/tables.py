@@ -6,6 +6,9 @@ Everything here is plain counting over the journal summary; ratings (Elo, LOS) c
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
@@ -159,49 +162,59 @@ def terminations(games: pd.DataFrame, bots: list[str]) -> pd.DataFrame:
     return table
 
 
-def move_stats(journal: Journal) -> pd.DataFrame:
+@dataclass(frozen=True)
+class BotMoves:
+    """One bot's per-move columns (book moves left out); NaN where not reported."""
+
+    ms: np.ndarray
+    depth: np.ndarray
+    """Only the moves that reported a depth."""
+    nodes: np.ndarray
+    """Only the moves that reported a node count."""
+
+
+def moves_by_bot(journal: Journal) -> dict[str, BotMoves]:
+    """Split the flat per-move columns by bot with numpy masks (bots are few, moves many)."""
+    m = journal.moves
+    out: dict[str, BotMoves] = {}
+    if not len(m.bot):
+        return {b: BotMoves(np.empty(0), np.empty(0), np.empty(0)) for b in journal.bots}
+    codes = np.frombuffer(m.bot, dtype=np.int32)
+    ms = np.frombuffer(m.elapsed_ms, dtype=float)
+    depth = np.frombuffer(m.depth, dtype=float)
+    nodes = np.frombuffer(m.nodes, dtype=float)
+    for i, bot in enumerate(journal.bots):
+        mask = codes == i
+        d, n = depth[mask], nodes[mask]
+        out[bot] = BotMoves(ms[mask], d[~np.isnan(d)], n[~np.isnan(n)])
+    return out
+
+
+def move_stats(by_bot: dict[str, BotMoves]) -> pd.DataFrame:
     """Per bot: moves made, time per move (mean, median, 95th percentile, max, ms), and the
     search depth and nodes where the bot reported them."""
-    m = journal.moves
-    frame = pd.DataFrame(
-        {
-            "bot": np.frombuffer(m.bot, dtype=np.int32) if len(m.bot) else np.empty(0, np.int32),
-            "ms": np.frombuffer(m.elapsed_ms, dtype=float) if len(m.bot) else np.empty(0),
-            "depth": np.frombuffer(m.depth, dtype=float) if len(m.bot) else np.empty(0),
-            "nodes": np.frombuffer(m.nodes, dtype=float) if len(m.bot) else np.empty(0),
-        }
-    )
-    grouped = frame.groupby("bot")
-    table = pd.DataFrame(
-        {
-            "moves": grouped.size(),
-            "mean ms": grouped["ms"].mean().round(1),
-            "median ms": grouped["ms"].median().round(1),
-            "p95 ms": grouped["ms"].quantile(0.95).round(1),
-            "max ms": grouped["ms"].max().round(1),
-            "depth reported": grouped["depth"].count(),
-            "mean depth": grouped["depth"].mean().round(1),
-            "max depth": grouped["depth"].max().astype("Int64"),
-            "mean nodes": grouped["nodes"].mean().round(0).astype("Int64"),
-        }
-    ).reindex(range(len(journal.bots)))
-    table.index = pd.Index(journal.bots, name="bot")
-    table["moves"] = table["moves"].fillna(0).astype(int)
-    table["depth reported"] = table["depth reported"].fillna(0).astype(int)
+    rows = []
+    for bot, mv in by_bot.items():
+        timed = len(mv.ms) > 0
+        p50, p95 = np.percentile(mv.ms, [50, 95]) if timed else (math.nan, math.nan)
+        rows.append(
+            {
+                "bot": bot,
+                "moves": len(mv.ms),
+                "mean ms": round(float(mv.ms.mean()), 1) if timed else math.nan,
+                "median ms": round(float(p50), 1),
+                "p95 ms": round(float(p95), 1),
+                "max ms": round(float(mv.ms.max()), 1) if timed else math.nan,
+                "depth reported": len(mv.depth),
+                "mean depth": round(float(mv.depth.mean()), 1) if len(mv.depth) else math.nan,
+                "max depth": int(mv.depth.max()) if len(mv.depth) else None,
+                "mean nodes": int(round(float(mv.nodes.mean()))) if len(mv.nodes) else None,
+            }
+        )
+    table = pd.DataFrame(rows, columns=[
+        "bot", "moves", "mean ms", "median ms", "p95 ms", "max ms", "depth reported",
+        "mean depth", "max depth", "mean nodes",
+    ]).set_index("bot")
+    for column in ("max depth", "mean nodes"):
+        table[column] = table[column].astype("Int64")
     return table
-
-
-def move_frame(journal: Journal) -> pd.DataFrame:
-    """The flat per-move columns as a frame with bot names (for charts)."""
-    m = journal.moves
-    if not len(m.bot):
-        return pd.DataFrame({"bot": [], "ms": [], "depth": [], "nodes": []})
-    codes = np.frombuffer(m.bot, dtype=np.int32)
-    return pd.DataFrame(
-        {
-            "bot": pd.Categorical.from_codes(codes, categories=journal.bots),
-            "ms": np.frombuffer(m.elapsed_ms, dtype=float),
-            "depth": np.frombuffer(m.depth, dtype=float),
-            "nodes": np.frombuffer(m.nodes, dtype=float),
-        }
-    )

@@ -420,3 +420,23 @@ def test_report_of_a_real_arena_run(tmp_path: Path) -> None:
         _, doc = load_viewer(out, row[9])
         assert sum(1 for m in doc["moves"] if m[7]) == len(rec.opening)
         assert replay(rec).final_position == rec.final_position
+
+
+def test_summary_cache_reads_only_appended_games_and_notices_rewrites(tmp_path: Path) -> None:
+    records = round_robin("dvonn", games_per_pairing=2, seed=9)
+    cache = tmp_path / "summary.pickle"
+    write_journal(tmp_path, records[:5])
+    assert len(read_journal(tmp_path, cache=cache).games) == 5
+    with (tmp_path / "games.jsonl").open("ab") as fh:
+        for rec in records[5:8]:
+            fh.write(encode_record(rec) + b"\n")
+    cached, fresh = read_journal(tmp_path, cache=cache), read_journal(tmp_path)
+    assert [g.id for g in cached.games] == [r.id for r in records[:8]]
+    assert cached.games == fresh.games and cached.bots == fresh.bots
+    assert cached.moves.elapsed_ms == fresh.moves.elapsed_ms
+    assert cached.moves.bot == fresh.moves.bot and cached.end == fresh.end
+    # A different journal in the same place (a new run): the cache is not resumed.
+    write_journal(tmp_path, records[6:])
+    cached, fresh = read_journal(tmp_path, cache=cache), read_journal(tmp_path)
+    assert [g.id for g in cached.games] == [r.id for r in records[6:]]
+    assert cached.games == fresh.games and cached.moves.bot == fresh.moves.bot
