@@ -248,17 +248,37 @@ def resolve_command(spec: BotSpec) -> list[str]:
 
 
 def sandbox_argv(spec: BotSpec, argv: list[str]) -> list[str]:
-    """The bot under bubblewrap: the whole file system read-only (its working directory too),
-    a private /tmp, no network, its own PID namespace (everything in it dies with it), and no
-    new session, so that the referee's process-group shutdown still reaches it."""
+    """The bot under bubblewrap: the whole file system read-only, a private /tmp, a private
+    writable working directory, no network, its own PID namespace (everything in it dies with
+    it), and no new session, so that the referee's process-group shutdown still reaches it.
+
+    The working directory is a fresh tmpfs at the same path with each of its entries bound
+    read-only into it: the bot finds its files where they are, cannot change them, and may
+    create new files there, which only it sees and which vanish with it (bwrap 0.8 has no
+    overlay mounts). Entries created after the start are not seen."""
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         raise BotStartError(f"bot {spec.name!r} asks for sandbox = 'bwrap' but bwrap is not "
                             "installed (apt-get install bubblewrap)")
     cwd = os.path.abspath(spec.cwd) if spec.cwd else os.getcwd()
-    return [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-            "--ro-bind", cwd, cwd,  # again, in case the private /tmp hid it
-            "--unshare-all", "--die-with-parent", "--chdir", cwd, "--", *argv]
+    mounts = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    if cwd == "/":
+        mounts += ["--chdir", cwd]
+    else:
+        mounts += ["--tmpfs", cwd]
+        try:
+            names = sorted(os.listdir(cwd))
+        except OSError as exc:
+            raise BotStartError(f"bot {spec.name!r}: cannot list its directory {cwd}: "
+                                f"{exc.strerror or exc}") from None
+        for name in names:
+            path = os.path.join(cwd, name)
+            if os.path.islink(path):
+                mounts += ["--symlink", os.readlink(path), path]
+            else:
+                mounts += ["--ro-bind", path, path]
+        mounts += ["--chdir", cwd]
+    return [bwrap, *mounts, "--unshare-all", "--die-with-parent", "--", *argv]
 
 
 def _clip(line: str) -> str:

@@ -90,7 +90,7 @@ async def test_start_errors_name_the_bot(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap (bwrap) not installed")
-async def test_bwrap_sandbox_runs_the_bot_read_only_without_network(tmp_path: Path) -> None:
+async def test_bwrap_sandbox_runs_the_bot_privately_without_network(tmp_path: Path) -> None:
     code = ("import os, socket\n"
             "try:\n"
             "    open('written.txt', 'w')\n"
@@ -104,7 +104,7 @@ async def test_bwrap_sandbox_runs_the_bot_read_only_without_network(tmp_path: Pa
     with trio.fail_after(10):
         bot = await BotProcess.start(spec)
         try:
-            assert await bot.readline() == "read-only"
+            assert await bot.readline() == "wrote"  # into its private working directory
             assert await bot.readline() == "interfaces lo"
         finally:
             await bot.aclose()

@@ -1,0 +1,88 @@
+"""The bwrap sandbox from the inside: a bot that tries to write everywhere and to reach the
+network may write only in its private working directory and /tmp, and reaches nothing.
+
+Skipped, saying why, where bubblewrap is missing or cannot create namespaces.
+"""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import trio
+
+from referee.botspec import BotSpec
+from referee.process import BotProcess
+
+PROBE = Path(__file__).resolve().parent / "hostile" / "sandbox_probe.py"
+ATTEMPTS = ("create-in-cwd", "read-back", "overwrite-own-file", "tmp", "outside", "connect",
+            "interfaces")
+
+
+def bwrap_unusable() -> str | None:
+    """Why the bubblewrap sandbox cannot run here, or None when it can."""
+    if shutil.which("bwrap") is None:
+        return "bubblewrap (bwrap) is not installed: apt-get install bubblewrap"
+    probe = subprocess.run(["bwrap", "--ro-bind", "/", "/", "--unshare-all", "--", "true"],
+                           capture_output=True, text=True, timeout=30)
+    if probe.returncode != 0:
+        return f"bwrap cannot create namespaces here: {probe.stderr.strip()}"
+    return None
+
+
+async def probe(tmp: Path, sandbox: str) -> dict[str, str]:
+    """Run the probe bot from its own directory; its answers by attempt."""
+    home = tmp / "bot"
+    home.mkdir()
+    script = home / PROBE.name
+    script.write_text(PROBE.read_text())
+    outside = tmp / "outside"
+    outside.mkdir()
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(4)
+        port = listener.getsockname()[1]
+        spec = BotSpec(name="probe", cmd=[sys.executable, script.name, str(outside), str(port)],
+                       cwd=str(home), sandbox=sandbox)  # type: ignore[arg-type]
+        answers: dict[str, str] = {}
+        with trio.fail_after(30):
+            bot = await BotProcess.start(spec)
+            try:
+                for _ in ATTEMPTS:
+                    line = await bot.readline()
+                    assert isinstance(line, str), line
+                    name, _, result = line.partition(" ")
+                    answers[name] = result
+            finally:
+                await bot.aclose()
+    return answers
+
+
+@pytest.mark.skipif(bwrap_unusable() is not None, reason=str(bwrap_unusable()))
+async def test_sandboxed_bot_writes_only_privately_and_has_no_network(tmp_path: Path) -> None:
+    host_tmp = Path("/tmp/probe.txt")
+    existed = host_tmp.exists()
+    answers = await probe(tmp_path, "bwrap")
+    assert answers["create-in-cwd"] == "ok"  # its working directory is writable...
+    assert answers["read-back"] == "ok escaped"
+    assert not (tmp_path / "bot" / "scratch.txt").exists()  # ...and private
+    assert answers["overwrite-own-file"].startswith("refused")  # its files are read-only
+    assert (tmp_path / "bot" / PROBE.name).read_text() == PROBE.read_text()
+    assert answers["tmp"] == "ok" and host_tmp.exists() == existed  # a private /tmp
+    assert answers["outside"].startswith("refused")
+    assert not (tmp_path / "outside" / "escaped.txt").exists()
+    assert answers["connect"] == "refused ConnectionRefusedError"  # not the host's listener
+    assert answers["interfaces"] == "ok lo"
+
+
+async def test_without_the_sandbox_the_same_probe_gets_out(tmp_path: Path) -> None:
+    """The control experiment: what the sandbox prevents does happen without it."""
+    answers = await probe(tmp_path, "none")
+    assert answers["outside"] == "ok" and (tmp_path / "outside" / "escaped.txt").exists()
+    assert answers["connect"] == "ok"
+    assert answers["overwrite-own-file"] == "ok"
+    Path("/tmp/probe.txt").unlink(missing_ok=True)
