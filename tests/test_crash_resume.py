@@ -1,0 +1,113 @@
+"""Crash safety of ``arena run``: SIGKILLed ten times at seeded random moments in one
+tournament (once with a torn journal line left behind), then resumed to the end. Every
+scheduled game is in the journal exactly once, no corrupt line is accepted, and no bot
+outlives a SIGKILLed runner: not the polite ones (stdin EOF), not one hanging in a search,
+not one that ignores quit and SIGTERM (PR_SET_PDEATHSIG)."""
+
+from __future__ import annotations
+
+import json
+import random
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections import Counter
+from pathlib import Path
+
+from referee.record import Termination, decode_record
+
+ROOT = Path(__file__).resolve().parent.parent
+HOSTILE = Path(__file__).resolve().parent / "hostile"
+FIRST_BOT = Path(__file__).resolve().parent / "bots" / "runner_first_bot.py"
+KILLS = 10
+TORN_AFTER_KILL = 5
+TORN = b'{"game":"jungle","p1":"torn-wri'
+
+
+def tagged(tag: str) -> list[str]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes()
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if tag.encode() in cmdline and state not in ("Z", "X"):
+            found.append(cmdline.replace(b"\0", b" ").decode(errors="replace"))
+    return found
+
+
+def wait_none_left(tag: str, wait: float = 5.0) -> None:
+    deadline = time.monotonic() + wait
+    while left := tagged(tag):
+        assert time.monotonic() < deadline, f"bots outlived the SIGKILLed runner: {left}"
+        time.sleep(0.05)
+
+
+def write_config(tmp: Path, tag: str) -> Path:
+    lines = ['game = "jungle"', 'tc = "0.5+0"', "concurrency = 2", "games_per_pairing = 4",
+             "[adjudication]", "max_plies = 16", ""]
+    bots = {
+        "first0": [str(FIRST_BOT), "--delay", "0.01", "--last"],
+        "first1": [str(FIRST_BOT), "--delay", "0.01"],
+        "hanger": [str(HOSTILE / "hang_on_go.py"), "4"],
+        "stubborn": [str(HOSTILE / "ignore_sigterm.py")],
+    }
+    for name, args in bots.items():
+        # The tag rides along as an ignored last argument (first_bot takes no positional).
+        args = [*args[:1], tag, *args[1:]] if "hostile" in args[0] else args
+        argv = ", ".join(f'"{a}"' for a in ["{python}", *args])
+        lines += ["[[bots]]", f'name = "{name}"', f"cmd = [{argv}]"]
+        if "hostile" not in args[0]:
+            lines.append(f'env = {{ ARENA_TEST_TAG = "{tag}" }}')
+        lines.append("")
+    config = tmp / "crash.toml"
+    config.write_text("\n".join(lines))
+    return config
+
+
+def test_ten_sigkills_then_resume_every_game_exactly_once(tmp_path: Path) -> None:
+    rng = random.Random(8_2026)
+    tag = f"crash-resume-{uuid.uuid4().hex[:10]}"
+    config = write_config(tmp_path, tag)
+    out = tmp_path / "out"
+    journal = out / "games.jsonl"
+    argv = [sys.executable, "-m", "arena.cli", "run", str(config), "--output", str(out),
+            "--no-report", "--plain"]
+    counts: list[int] = []
+    for kill in range(1, KILLS + 1):
+        proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        assert proc.stdout is not None
+        header = proc.stdout.readline()  # printed once the schedule is ready
+        assert "to play" in header, proc.communicate()[1]
+        time.sleep(rng.uniform(0.3, 1.5))
+        assert proc.poll() is None, "the run ended before its kill: make it longer"
+        proc.send_signal(signal.SIGKILL)
+        _, stderr = proc.communicate(timeout=30)
+        if kill == TORN_AFTER_KILL + 1:
+            assert "torn last line" in stderr, stderr  # found and truncated on resume
+        wait_none_left(tag)
+        counts.append(len(journal.read_bytes().splitlines()) if journal.exists() else 0)
+        if kill == TORN_AFTER_KILL:  # as if killed in the middle of writing a record
+            with open(journal, "ab") as f:
+                f.write(TORN)
+    scheduled = [g["id"] for g in json.loads((out / "schedule.json").read_text())["games"]]
+    assert counts[-1] < len(scheduled), counts  # the kills landed before the end
+    assert counts == sorted(counts) and counts[-1] > 0, counts
+    final = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert final.returncode == 0, final.stderr
+    wait_none_left(tag)
+    data = journal.read_bytes()
+    assert data.endswith(b"\n") and TORN not in data and b"torn-wri" not in data
+    records = [decode_record(line) for line in data.splitlines()]  # every line decodes
+    assert Counter(r.id for r in records) == Counter(scheduled)
+    assert len(records) == len(scheduled) == 24
+    assert all(r.termination != Termination.INTERRUPT and r.result != "*" for r in records)
+    for record in records:
+        if "hanger" in (record.p1, record.p2) and record.termination == Termination.TIME_FORFEIT:
+            assert (record.p1, record.p2)[1 - record.winner] == "hanger"  # type: ignore[operator]
