@@ -139,10 +139,13 @@ def _e(value: object) -> str:
 def _table(frame: pd.DataFrame, table_id: str = "", index: bool = False) -> str:
     """A pandas table as HTML; row labels (``index``) become the first column, unnamed, so the
     header is one row."""
+    frame = frame.copy()
     if index:
-        frame = frame.copy()
         frame.index.name = None
         frame.columns.name = None
+    for column in frame.columns:
+        if isinstance(frame[column].dtype, pd.Int64Dtype):  # na_rep misses pd.NA
+            frame[column] = [("" if pd.isna(v) else str(v)) for v in frame[column]]
     text = frame.to_html(
         index=index, classes="data", border=0, na_rep="", escape=True,
         float_format=lambda x: f"{x:.1f}", table_id=table_id or None,

@@ -68,14 +68,17 @@ class GameSummary:
 
 @dataclass(slots=True)
 class MoveStats:
-    """Flat per-move columns over every bot-made (non-book) move of the journal."""
+    """Flat per-move columns over every bot-made (non-book) move of the journal.
 
-    bot: array = field(default_factory=lambda: array("i"))
+    Single precision (7 significant digits) is plenty for charts and summary tables and halves
+    the memory and the summary cache: 14 bytes per move."""
+
+    bot: array = field(default_factory=lambda: array("h"))
     """Index into :attr:`Journal.bots` of the bot that made the move."""
-    elapsed_ms: array = field(default_factory=lambda: array("d"))
-    depth: array = field(default_factory=lambda: array("d"))
+    elapsed_ms: array = field(default_factory=lambda: array("f"))
+    depth: array = field(default_factory=lambda: array("f"))
     """NaN where the bot did not report it."""
-    nodes: array = field(default_factory=lambda: array("d"))
+    nodes: array = field(default_factory=lambda: array("f"))
     """NaN where the bot did not report it."""
 
 
@@ -99,7 +102,7 @@ class Journal:
     if the file still holds the same bytes there (the runner only ever appends)."""
 
 
-CACHE_VERSION = 1
+CACHE_VERSION = 2
 _CHECK_BYTES = 4096
 
 
@@ -204,7 +207,7 @@ def _summarise(journal: Journal) -> None:
                 stats.nodes.extend([nan if i is None or i.nodes is None else i.nodes
                                     for i in infos])
             else:
-                blank = array("d", [nan]) * len(own)
+                blank = array("f", [nan]) * len(own)
                 stats.depth.extend(blank)
                 stats.nodes.extend(blank)
         games.append(

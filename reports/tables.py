@@ -179,10 +179,10 @@ def moves_by_bot(journal: Journal) -> dict[str, BotMoves]:
     out: dict[str, BotMoves] = {}
     if not len(m.bot):
         return {b: BotMoves(np.empty(0), np.empty(0), np.empty(0)) for b in journal.bots}
-    codes = np.frombuffer(m.bot, dtype=np.int32)
-    ms = np.frombuffer(m.elapsed_ms, dtype=float)
-    depth = np.frombuffer(m.depth, dtype=float)
-    nodes = np.frombuffer(m.nodes, dtype=float)
+    codes = np.frombuffer(m.bot, dtype=np.int16)
+    ms = np.frombuffer(m.elapsed_ms, dtype=np.float32)
+    depth = np.frombuffer(m.depth, dtype=np.float32)
+    nodes = np.frombuffer(m.nodes, dtype=np.float32)
     for i, bot in enumerate(journal.bots):
         mask = codes == i
         d, n = depth[mask], nodes[mask]
@@ -201,14 +201,16 @@ def move_stats(by_bot: dict[str, BotMoves]) -> pd.DataFrame:
             {
                 "bot": bot,
                 "moves": len(mv.ms),
-                "mean ms": round(float(mv.ms.mean()), 1) if timed else math.nan,
+                "mean ms": round(float(mv.ms.mean(dtype=np.float64)), 1) if timed else math.nan,
                 "median ms": round(float(p50), 1),
                 "p95 ms": round(float(p95), 1),
                 "max ms": round(float(mv.ms.max()), 1) if timed else math.nan,
                 "depth reported": len(mv.depth),
-                "mean depth": round(float(mv.depth.mean()), 1) if len(mv.depth) else math.nan,
+                "mean depth": round(float(mv.depth.mean(dtype=np.float64)), 1)
+                if len(mv.depth) else math.nan,
                 "max depth": int(mv.depth.max()) if len(mv.depth) else None,
-                "mean nodes": int(round(float(mv.nodes.mean()))) if len(mv.nodes) else None,
+                "mean nodes": int(round(float(mv.nodes.mean(dtype=np.float64))))
+                if len(mv.nodes) else None,
             }
         )
     table = pd.DataFrame(rows, columns=[

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import json
+import statistics
 import subprocess
 import sys
 from collections import Counter, defaultdict
@@ -227,6 +228,37 @@ def test_fault_table_blames_the_loser(run: Path) -> None:
             assert f'data-filter-bot="{bot}" data-filter-term="{fault}"' in page
     else:
         assert 'id="faults" class="ok"' in page
+
+
+def test_move_table_has_time_and_search_per_bot(run: Path) -> None:
+    records = records_of(run)
+    times: dict[str, list[float]] = defaultdict(list)
+    depths: dict[str, list[int]] = defaultdict(list)
+    for r in records:
+        for m in r.moves:
+            if m.book:
+                continue
+            bot = (r.p1, r.p2)[m.side]
+            times[bot].append(m.elapsed_ms)
+            if m.info is not None and m.info.depth is not None:
+                depths[bot].append(m.info.depth)
+    table = html_table(run, "moves-table")
+    header = table[0]
+    for row in table[1:]:
+        cells = dict(zip(header, row, strict=True))
+        bot = cells[""]
+        ms = sorted(times[bot])
+        assert int(cells["moves"]) == len(ms)
+        assert float(cells["mean ms"]) == pytest.approx(sum(ms) / len(ms), abs=0.06)
+        assert float(cells["max ms"]) == pytest.approx(ms[-1], abs=0.06)
+        assert float(cells["median ms"]) == pytest.approx(statistics.median(ms), abs=0.06)
+        assert int(cells["depth reported"]) == len(depths[bot])
+        if depths[bot]:
+            assert int(cells["max depth"]) == max(depths[bot])
+            assert float(cells["mean depth"]) == pytest.approx(
+                sum(depths[bot]) / len(depths[bot]), abs=0.051)
+        else:
+            assert cells["mean depth"] == cells["max depth"] == ""
 
 
 def test_games_csv_has_one_row_per_record(run: Path) -> None:
