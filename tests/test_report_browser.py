@@ -286,3 +286,30 @@ def main(argv: list[str]) -> int:
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
+
+
+@needs_chromium
+def test_empty_report_and_missing_viewer_file_are_handled(tmp_path: Path,
+                                                          reports: dict[str, Path]) -> None:
+    from reports.html import build_report
+
+    (tmp_path / "games.jsonl").touch()
+    build_report(tmp_path)
+    with browser() as page:
+        page.open((tmp_path / "report.html").as_uri())
+        assert page.js("document.getElementById('page-info').textContent").startswith("0 of 0")
+        assert page.errors == []
+        # A viewer file deleted behind the report's back: a message, not a dead viewer.
+        run = reports["dobutsu"]
+        victim = next((run / "report" / "games").iterdir())
+        key = victim.name.split(".")[0]
+        saved = victim.read_bytes()
+        victim.unlink()
+        try:
+            page.open(f"{(run / 'report.html').as_uri()}#game={key}&ply=1")
+            page.wait_for("document.getElementById('v-error').textContent !== ''")
+            assert "could not load" in page.js("document.getElementById('v-error').textContent")
+            page.errors = [e for e in page.errors if victim.name not in e]
+            assert page.errors == []
+        finally:
+            victim.write_bytes(saved)

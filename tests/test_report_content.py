@@ -22,7 +22,7 @@ import pytest
 
 from arena.ratings import aggregate, fit_ratings, read_results
 from referee.games import get_game
-from referee.record import GameRecord, MoveRecord, decode_record, encode_record
+from referee.record import GameRecord, MoveRecord, Termination, decode_record, encode_record
 from reports.html import build, build_report
 from reports.journal import FAULTS, JournalError, read_journal
 from reports.replay import apply_frames, replay, start_game
@@ -472,3 +472,32 @@ def test_summary_cache_reads_only_appended_games_and_notices_rewrites(tmp_path: 
     cached, fresh = read_journal(tmp_path, cache=cache), read_journal(tmp_path)
     assert [g.id for g in cached.games] == [r.id for r in records[6:]]
     assert cached.games == fresh.games and cached.moves.bot == fresh.moves.bot
+
+
+def test_interrupted_games_are_listed_but_not_scored(tmp_path: Path) -> None:
+    records = round_robin("dobutsu", games_per_pairing=2, seed=12)
+    cut = records[0]
+    cut.result, cut.winner, cut.termination = "*", None, Termination.INTERRUPT
+    cut.reason = "the runner was stopped"
+    write_journal(tmp_path, records)
+    built = build(tmp_path)
+    expected = expected_wdl(records)
+    for row in read_csv(tmp_path / "standings.csv"):
+        assert int(row["games"]) == expected[row["bot"]]["games"]
+    assert sum(int(r["games"]) for r in read_csv(tmp_path / "standings.csv")) == 2 * (
+        len(records) - 1)
+    table = html_table(tmp_path, "endings-table")
+    header = table[0]
+    interrupted = {row[0]: int(row[header.index("interrupted")]) for row in table[1:]}
+    assert interrupted[cut.p1] == interrupted[cut.p2] == 1
+    assert sum(interrupted.values()) == 2
+    assert len(built.viewers) == len(records)
+
+
+def test_empty_journal_gives_an_empty_report(tmp_path: Path) -> None:
+    (tmp_path / "games.jsonl").touch()
+    built = build(tmp_path)
+    assert built.html.is_file() and built.games.empty
+    assert read_csv(tmp_path / "standings.csv") == []
+    for chart in built.charts.values():
+        assert chart.read_bytes()[:8] == PNG
