@@ -56,6 +56,9 @@ class SprtConfig(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True)
     beta: Annotated[float, msgspec.Meta(gt=0, lt=1)] = 0.05
     model: Literal["pentanomial", "trinomial"] = "pentanomial"
     """Pentanomial counts colour pairs (right for paired openings); trinomial counts games."""
+    elo_model: Literal["normalized", "logistic"] = "normalized"
+    """What elo0/elo1 mean: normalized Elo (nElo; fastchess's default, and what fishtest's
+    test form sets) or logistic Elo. nElo bounds do not depend on the draw rate."""
 
 
 class Config(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):

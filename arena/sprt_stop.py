@@ -31,7 +31,14 @@ class SprtStop:
     def __init__(self, config: SprtConfig, tested: str, opponent: str) -> None:
         self.tested = tested
         self.opponent = opponent
-        self.sprt = Sprt(config.elo0, config.elo1, config.alpha, config.beta, model=config.model)
+        self.sprt = Sprt(
+            config.elo0,
+            config.elo1,
+            config.alpha,
+            config.beta,
+            model=config.model,
+            elo_model=config.elo_model,
+        )
         self.status: SprtStatus = self.sprt.status()
 
     def feed(self, records: Iterable[GameRecord]) -> None:

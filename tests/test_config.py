@@ -150,3 +150,14 @@ def test_bad_game_options_are_caught_before_any_game(tree: Path) -> None:
     assert ":17: game_options.target: bad game options for draughts" in message
     assert "no option target" in message
     assert "must be a positive integer" in error_of(tree, GOOD.replace("= 5", '= "x"'))
+
+
+def test_sprt_elo_model_defaults_to_normalized_and_is_checked(tree: Path) -> None:
+    sprt = "\n[sprt]\nelo0 = 0\nelo1 = 5\n"
+    loaded = load_config(write(tree, GOOD + sprt))
+    assert loaded.config.sprt is not None and loaded.config.sprt.elo_model == "normalized"
+    loaded = load_config(write(tree, GOOD + sprt + 'elo_model = "logistic"\n'))
+    assert loaded.config.sprt is not None and loaded.config.sprt.elo_model == "logistic"
+    message = error_of(tree, GOOD + sprt + 'elo_model = "bayesian"\n')
+    assert ":22: sprt.elo_model:" in message and "bayesian" in message
+    assert "did you mean 'elo_model'" in error_of(tree, GOOD + sprt + 'elo_modle = "x"\n')

@@ -377,6 +377,7 @@ def test_sprt_stops_a_lopsided_match_early_and_stays_stopped(tmp_path: Path) -> 
     done = arena_run(config, out)
     assert done.returncode == 0, done.stderr
     assert "SPRT rnd vs crasher" in done.stdout and "accept-h1" in done.stdout
+    assert "[pentanomial, normalized]" in done.stdout  # the config's default Elo model
     records = journal(out)
     assert 4 <= len(records) < 40  # stopped long before the 200 scheduled games
     assert all(r.termination == Termination.CRASH for r in records)

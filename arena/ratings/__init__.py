@@ -7,8 +7,9 @@ the ``arena`` layer. The public API is re-exported here:
   ``aggregate(results, players=()) -> Counts``; ``aggregate_arrays(...)`` for bulk data.
 - ``fit_ratings(counts, scale=, white_advantage=, anchor=, average=, errors=, ...) -> RatingFit``.
 - ``pairwise(results) -> {(a, b): PairStats}``; ``colour_pairs(results)``.
-- ``Sprt(elo0, elo1, alpha, beta).update(score, pair=None) -> SprtStatus``;
-  ``llr_trinomial``, ``llr_pentanomial``, ``bounds``.
+- ``Sprt(elo0, elo1, alpha, beta, model=, elo_model=).update(score, pair=None) -> SprtStatus``
+  (``elo_model``: ``"logistic"``, the default, or ``"normalized"`` nElo);
+  ``llr_trinomial``, ``llr_pentanomial`` (same ``elo_model`` argument), ``bounds``.
 - ``format_table`` / ``format_csv`` / ``format_json`` in :mod:`arena.ratings.table`.
 """
 
