@@ -33,10 +33,11 @@ def _seconds(text: str, item: str, whole: str) -> float:
             value = int(minutes) * 60 + float(secs)
         else:
             value = float(text)
-    except ValueError:
+    except (ValueError, OverflowError):  # OverflowError: minutes too many for a float
         raise TimeControlError(f"bad {item} {text!r} in time control {whole!r}") from None
-    if not math.isfinite(value) or value < 0:
-        raise TimeControlError(f"{item} {text!r} must be >= 0 in time control {whole!r}")
+    if not math.isfinite(value * 1000) or value < 0:  # in ms it must still be a number
+        raise TimeControlError(f"{item} {text!r} must be >= 0 and finite in time control "
+                               f"{whole!r}")
     return value
 
 
@@ -128,6 +129,10 @@ class TimeControl:
         return replace(self, margin_ms=margin_ms)
 
 
+_INT_MAX: Final = 10**15
+"""Largest count or millisecond margin accepted (it must still fit a float exactly)."""
+
+
 def _int(value: str, key: str, whole: str, minimum: int = 0) -> int:
     try:
         number = int(value)
@@ -137,6 +142,9 @@ def _int(value: str, key: str, whole: str, minimum: int = 0) -> int:
         ) from None
     if number < minimum:
         raise TimeControlError(f"{key} must be >= {minimum} in time control {whole!r}")
+    if number > _INT_MAX:
+        raise TimeControlError(f"{key} {value!r} is too large (at most {_INT_MAX}) in time "
+                               f"control {whole!r}")
     return number
 
 
