@@ -73,8 +73,8 @@ def plan_time(go: Go, side: int, lag_ms: float = 0.0) -> tuple[float | None, flo
     abort. None for no bound (``infinite``, or only depth/nodes limits).
 
     ``lag_ms`` is the time the referee's clock charges beyond what the bot itself measures
-    (pipes, a busy machine, the referee's own work): it is taken off both budgets, because
-    it is spent whatever the search does."""
+    (pipes, a busy machine, the referee's own work): it is spent whatever the search does,
+    so it comes off the increment and grows the cushion kept on the clock."""
     if go.infinite:
         return None, None
     if go.movetime is not None:
@@ -88,7 +88,11 @@ def plan_time(go: Go, side: int, lag_ms: float = 0.0) -> tuple[float | None, flo
             return None, None
         return PLAIN_GO_MS, PLAIN_GO_MS
     moves_to_go = go.movestogo if go.movestogo else MOVES_TO_GO
-    soft = left / moves_to_go + inc * 0.8 - lag_ms
+    # Keep a cushion on the clock: at short time controls one slow move of a loaded machine
+    # must not meet an empty clock. Above the cushion, spend a share of the time and the
+    # part of the increment the lag leaves.
+    reserve = min(left * 0.5, 2 * inc + 4 * lag_ms + 50)
+    soft = (left - reserve) / moves_to_go + max(0.0, inc - lag_ms) * 0.8
     hard = min(3 * soft, left * 0.5 - OVERHEAD_MS - lag_ms)
     hard = max(hard, MIN_SEARCH_MS)
     return max(MIN_SEARCH_MS, min(soft, hard)), hard
