@@ -227,11 +227,34 @@ def _validation_error(file: Path, text: str, exc: msgspec.ValidationError) -> Co
         return _fail(file, text, [*path, m.group(1)], f"unknown key {m.group(1)!r}", fix)
     if m := _MISSING.match(problem):
         return _fail(file, text, path, f"missing required key {m.group(1)!r}", "add it")
+    if problem.startswith("Invalid enum value") and (choices := _literal_choices(path)):
+        return _fail(file, text, path, problem.replace("`", ""),
+                     f"use one of: {', '.join(repr(c) for c in choices)}")
     return _fail(file, text, path, problem.replace("`", ""), "see examples/*.toml")
+
+
+def _literal_choices(path: Sequence[str | int]) -> list[object]:
+    """The values a Literal-typed key at ``path`` allows (``sandbox``: none, bwrap), or []."""
+    import typing
+
+    struct = _struct_at(path[:-1]) if path and isinstance(path[-1], str) else None
+    if struct is None:
+        return []
+    hint = typing.get_type_hints(struct).get(str(path[-1]))
+    for option in (hint, *typing.get_args(hint)):
+        if typing.get_origin(option) is Literal:
+            return list(typing.get_args(option))
+    return []
 
 
 def _allowed_fields(path: Sequence[str | int]) -> list[str]:
     """Field names of the Struct at ``path`` (for 'did you mean' hints)."""
+    struct = _struct_at(path)
+    return list(struct.__struct_fields__) if struct else []
+
+
+def _struct_at(path: Sequence[str | int]) -> type[msgspec.Struct] | None:
+    """The Struct type that the table at ``path`` decodes into, None if not a table."""
     struct: type[msgspec.Struct] | None = Config
     named = [p for p in path if isinstance(p, str)]
     tables: dict[str, type[msgspec.Struct]] = {
@@ -250,7 +273,7 @@ def _allowed_fields(path: Sequence[str | int]) -> list[str]:
         else:
             struct = None
             break
-    return list(struct.__struct_fields__) if struct else []
+    return struct
 
 
 def _closest(word: str, candidates: Sequence[str]) -> str | None:
