@@ -78,7 +78,8 @@ def make_journal(run_dir: Path, games: int = GAMES, seed: int = 1) -> Path:
 
 
 def main(argv: list[str] | None = None) -> None:
-    argv = sys.argv[1:] if argv is None else argv
+    """``argv``: [GAMES] [RUN_DIR] (``python -m bench`` passes none: 100,000 games, temp dir)."""
+    argv = argv or []
     games = int(argv[0]) if argv else GAMES
     keep = Path(argv[1]) if len(argv) > 1 else None
     run_dir = keep or Path(tempfile.mkdtemp(prefix="bench-report-"))
@@ -113,4 +114,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

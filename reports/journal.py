@@ -19,11 +19,12 @@ from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Annotated
 
 import msgspec
 
 from arena.ratings.sources import PAIR_TAGS
-from referee.record import GameRecord, decode_record
+from referee.record import GameRecord, Termination, decode_record
 from reports.files import write_with
 
 JOURNAL_NAME = "games.jsonl"
@@ -170,6 +171,44 @@ def read_journal(run_dir: Path, cache: Path | None = None) -> Journal:
     return journal
 
 
+class _Info(msgspec.Struct, gc=False):
+    depth: int | None = None
+    nodes: int | None = None
+
+
+class _Move(msgspec.Struct, gc=False):
+    side: Annotated[int, msgspec.Meta(ge=0, le=1)]
+    elapsed_ms: float
+    info: _Info | None = None
+    book: bool = False
+
+
+class _Record(msgspec.Struct, gc=False):
+    """The fields of :class:`~referee.record.GameRecord` a summary needs, with the same names,
+    types and defaults (so every valid record decodes). Untracked by the garbage collector:
+    a journal holds millions of moves and GC passes over them would cost more than decoding."""
+
+    game: str
+    p1: str
+    p2: str
+    result: str
+    termination: Termination
+    reason: str
+    winner: int | None = None
+    id: str = ""
+    round: int = 1
+    opening: list[str] = []
+    moves: list[_Move] = []
+    time_control: str = ""
+    started_at: float = 0.0
+    ended_at: float = 0.0
+    plies: int = 0
+    tags: dict[str, str] = {}
+
+
+_summary_decoder = msgspec.json.Decoder(_Record)
+
+
 def _summarise(journal: Journal) -> None:
     """Read the journal from ``journal.end`` to its last complete line, in place."""
     path = journal.path
@@ -180,7 +219,7 @@ def _summarise(journal: Journal) -> None:
     nan = math.nan
     for number, offset, line, complete in _iter_lines(path, journal.end, journal.lines):
         try:
-            rec = decode_record(line)
+            rec = _summary_decoder.decode(line)
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
             if not complete:
                 break  # the runner is still writing this game
@@ -196,11 +235,12 @@ def _summarise(journal: Journal) -> None:
             if name not in bots:
                 bots[name] = len(bots)
             ids.append(bots[name])
-        own = [m for m in rec.moves if not m.book]
+        own = [(m.side, m.elapsed_ms, m.info) for m in rec.moves if not m.book]
         if own:
-            stats.bot.extend([ids[m.side & 1] for m in own])
-            stats.elapsed_ms.extend([m.elapsed_ms for m in own])
-            infos = [m.info for m in own]
+            sides, elapsed, infos = zip(*own, strict=True)
+            first, second = ids
+            stats.bot.extend([second if side else first for side in sides])
+            stats.elapsed_ms.extend(elapsed)
             if any(infos):
                 stats.depth.extend([nan if i is None or i.depth is None else i.depth
                                     for i in infos])
