@@ -188,6 +188,10 @@ class ChildProcess:
         self._close_pidfd()
         return code
 
+    def close(self) -> None:
+        """Release the pidfd (call once the process is reaped or no longer waited for)."""
+        self._close_pidfd()
+
     def _close_pidfd(self) -> None:
         if self._pidfd is not None:
             trio.lowlevel.notify_closing(self._pidfd)
@@ -473,6 +477,7 @@ class BotProcess:
             # reused while any member lives, so this reaches only the bot's own descendants.
             self._signal_group(signal.SIGKILL)
             _kill_escaped(tree)
+            self.process.close()  # a bot that exited by itself was never waited for
             with contextlib.suppress(trio.ClosedResourceError, OSError):
                 await self._stdout.aclose()
             if self._stderr_file is not None:

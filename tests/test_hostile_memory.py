@@ -83,3 +83,25 @@ async def test_flood_leaves_referee_memory_bounded(flood: str) -> None:
     else:
         assert bad >= 1 and bot.dropped_bytes >= FLOOD_BYTES * 0.9
     assert max(len(entry) for entry in bot.transcript) < 400
+
+
+async def test_no_file_descriptor_leaks_whatever_way_bots_end(tmp_path: Path) -> None:
+    """Pipes, pidfds and stderr logs are all closed, also for bots that exited by themselves."""
+    from referee.match import play_game
+    from referee.timecontrol import TimeControl
+
+    crash = BotSpec(name="crash", cmd=[sys.executable, str(HOSTILE / "crash_midgame.py"), "fd"])
+    early = BotSpec(name="early", cmd=[str(HOSTILE / "crash_at_start.sh"), "fd"])
+    good = BotSpec(name="good", cmd=[sys.executable, str(HOSTILE / "ugiok_twice.py"), "fd"])
+    pairs = [(crash, good), (early, good), (good, good), (early, crash)]
+
+    async def round_of_games() -> None:
+        for p1, p2 in pairs:
+            await play_game("jungle", p1, p2, tc=TimeControl.parse("2+0"), log_dir=tmp_path)
+
+    with trio.fail_after(60):
+        await round_of_games()  # warm-up: trio's own descriptors, imports
+        before = len(list(Path("/proc/self/fd").iterdir()))
+        for _ in range(3):
+            await round_of_games()
+    assert len(list(Path("/proc/self/fd").iterdir())) == before
