@@ -353,6 +353,7 @@ class Bot:
                     engine.announce(game, options)
                 case UgiNewGame():
                     engine.new_game()
+                    gc.collect()  # between games, off the clock (the collector is off: main)
                 case Position(fen=fen, moves=moves):
                     engine.set_position(fen, list(moves))
                 case Legal(moves=moves):
@@ -377,7 +378,6 @@ class Bot:
         if self.quitting.is_set():
             return False
         self.send(f"bestmove {move}")
-        gc.collect(1)  # on the opponent's time; the automatic collector is off (see main)
         return True
 
 
@@ -386,7 +386,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--name", default="alphabeta", help="name sent in 'id name'")
     args = parser.parse_args(argv)
     # A collection pass over a full transposition table can take tens of milliseconds: never
-    # let one start inside a search. Young objects are collected after each move instead.
+    # let one start inside a search or between two moves (the opponent may answer at once and
+    # our clock would pay). The search makes no reference cycles worth collecting sooner.
     gc.disable()
     return Bot(Engine(args.name), sys.stdin.buffer, sys.stdout).run()
 
