@@ -86,7 +86,10 @@ async def soak(games: int, seed: int, log_dir: Path, tag: str) -> None:
     rng = random.Random(seed)
     bots = pool(tag)
     pairings = [tuple(rng.sample(bots, 2)) for _ in range(games)]
-    records: list[GameRecord] = []
+    # Only counts are kept (not the records), so that RSS shows the referee's own footprint.
+    ends: Counter[str] = Counter()
+    losers: Counter[str] = Counter()
+    played = 0
     failures: list[str] = []
     rss = {"start": rss_mb()}
     samples: list[tuple[int, float]] = []
@@ -102,8 +105,10 @@ async def soak(games: int, seed: int, log_dir: Path, tag: str) -> None:
                 except Exception as exc:  # a referee bug: counted, reported, not fatal
                     failures.append(f"{p1.name}-{p2.name}: {type(exc).__name__}: {exc}")
                     continue
-                records.append(record)
-                done = len(records)
+                nonlocal played
+                played += 1
+                done = played
+                count(record, ends, losers)
                 if done == WARMUP:
                     rss["warm"] = rss_mb()
                 if done % 100 == 0:
@@ -121,19 +126,23 @@ async def soak(games: int, seed: int, log_dir: Path, tag: str) -> None:
                 await send.send(pairing)
     elapsed = time.perf_counter() - started
     rss["end"] = rss_mb()
-    report(records, failures, rss, samples, elapsed, tag)
+    report(played, ends, losers, failures, rss, samples, elapsed, tag)
 
 
-def report(records: list[GameRecord], failures: list[str], rss: dict[str, float],
-           samples: list[tuple[int, float]], elapsed: float, tag: str) -> None:
-    print(f"games: {len(records)} in {elapsed:.0f} s at concurrency {CONCURRENCY} = "
-          f"{60 * len(records) / elapsed:.0f} games/min (referee failures: {len(failures)})")
+def count(record: GameRecord, ends: Counter[str], losers: Counter[str]) -> None:
+    ends[str(record.termination)] += 1
+    if record.winner is not None and record.termination != "normal":
+        losers[f"{(record.p1, record.p2)[1 - record.winner]}: {record.termination}"] += 1
+
+
+def report(played: int, ends: Counter[str], losers: Counter[str], failures: list[str],
+           rss: dict[str, float], samples: list[tuple[int, float]], elapsed: float,
+           tag: str) -> None:
+    print(f"games: {played} in {elapsed:.0f} s at concurrency {CONCURRENCY} = "
+          f"{60 * played / elapsed:.0f} games/min (referee failures: {len(failures)})")
     for failure in failures[:10]:
         print(f"  referee failure: {failure}")
-    ends = Counter(str(r.termination) for r in records)
     print("terminations: " + ", ".join(f"{k} {v}" for k, v in ends.most_common()))
-    losers = Counter(f"{(r.p1, r.p2)[1 - r.winner]}: {r.termination}" for r in records
-                     if r.winner is not None and r.termination not in ("normal",))
     print("forfeits by bot and termination:")
     for key, count in sorted(losers.items()):
         print(f"  {key:45} {count}")
