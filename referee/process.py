@@ -36,7 +36,7 @@ import threading
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, BinaryIO, Final
 
 import trio
 
@@ -294,7 +294,8 @@ def _clip(line: str) -> str:
 class BotProcess:
     """A running bot: line I/O over its pipes plus a guaranteed, group-wide shutdown."""
 
-    def __init__(self, spec: BotSpec, process: ChildProcess, stderr_file: object | None) -> None:
+    def __init__(self, spec: BotSpec, process: ChildProcess,
+                 stderr_file: BinaryIO | None) -> None:
         self.spec = spec
         self.process = process
         self._stderr_file = stderr_file
@@ -311,6 +312,7 @@ class BotProcess:
         """Overlong lines seen (each counted once, its bytes thrown away)."""
         self.dropped_bytes = 0
         """Bytes of overlong lines read and thrown away (counted, never stored)."""
+        self._line_dropped = 0
         self.transcript: deque[str] = deque(maxlen=TRANSCRIPT_LINES)
         """Recent lines both ways, ``> `` sent and ``< `` received."""
         self.closed = False
@@ -388,6 +390,8 @@ class BotProcess:
                 self._scan_from = 0
                 if self._dropping:  # the end of an overlong line, reported when it overflowed
                     self.dropped_bytes += newline
+                    self._line_dropped += newline
+                    self._log_dropped("ended")
                     del self._buffer[: newline + 1]
                     self._dropping = False
                     continue
@@ -396,12 +400,15 @@ class BotProcess:
                 if newline > MAX_LINE_BYTES:
                     self.dropped_lines += 1
                     self.dropped_bytes += newline
+                    self._line_dropped = newline
+                    self._log_dropped("ended")
                     return self._record(BadLine(b"", f"line longer than {MAX_LINE_BYTES} bytes"))
                 return self._record(decode_line(raw))
             if len(self._buffer) > MAX_LINE_BYTES:
                 # Report an overlong line as soon as it overflows, not at its end: a flooding
                 # bot may never end it. The rest of it is read and thrown away.
                 self.dropped_bytes += len(self._buffer)
+                self._line_dropped = self._line_dropped * self._dropping + len(self._buffer)
                 self._buffer.clear()
                 self._scan_from = 0
                 if not self._dropping:
@@ -415,6 +422,12 @@ class BotProcess:
                     self._buffer.clear()
                     self._scan_from = 0
                     return self._record(decode_line(raw))
+                if self._dropping:
+                    self.dropped_bytes += len(self._buffer)
+                    self._line_dropped += len(self._buffer)
+                    self._buffer.clear()
+                    self._dropping = False
+                    self._log_dropped("cut by the end of the output")
                 raise BotExited(f"bot {self.spec.name!r} closed its output")
             try:
                 chunk = await self._stdout.receive_some(65536)
@@ -423,6 +436,16 @@ class BotProcess:
             if not chunk:
                 self._eof = True
             self._buffer += chunk
+
+    def _log_dropped(self, how: str) -> None:
+        """Note a dropped overlong line in the bot's stderr log: counted, never stored."""
+        if self._stderr_file is not None and not self._stderr_file.closed:
+            note = (f"[arena] dropped a stdout line of {self._line_dropped} bytes ({how}; "
+                    f"the limit is {MAX_LINE_BYTES})\n")
+            with contextlib.suppress(OSError):
+                self._stderr_file.write(note.encode())
+                self._stderr_file.flush()
+        self._line_dropped = 0
 
     def _record(self, line: str | BadLine) -> str | BadLine:
         self.transcript.append("< " + (_clip(line) if isinstance(line, str) else repr(line)))
@@ -481,7 +504,7 @@ class BotProcess:
             with contextlib.suppress(trio.ClosedResourceError, OSError):
                 await self._stdout.aclose()
             if self._stderr_file is not None:
-                self._stderr_file.close()  # type: ignore[attr-defined]
+                self._stderr_file.close()
 
     def _signal_group(self, sig: signal.Signals) -> None:
         with contextlib.suppress(ProcessLookupError, PermissionError):
