@@ -58,19 +58,27 @@ def _loss(side: int, name: str, error: BotError | BotStartError) -> _End:
     return _End(1 - side, termination, f"{_who(side, name)}: {error}")
 
 
-def stderr_path(log_dir: Path | None, name: str) -> Path | None:
-    """``log_dir/<name>.stderr.log`` with the name made safe for a file name."""
+def _file_safe(text: str, default: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text) or default
+
+
+def stderr_path(log_dir: Path | None, name: str, game_id: str = "") -> Path | None:
+    """Where a bot's stderr goes: ``log_dir/<name>.stderr.log`` for a process that plays game
+    after game, ``log_dir/<name>/<game id>.stderr.log`` for one game's process, so that games
+    of the same bot running at once never share a file."""
     if log_dir is None:
         return None
-    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", name) or "bot"
+    safe = _file_safe(name, "bot")
+    if game_id:
+        return log_dir / safe / f"{_file_safe(game_id, 'game')}.stderr.log"
     return log_dir / f"{safe}.stderr.log"
 
 
 async def open_bot(spec: BotSpec, *, log_dir: Path | None = None,
-                   timeout: float | None = None) -> BotConnection:
+                   timeout: float | None = None, game_id: str = "") -> BotConnection:
     """Start a bot and complete its handshake and options; on failure nothing is left running
     and :class:`BotError` (or :class:`BotStartError`) says why."""
-    connection = await BotConnection.start(spec, stderr_path(log_dir, spec.name))
+    connection = await BotConnection.start(spec, stderr_path(log_dir, spec.name, game_id))
     try:
         await connection.handshake(HANDSHAKE_TIMEOUT_S if timeout is None else timeout)
     except BaseException:
@@ -160,7 +168,7 @@ async def play_game(
 
     async def open_side(side: int) -> None:
         try:
-            connections[side] = await open_bot(specs[side], log_dir=log_dir)
+            connections[side] = await open_bot(specs[side], log_dir=log_dir, game_id=game_id)
         except (BotError, BotStartError) as exc:
             failures[side] = exc
 

@@ -505,6 +505,7 @@ class BotProcess:
                 await self._stdout.aclose()
             if self._stderr_file is not None:
                 self._stderr_file.close()
+                _remove_if_empty(Path(self._stderr_file.name))
 
     def _signal_group(self, sig: signal.Signals) -> None:
         with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -527,3 +528,10 @@ def _kill_escaped(tree: dict[int, int]) -> None:
         for other in more:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(other, signal.SIGKILL)
+
+
+def _remove_if_empty(path: Path) -> None:
+    """A bot that wrote nothing to stderr leaves no log file (one per game adds up)."""
+    with contextlib.suppress(OSError):
+        if path.stat().st_size == 0:
+            path.unlink()

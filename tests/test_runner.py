@@ -179,7 +179,9 @@ def test_crashing_and_hanging_bots_lose_their_games_and_the_tournament_finishes(
         else:
             assert record.termination == Termination.NORMAL, record.reason
     assert "crash 5" in done.stdout and "time-forfeit 5" in done.stdout  # summary forfeits
-    assert "crashing on purpose" in (out / "logs" / "crasher.stderr.log").read_text()
+    crasher_logs = sorted((out / "logs" / "crasher").glob("*.stderr.log"))
+    assert len(crasher_logs) == 5  # one per game
+    assert all("crashing on purpose" in log.read_text() for log in crasher_logs)
 
 
 def test_concurrency_two_overlaps_games(tmp_path: Path) -> None:
