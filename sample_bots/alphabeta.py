@@ -91,7 +91,7 @@ def plan_time(go: Go, side: int, lag_ms: float = 0.0) -> tuple[float | None, flo
     # Keep a cushion on the clock: at short time controls one slow move of a loaded machine
     # must not meet an empty clock. Above the cushion, spend a share of the time and the
     # part of the increment the lag leaves.
-    reserve = 2 * inc + 4 * lag_ms + 50  # below it, the share goes negative: the clock refills
+    reserve = 2 * inc + 4 * lag_ms + 150  # below it, the share goes negative: the clock refills
     soft = (left - reserve) / moves_to_go + max(0.0, inc - lag_ms) * 0.8
     hard = min(3 * soft, left * 0.5 - OVERHEAD_MS - lag_ms)
     hard = max(hard, MIN_SEARCH_MS)
