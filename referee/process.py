@@ -266,6 +266,8 @@ def sandbox_argv(spec: BotSpec, argv: list[str]) -> list[str]:
                             "installed (apt-get install bubblewrap)")
     cwd = os.path.abspath(spec.cwd) if spec.cwd else os.getcwd()
     mounts = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    for root in _tmp_roots([*argv, cwd]):
+        mounts += ["--ro-bind", root, root]  # the private /tmp must not hide the bot itself
     if cwd == "/":
         mounts += ["--chdir", cwd]
     else:
@@ -283,6 +285,21 @@ def sandbox_argv(spec: BotSpec, argv: list[str]) -> list[str]:
                 mounts += ["--ro-bind", path, path]
         mounts += ["--chdir", cwd]
     return [bwrap, *mounts, "--unshare-all", "--die-with-parent", "--", *argv]
+
+
+def _tmp_roots(paths: list[str]) -> list[str]:
+    """The top folders under /tmp (``/tmp/X``) that hold any of ``paths`` or their targets: a
+    project cloned under /tmp keeps its interpreter, virtualenv and bot files in view, read-only,
+    under the sandbox's private /tmp."""
+    roots: set[str] = set()
+    for path in paths:
+        if not os.path.isabs(path):
+            continue
+        for candidate in (path, os.path.realpath(path)):
+            parts = candidate.split("/")
+            if len(parts) > 2 and parts[1] == "tmp" and parts[2] and os.path.exists(candidate):
+                roots.add(f"/tmp/{parts[2]}")
+    return sorted(roots)
 
 
 def _clip(line: str) -> str:

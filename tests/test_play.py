@@ -38,7 +38,7 @@ def test_two_games_alternate_colours_and_are_journaled(tmp_path: Path,
         else:
             points[(r.p1, r.p2)[r.winner]] += 1
     assert f"Score of ann vs bo: {points['ann']:g} - {points['bo']:g}" in out
-    assert (tmp_path / "logs" / "ann.stderr.log").exists()
+    assert not (tmp_path / "logs" / "ann.stderr.log").exists()  # silent on stderr: no log
 
 
 def test_crashing_bot_is_restarted_for_the_next_game(tmp_path: Path,
