@@ -135,3 +135,20 @@ def test_time_plan_never_spends_half_the_clock() -> None:
     assert soft == hard and hard is not None and hard < 300
     assert plan_time(Go(infinite=True), 0) == (None, None)
     assert plan_time(Go(depth=3), 0) == (None, None)
+
+
+def test_search_limits_depth_and_nodes() -> None:
+    from sample_bots.evaluation import get_evaluator
+    from sample_bots.search import Limits, Report, Searcher, TranspositionTable
+
+    board = get_game("jungle").start()
+    reports: list[Report] = []
+    searcher = Searcher(board, get_evaluator("jungle"), TranspositionTable(1))
+    best, last = searcher.iterate(Limits(depth=3), reports.append)
+    assert [r.depth for r in reports] == [1, 2, 3]
+    assert last is reports[-1] and best == last.pv[0]
+    assert board.position() == get_game("jungle").START_POSITION
+    capped = Searcher(board, get_evaluator("jungle"), TranspositionTable(1))
+    best, _ = capped.iterate(Limits(nodes=300))
+    assert capped.nodes <= 300 and best in board.moves()
+    assert board.position() == get_game("jungle").START_POSITION, "abort left moves pushed"
