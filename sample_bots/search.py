@@ -25,6 +25,9 @@ QUIESCENCE_PLIES = 8
 """Forcing moves searched beyond the nominal depth, at most."""
 CHECK_EVERY = 8
 """Nodes between two looks at the clock and the stop flag (a Dvonn node can cost 0.1 ms)."""
+NEXT_ITERATION = 0.5
+"""Start another iteration only before this share of the soft budget: each one costs several
+times all the previous ones together."""
 EXACT, LOWER, UPPER = 0, 1, 2
 ENTRY_BYTES = 240
 """Rough memory of one table entry (key, tuple, dict slot), to turn megabytes into entries."""
@@ -39,7 +42,7 @@ class Limits:
     """What bounds one search; None means no bound of that kind."""
 
     soft_ms: float | None = None
-    """Do not start a new iteration after this much time."""
+    """The planned time: no new iteration after half of it (``NEXT_ITERATION``)."""
     hard_ms: float | None = None
     """Abort the search at this much time, whatever it is doing."""
     depth: int = MAX_DEPTH
@@ -164,8 +167,8 @@ class Searcher:
                 on_iteration(last)
             if abs(score) >= WIN - 1000 or len(moves) == 1:
                 break  # a forced result is known, or there is nothing to choose
-            if limits.soft_ms is not None and elapsed >= limits.soft_ms:
-                break
+            if limits.soft_ms is not None and elapsed >= limits.soft_ms * NEXT_ITERATION:
+                break  # the next iteration would most likely run past the budget
             # move the best move first for the next iteration
             moves.remove(best)
             moves.insert(0, best)
