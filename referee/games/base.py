@@ -238,10 +238,11 @@ class Game(ABC, Generic[M]):
         if depth == 1:
             return len(moves)
         total = 0
+        push, pop, perft = self.push, self.pop, self.perft  # bound once: this loop is hot
         for move in moves:
-            self.push(move)
-            total += self.perft(depth - 1)
-            self.pop()
+            push(move)
+            total += perft(depth - 1)
+            pop()
         return total
 
     def divide(self, depth: int) -> Iterator[tuple[str, int]]:

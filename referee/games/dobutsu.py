@@ -521,21 +521,6 @@ class Dobutsu(Game[int]):
                            f"the same position occurred {self.REPETITION_COUNT} times")
         return None
 
-    # ----- counting -----------------------------------------------------------------------
-    def perft(self, depth: int) -> int:
-        if depth == 0:
-            return 1
-        moves = self.moves()
-        if depth == 1:
-            return len(moves)
-        total = 0
-        push, pop, perft = self.push, self.pop, self.perft
-        for move in moves:
-            push(move)
-            total += perft(depth - 1)
-            pop()
-        return total
-
 
 def _piece_text(piece: int) -> str:
     letter = LETTERS[abs(piece)]
