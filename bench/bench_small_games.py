@@ -1,6 +1,6 @@
 """Jungle and Dobutsu move-generation speed: perft nodes per second from the start positions.
 
-Each game's perft override (leaves counted from the move list at depth 1) is timed next to a
+Each game's perft (leaves counted from the move list at depth 1) is timed next to a
 full walk that also plays the leaf moves (push/pop on every node), which is what a search pays.
 Dobutsu counts are checked against RULES.md's Fairy-Stockfish figures; jungle has no published
 reference for our rule set, so its counts are only checked between the two walks.
@@ -47,7 +47,7 @@ def _report(name: str, game: Game, depth: int, expected: int | None) -> None:  #
     if expected is not None and nodes != expected:
         raise SystemExit(f"{name} perft({depth}) = {nodes}, expected {expected}")
     print(f"{name:8} perft({depth}) = {nodes:>10,}  {seconds:6.2f} s  "
-          f"{nodes / seconds:>12,.0f} leaves/s (override)", flush=True)
+          f"{nodes / seconds:>12,.0f} leaves/s (bulk count)", flush=True)
     walked, seconds = _timed(lambda: _walk(game, depth - 1))
     print(f"{name:8} walk({depth - 1})  = {walked:>10,}  {seconds:6.2f} s  "
           f"{walked / seconds:>12,.0f} leaves/s (every move pushed)", flush=True)
