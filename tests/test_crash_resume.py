@@ -16,6 +16,8 @@ import uuid
 from collections import Counter
 from pathlib import Path
 
+from proc_scan import tagged
+
 from referee.record import Termination, decode_record
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -24,21 +26,6 @@ FIRST_BOT = Path(__file__).resolve().parent / "bots" / "runner_first_bot.py"
 KILLS = 10
 TORN_AFTER_KILL = 5
 TORN = b'{"game":"jungle","p1":"torn-wri'
-
-
-def tagged(tag: str) -> list[str]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes()
-            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-        except (OSError, IndexError):
-            continue
-        if tag.encode() in cmdline and state not in ("Z", "X"):
-            found.append(cmdline.replace(b"\0", b" ").decode(errors="replace"))
-    return found
 
 
 def wait_none_left(tag: str, wait: float = 5.0) -> None:

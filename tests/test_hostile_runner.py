@@ -11,6 +11,8 @@ import uuid
 from collections import Counter
 from pathlib import Path
 
+from proc_scan import tagged
+
 from referee.record import Termination, decode_record
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -26,21 +28,6 @@ MISBEHAVIOUR = {
     "fork_setsid": None,
     "first": None,
 }
-
-
-def tagged(tag: str) -> list[str]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes()
-            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-        except (OSError, IndexError):
-            continue
-        if tag.encode() in cmdline and state not in ("Z", "X"):
-            found.append(cmdline.replace(b"\0", b" ").decode(errors="replace"))
-    return found
 
 
 def test_hostile_tournament_completes_with_the_right_forfeits(tmp_path: Path) -> None:
