@@ -179,6 +179,10 @@ def test_crashing_and_hanging_bots_lose_their_games_and_the_tournament_finishes(
         else:
             assert record.termination == Termination.NORMAL, record.reason
     assert "crash 5" in done.stdout and "time-forfeit 5" in done.stdout  # summary forfeits
+    # The closing Elo table ranks the bots that lost every game last.
+    table = [line.split()[1] for line in done.stdout.splitlines()
+             if line.strip()[:1].isdigit() and " : " in line]
+    assert set(table[-2:]) == {"crasher", "hanger"}, done.stdout
     crasher_logs = sorted((out / "logs" / "crasher").glob("*.stderr.log"))
     assert len(crasher_logs) == 5  # one per game
     assert all("crashing on purpose" in log.read_text() for log in crasher_logs)

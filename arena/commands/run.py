@@ -11,7 +11,6 @@ missing from the journal are played.
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -100,17 +99,29 @@ def run(args: argparse.Namespace) -> int:
         progress=progress,
         on_record=on_record,
         stop_when=stop_when,
-        periodic=report.build_quietly if report.available() else None,
+        periodic=report.build_quietly if report.enabled else None,
         periodic_every=loaded.config.report_every,
         concurrency=concurrency,
     )
     with progress:
         result: RunResult = trio.run(tournament.run) if pending else RunResult()
     progress.summary()
+    print_ratings(out.journal)
     if sprt is not None:
         print(f"arena: {sprt.message()}")
     report.build(final=True)
     return _exit_status(result, schedule.total, len(journal.records), out, sprt)
+
+
+def print_ratings(journal: Path) -> None:
+    """The Ordo-style Elo table of every journaled game (``arena ratings`` gives more)."""
+    from arena.ratings import aggregate, fit_ratings, read_results
+    from arena.ratings.table import format_table
+
+    results = read_results(journal) if journal.exists() else []
+    if len({name for r in results for name in (r.first, r.second)}) < 2:
+        return
+    print(format_table(fit_ratings(aggregate(results))), flush=True)
 
 
 def _exit_status(
@@ -156,55 +167,31 @@ def sprt_stopper(
 
 
 class ReportHook:
-    """Rebuilds the HTML report every ``every`` games and at the end.
-
-    INTEGRATION POINT with ``reports.html.build_report(run_dir) -> Path`` (the report layer,
-    written separately): looked up at call time and skipped when absent, so ``arena run``
-    never depends on the report being importable.
-    """
-
-    MODULE: Final = "reports.html"
-    FUNCTION: Final = "build_report"
+    """Rebuilds the HTML report every ``report_every`` games and at the end. A report that
+    fails is a warning: it must never cost a tournament its games or its exit status."""
 
     def __init__(self, run_dir: Path, *, enabled: bool = True) -> None:
         self.run_dir = run_dir
         self.enabled = enabled
-        self._looked_up = False
-        self._found: Callable[[Path], object] | None = None
+        self._build: Callable[[Path], Path] | None = None
+        if enabled:
+            # Imported here, in the main thread before any game starts (pandas, matplotlib),
+            # not in the worker thread that runs the periodic rebuilds.
+            from reports.html import build_report
 
-    def _builder(self) -> Callable[[Path], object] | None:
-        """The builder, imported once (in the main thread, before any game starts)."""
-        if not self._looked_up:
-            self._looked_up = True
-            try:
-                module = importlib.import_module(self.MODULE)
-            except ModuleNotFoundError as exc:
-                if exc.name != self.MODULE:
-                    warn(f"report disabled: {self.MODULE} cannot be imported: {exc}")
-                return None
-            except Exception as exc:  # a broken report module must not stop a tournament
-                warn(f"report disabled: {self.MODULE} cannot be imported: {exc}")
-                return None
-            self._found = getattr(module, self.FUNCTION, None)
-        return self._found
-
-    def available(self) -> bool:
-        return self.enabled and self._builder() is not None
+            self._build = build_report
 
     def build_quietly(self) -> None:
         """The periodic rebuild during a run (called from a worker thread)."""
         self.build(final=False)
 
     def build(self, *, final: bool) -> None:
-        if not self.enabled:
-            return
-        builder = self._builder()
-        if builder is None:
+        if self._build is None:
             return
         try:
-            where = builder(self.run_dir)
+            where = self._build(self.run_dir)
         except Exception as exc:  # a report problem must not lose a tournament's exit status
             warn(f"report not built: {type(exc).__name__}: {exc}")
             return
         if final:
-            print(f"arena: report: {where or self.run_dir}")
+            print(f"arena: report: {where}")
