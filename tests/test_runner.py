@@ -16,6 +16,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from proc_scan import tagged
 
 from referee.record import GameRecord, Termination, decode_record
 
@@ -36,13 +37,18 @@ def write_config(tmp: Path, head: str, bots: list[str]) -> Path:
     return path
 
 
+def run_argv(config: Path, out: Path, *extra: str, report: bool = False) -> list[str]:
+    """``arena run`` argv; without ``report`` the (slow) HTML report is skipped."""
+    flags = [*extra] if report else ["--no-report", *extra]
+    return [sys.executable, "-m", "arena.cli", "run", str(config), "--output", str(out), *flags]
+
+
 def arena_run(
     config: Path, out: Path, *extra: str, report: bool = False
 ) -> subprocess.CompletedProcess[str]:
-    """``arena run`` as a subprocess; without ``report`` the (slow) HTML report is skipped."""
-    flags = [*extra] if report else ["--no-report", *extra]
+    """``arena run`` as a subprocess, to its end."""
     return subprocess.run(
-        [sys.executable, "-m", "arena.cli", "run", str(config), "--output", str(out), *flags],
+        run_argv(config, out, *extra, report=report),
         capture_output=True, text=True, timeout=RUN_TIMEOUT, cwd=ROOT,
     )  # fmt: skip
 
@@ -64,25 +70,9 @@ def pgn_results(out: Path) -> list[tuple[str, str]]:
     return list(zip(ids, results, strict=True))
 
 
-def processes_mentioning(text: str) -> list[str]:
-    """Command lines of live processes whose argv mentions ``text`` (leftover bots)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if text in cmdline and state != "Z":
-            found.append(cmdline)
-    return found
-
-
 def no_leftover_bots(text: str, wait: float = 10.0) -> bool:
     deadline = time.monotonic() + wait
-    while processes_mentioning(text):
+    while tagged(text):
         if time.monotonic() > deadline:
             return False
         time.sleep(0.1)
@@ -243,16 +233,7 @@ def test_kill_and_resume_three_times(tmp_path: Path) -> None:
     bots = [bot(f"slow{i}", script, "--delay", "0.01") for i in range(3)]
     config = write_config(tmp_path, head, bots)
     out = tmp_path / "out"
-    argv = [
-        sys.executable,
-        "-m",
-        "arena.cli",
-        "run",
-        str(config),
-        "--output",
-        str(out),
-        "--no-report",
-    ]
+    argv = run_argv(config, out)
     kills = 0
     journaled: list[int] = []
     for _ in range(3):
@@ -284,16 +265,7 @@ def test_first_ctrl_c_finishes_running_games_then_resume(tmp_path: Path) -> None
     bots = [bot(f"slow{i}", BOTS / "runner_first_bot.py", "--delay", "0.02") for i in range(2)]
     config = write_config(tmp_path, head, bots)
     out = tmp_path / "out"
-    argv = [
-        sys.executable,
-        "-m",
-        "arena.cli",
-        "run",
-        str(config),
-        "--output",
-        str(out),
-        "--no-report",
-    ]
+    argv = run_argv(config, out)
     proc = subprocess.Popen(
         argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
@@ -344,23 +316,14 @@ def test_second_ctrl_c_aborts_running_games_and_kills_their_bots(tmp_path: Path)
     bots = [bot(f"slow{i}", script, "--delay", "0.5") for i in range(2)]
     config = write_config(tmp_path, head, bots)
     out = tmp_path / "out"
-    argv = [
-        sys.executable,
-        "-m",
-        "arena.cli",
-        "run",
-        str(config),
-        "--output",
-        str(out),
-        "--no-report",
-    ]
+    argv = run_argv(config, out)
     proc = subprocess.Popen(
         argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
     assert proc.stdout is not None
     proc.stdout.readline()  # the header: games are starting
     deadline = time.monotonic() + 30
-    while len(processes_mentioning(str(script))) < 4 and time.monotonic() < deadline:
+    while len(tagged(str(script))) < 4 and time.monotonic() < deadline:
         time.sleep(0.05)  # wait until both games have both bots running
     rival = arena_run(config, out)  # a second run on the same directory is refused
     assert rival.returncode != 0 and "in use by another 'arena run'" in rival.stderr
@@ -371,7 +334,7 @@ def test_second_ctrl_c_aborts_running_games_and_kills_their_bots(tmp_path: Path)
     assert proc.returncode == 130, stderr
     assert "aborting the running games" in stdout
     assert journal(out) == []  # aborted games are not journaled: they replay on resume
-    assert no_leftover_bots(str(script), wait=5), processes_mentioning(str(script))
+    assert no_leftover_bots(str(script), wait=5), tagged(str(script))
 
 
 def test_sprt_stops_a_lopsided_match_early_and_stays_stopped(tmp_path: Path) -> None:
