@@ -3,7 +3,7 @@ pydraughts (installed by ``make bench`` only, never a project dependency).
 
 pydraughts has no perft of its own, so its perft is timed the same way ours counts: a
 recursive walk of ``legal_moves()``/``push()``/``pop()`` with the count of legal moves at
-depth 1. The acceptance bars (RULES.md figures, the brief): perft(7) = 1,049,442 in under 20 s,
+depth 1. The acceptance bars (docs/rules.md figures, the brief): perft(7) = 1,049,442 in under 20 s,
 and perft(5) at least 100 times faster than pydraughts.
 """
 

@@ -2,8 +2,8 @@
 
 Each game's perft (leaves counted from the move list at depth 1) is timed next to a
 full walk that also plays the leaf moves (push/pop on every node), which is what a search pays.
-Dobutsu counts are checked against RULES.md's Fairy-Stockfish figures; jungle has no published
-reference for our rule set, so its counts are only checked between the two walks.
+Dobutsu counts are checked against the Fairy-Stockfish figures of docs/rules.md; jungle has
+no published reference for our rule set, so its counts are only checked between the two walks.
 
 When pyffish (Fairy-Stockfish's Python binding; ``make bench`` installs it, it is never a project
 dependency) is importable, Dobutsu is also cross-checked against it: perft(5) walked with its
@@ -98,7 +98,7 @@ def main() -> None:
     for depth, expected in DOBUTSU_EXPECTED.items():
         nodes = Dobutsu.start().perft(depth)
         assert nodes == expected, (depth, nodes, expected)
-    print("dobutsu perft(5), perft(6) match RULES.md", flush=True)
+    print("dobutsu perft(5), perft(6) match docs/rules.md", flush=True)
     _fsf_cross_check()
 
 

@@ -1,4 +1,5 @@
-"""The referee's adjudication settings: the draw rules and caps RULES.md leaves to the referee."""
+"""The referee's adjudication settings: the draw rules and caps the games' rules leave to
+the referee (docs/rules.md, section Adjudication)."""
 
 from __future__ import annotations
 

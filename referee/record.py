@@ -18,7 +18,7 @@ class Termination(StrEnum):
     NORMAL = "normal"
     """The game's own rules ended it (den, capture, try, no moves, score...)."""
     ADJUDICATION = "adjudication"
-    """A draw rule of RULES.md applied by the referee, or a move cap."""
+    """A draw rule of docs/rules.md applied by the referee, or a move cap."""
     TIME_FORFEIT = "time-forfeit"
     """A bot ran over its clock plus the time margin."""
     ILLEGAL_MOVE = "illegal-move"

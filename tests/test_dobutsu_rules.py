@@ -1,4 +1,4 @@
-"""Dobutsu shogi: reference perft and one hand-built position per rule of RULES.md section 3."""
+"""Dobutsu shogi: reference perft and one hand-built position per rule (docs/rules.md, Dobutsu)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ def from_square(game: Dobutsu, square: str) -> set[str]:
     return {m[2:4] for m in game.legal_moves() if m.startswith(square) and "@" not in m}
 
 
-# ----- perft (RULES.md: Fairy-Stockfish's numbers) ------------------------------------------
+# ----- perft (docs/rules.md: Fairy-Stockfish's numbers) ------------------------------------------
 @pytest.mark.parametrize(
     ("depth", "nodes"), [(1, 4), (2, 17), (3, 123), (4, 976), (5, 8122), (6, 71677)]
 )

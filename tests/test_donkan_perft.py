@@ -34,7 +34,7 @@ def name(x: int, y: int) -> str:
 
 
 def naive_moves(g: Donkan) -> set[str]:
-    """RULES.md section 5 read literally, over the board view."""
+    """docs/rules.md, section Donkan, read literally, over the board view."""
     board = {(c.x, c.y): c for c in g.board_view().cells}
     me = g.side_to_move
 

@@ -1,4 +1,4 @@
-"""Donkan's round (RULES.md section 5): points, board resets, who starts, the target, the
+"""Donkan's round (docs/rules.md, section Donkan): points, board resets, who starts, the target, the
 partie draw rules and the round's ply cap, and undoing all of it."""
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Donkan rules (RULES.md section 5): moves, the castle and its guards, one test position each."""
+"""Donkan rules (docs/rules.md, section Donkan): moves, the castle and its guards, one position
+each."""
 
 from __future__ import annotations
 

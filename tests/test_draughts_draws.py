@@ -1,5 +1,5 @@
-"""FMJD draw rules as the draughts default adjudication (RULES.md section 1), with the counters
-kept right through push, pop and copy."""
+"""FMJD draw rules as the draughts default adjudication (docs/rules.md, section Draughts), with
+the counters kept right through push, pop and copy."""
 
 from __future__ import annotations
 
@@ -123,3 +123,33 @@ def test_endgame_count_restarts_when_the_group_changes() -> None:
     king_walk(g, 1)
     outcome = g.adjudication()
     assert outcome is not None and outcome.reason == "5-move-rule"
+
+
+# The reproduction of the clarified rule (docs/rules.md, section Draughts, draw rules).
+FIVE_MOVE_START = "W:WK46,K50:BK1,K5"
+FIVE_MOVE_LINE = [
+    "50-39", "1-7", "39-30", "7-18", "30-2", "18-29", "46-23", "5x32", "2-8", "29-23", "8-26",
+    "32-27", "26-8", "23-1", "8-17", "27-21", "17x26", "1-18",
+]
+
+
+def test_a_capture_restarts_the_5_move_count_inside_the_same_group() -> None:
+    g = Draughts.new(FIVE_MOVE_START, FIVE_MOVE_LINE)
+    # 5x32 made two kings v king (count from zero); 17x26 made king v king: a new balance,
+    # so the count restarted there and only one ply (1-18) has been played since.
+    assert g.position() == "W:WK26:BK18"
+    assert g.adjudication() is None
+    assert g.outcome() is None
+    assert g.copy().adjudication() is None
+    # The restarted count still ends the game, 5 moves each after 17x26.
+    king_walk(g, 8)
+    assert g.adjudication() is None
+    king_walk(g, 1)
+    outcome = g.adjudication()
+    assert outcome is not None and outcome.reason == "5-move-rule"
+    # Taking moves back and playing them again keeps the counts right.
+    for _ in range(11):
+        g.pop()
+    g.play("17x26")
+    g.play("1-18")
+    assert g.position() == "W:WK26:BK18" and g.adjudication() is None

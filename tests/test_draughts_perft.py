@@ -1,4 +1,4 @@
-"""Draughts perft against the public reference figures of RULES.md (duplicates removed), and
+"""Draughts perft against the public reference figures of docs/rules.md (duplicates removed), and
 the fast bitboard perft against the plain moves()/push()/pop() walk of the Game interface."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""International draughts rules (RULES.md section 1): one hand-built position per rule."""
+"""International draughts rules (docs/rules.md, Draughts): one hand-built position per rule."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Dvonn rules (RULES.md section 4): one hand-built position per rule, plus an independent
+"""Dvonn rules (docs/rules.md, section Dvonn): one hand-built position per rule, plus an independent
 re-implementation of movement and disconnection checked along random games."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from referee.games import get_game
 from referee.games.base import IllegalMove, MoveSyntaxError, PositionError
 from referee.games.dvonn import PASS, Dvonn
 
-# The drawing of RULES.md, copied verbatim: the test derives the cell set from it.
+# The drawing of docs/rules.md, copied verbatim: the test derives the cell set from it.
 DRAWING = """
         C5 D5 E5 F5 G5 H5 I5 J5 K5
       B4 C4 D4 E4 F4 G4 H4 I4 J4 K4
@@ -21,7 +21,7 @@ DRAWING = """
 """
 ROW_NAMES = [line.split() for line in DRAWING.strip("\n").splitlines()]  # row 5 first
 ALL_CELLS = {name for row in ROW_NAMES for name in row}
-DIRS = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, -1))  # RULES.md's neighbours
+DIRS = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, -1))  # docs/rules.md's neighbours
 
 
 def pos(stacks: dict[str, str], side: str = "w", placed: int = 49) -> str:

@@ -1,4 +1,4 @@
-"""Jungle move generation against a slow, literal reading of RULES.md section 2, plus the
+"""Jungle move generation against a slow, literal reading of docs/rules.md, section Jungle, plus the
 conformance checks every game owes: text round-trips, push/pop, copy, perft consistency.
 
 The oracle below shares no tables with ``referee.games.jungle``: it works on square names and
@@ -32,7 +32,7 @@ def step(square: str, dx: int, dy: int) -> str | None:
 
 
 def may_take(side: int, frm: str, to: str, animal: str, victim: str) -> bool:
-    """RULES.md's capture paragraph and trap paragraph, clause by clause."""
+    """docs/rules.md's capture rules and trap rule, clause by clause."""
     if is_water(frm) or is_water(to):
         return is_water(frm) and is_water(to)  # rat in water takes only rat in water
     if frm in TRAPS[1 - side]:

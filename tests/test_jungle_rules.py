@@ -1,4 +1,4 @@
-"""Jungle (Dou Shou Qi): one hand-built position per rule of RULES.md section 2."""
+"""Jungle (Dou Shou Qi): one hand-built position per rule of docs/rules.md, section Jungle."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ def test_registry_and_start() -> None:
     assert isinstance(game, Jungle)
     assert game.SIDE_LABELS == ("south", "north")
     assert game.position() == "l5t/1d3c1/r1p1w1e/7/7/7/E1W1P1R/1C3D1/T5L s"
-    # RULES.md start: south tiger a1, lion g1, cat b2, dog f2, elephant a3, wolf c3,
+    # docs/rules.md start: south tiger a1, lion g1, cat b2, dog f2, elephant a3, wolf c3,
     # leopard e3, rat g3; north mirrored by 180 degrees.
     south = {"a1": "T", "g1": "L", "b2": "C", "f2": "D", "a3": "E", "c3": "W", "e3": "P", "g3": "R"}
     for square, letter in south.items():

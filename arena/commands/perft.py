@@ -1,5 +1,5 @@
 """``arena perft``: count the leaves of a game's move tree, the standard check of move
-generators against published figures (RULES.md gives the references)."""
+generators against published figures (docs/rules.md gives the references)."""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ python-chess's Board (moves that round-trip through text, push/pop for search).
 Conventions shared by every game:
 
 * Sides are ``0`` (``p1``, always moves first) and ``1`` (``p2``).
-* A move is a single space-free token in the game's own notation (``../RULES.md``);
+* A move is a single space-free token in the game's own notation (``docs/rules.md``);
   ``format_move(parse_move(text)) == text`` for every legal move text.
 * ``position()`` returns a text that ``Game.from_position`` accepts and that reproduces the
   same position (including side to move and, for Donkan, the round's score).
@@ -73,7 +73,7 @@ class BoardView(msgspec.Struct, omit_defaults=True):
     """A game-independent picture of a position, so one viewer can draw all five games."""
 
     shape: str
-    """``"square"`` or ``"hex"`` (Dvonn: axial coordinates, neighbours as in RULES.md)."""
+    """``"square"`` or ``"hex"`` (Dvonn: axial coordinates, neighbours as in docs/rules.md)."""
     columns: int
     rows: int
     cells: list[CellView]
@@ -220,7 +220,7 @@ class Game(ABC, Generic[M]):
         """The end of the game by its own rules, or None while it goes on."""
 
     def adjudication(self) -> Outcome | None:
-        """The default draw adjudication of RULES.md for this game (repetition, FMJD counts...)
+        """The default draw adjudication of docs/rules.md for this game (repetition, FMJD counts...)
         for the position reached; None when none applies. The referee calls it only when the
         game's draw rules are switched on."""
         return None
@@ -230,7 +230,7 @@ class Game(ABC, Generic[M]):
 
     # ----- counting -----------------------------------------------------------------------
     def perft(self, depth: int) -> int:
-        """Leaf count ``depth`` moves deep (RULES.md's convention: finished positions have no
+        """Leaf count ``depth`` moves deep (docs/rules.md's convention: finished positions have no
         children; repetition and move caps ignored). Games override this for speed."""
         if depth == 0:
             return 1

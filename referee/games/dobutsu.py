@@ -1,7 +1,7 @@
 """Dobutsu shogi (3x4 animal shogi): rules, Fairy-Stockfish FEN and UCI move notation.
 
-RULES.md section 3 is the authority; the notation is Fairy-Stockfish's (``dobutsu`` variant) so
-that FSF can play against our bots unchanged.
+docs/rules.md, section Dobutsu, is the authority; the notation is Fairy-Stockfish's
+(``dobutsu`` variant) so that FSF can play against our bots unchanged.
 
 Sides: ``SIDE_LABELS = ("white", "black")``, the names FSF's FEN uses (``w``/``b``); white is
 p1 (sente), starts on ranks 1-2 and moves first.
@@ -16,7 +16,7 @@ Position text (FSF FEN)::
 * Pieces: ``L`` lion, ``G`` giraffe, ``E`` elephant, ``C`` chick, ``+C`` hen (promoted chick);
   uppercase white, lowercase black. ``H``/``h`` is also read as a hen.
 * Hands in brackets, white's pieces then black's (``[GCEgce]``); ``[]`` or ``[-]`` for none.
-* Accepted tails: ``w``, ``w 0 1`` (RULES.md's spelling of the start), ``w - - 4 3`` (what FSF
+* Accepted tails: ``w``, ``w 0 1`` (the rules' spelling of the start), ``w - - 4 3`` (what FSF
   writes). The written form is always ``<board>[<hands>] <w|b> - - <halfmove> <fullmove>``,
   which FSF reads back. The halfmove clock counts plies since the last capture, drop or
   promotion (as the Fairy-Stockfish of pyffish 0.0.90 counts it); neither counter affects the
@@ -34,7 +34,7 @@ Ends, evaluated after every move (and for a position read from text):
 * ``lion-captured``: the side that captured the enemy lion wins;
 * ``try``: a lion on its far rank (white rank 4, black rank 1) on a square no enemy piece
   attacks wins, whoever just moved; ``both-try``: both lions qualify at once = draw;
-* ``no-moves``: the side to move has no legal move and loses (RULES.md, common rules);
+* ``no-moves``: the side to move has no legal move and loses (docs/rules.md, common rules);
 * ``repetition`` (adjudication, not the rules): the same board, hands and side to move for the
   third time since the position the game was built from is a draw. FSF uses a fourth time.
 

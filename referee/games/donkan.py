@@ -1,4 +1,4 @@
-"""Donkan's rules (RULES.md section 5): the 7x7 board and its castle, parties and the round.
+"""Donkan's rules (docs/rules.md, section Donkan): the 7x7 board, its castle, parties, round.
 
 One :class:`Donkan` object is a whole round ("manche"): a partie ends when a king is taken
 (+1 for the capturer) or a king enters the castle d4 (+2), then ``push`` resets the board and

@@ -1,4 +1,4 @@
-"""International draughts 10x10 (FMJD rules, RULES.md section 1): the ``draughts`` game.
+"""International draughts 10x10 (FMJD rules, docs/rules.md, section Draughts): ``draughts``.
 
 Owns the public face of the rules: squares 1-50, PDN notation, PDN FEN, push/pop with history,
 the end of the game (no legal move loses) and the FMJD draw rules as default adjudication.
@@ -29,7 +29,8 @@ _MOVE_TEXT = re.compile(r"^\d{1,2}(?:-\d{1,2}|(?:x\d{1,2})+)$")
 KINGS_ONLY_PLIES = 50
 """FMJD: 25 successive moves by each side with only kings moved and no capture = draw."""
 ENDGAME_PLIES = {16: 32, 5: 10}
-"""FMJD endgame counts: group -> plies (16 or 5 moves by each side) before the draw."""
+"""FMJD endgame counts: group -> plies (16 or 5 moves by each side) before the draw. A count
+starts when the group's material appears and restarts after every capture."""
 
 
 class DraughtsMove(NamedTuple):
@@ -247,7 +248,9 @@ class Draughts(Game[DraughtsMove]):
         else:
             self._kings_only += 1
         group = _endgame_group(self._white, self._black, self._kings)
-        if group != self._group:
+        if cap or group != self._group:
+            # A capture makes a new material balance even inside the same group (two kings v
+            # king becoming king v king): the 16- and 5-move counts start again from zero.
             self._group, self._group_plies = group, 0
         elif group:
             self._group_plies += 1

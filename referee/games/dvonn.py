@@ -1,4 +1,4 @@
-"""Dvonn's rules (RULES.md section 4): the 49-space hex board, placement, stacking, disconnection.
+"""Dvonn's rules (docs/rules.md, section Dvonn): hex board, placement, stacking, disconnection.
 
 The board is kept as 49 strings, one per space, each the stack from bottom to top in the
 letters ``W`` (white), ``B`` (black) and ``D`` (DVONN); ``""`` is an empty space. Strings make
@@ -50,11 +50,11 @@ N_DVONN = 3
 N_EACH = 23
 PASS = -1
 DIRECTIONS: tuple[tuple[int, int], ...] = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, -1))
-"""Neighbour offsets (dx, dy) of RULES.md: lines are dx=0, dy=0 and dx=dy."""
+"""Neighbour offsets (dx, dy) of docs/rules.md: lines are dx=0, dy=0 and dx=dy."""
 
 
 def _on_board(x: int, y: int) -> bool:
-    """The 49 spaces are the hexagon 0<=y<=4, 0<=x<=10, -2<=x-y<=8 (see RULES.md's drawing)."""
+    """The 49 spaces are the hexagon 0<=y<=4, 0<=x<=10, -2<=x-y<=8 (docs/rules.md's drawing)."""
     return 0 <= y < ROWS and 0 <= x < COLUMNS and -2 <= x - y <= 8
 
 
@@ -289,7 +289,7 @@ class Dvonn(Game[int]):
         return f"{'/'.join(rows)} {_SIDE_CHARS[self._side]} {self._placed}"
 
     def diagram(self) -> str:
-        """Rows 5..1 as in RULES.md; a cell shows its top piece and height, ``+`` = holds a
+        """Rows 5..1 as in docs/rules.md; a cell shows its top piece and height, ``+`` = holds a
         DVONN under the top, ``.`` = empty."""
         lines = []
         for row in range(ROWS - 1, -1, -1):
@@ -436,7 +436,7 @@ class Dvonn(Game[int]):
             raise MoveSyntaxError(
                 f"dvonn move {text!r} is not notation: expected a space such as 'E3' (placement),"
                 " two spaces such as 'I1J2' (movement) or 'pass'; spaces are A-K with row 1-5 "
-                "on the board drawn in RULES.md"
+                "on the board drawn in docs/rules.md"
             )
         if move not in self.moves():
             raise IllegalMove(text, self.position(), self._why_illegal(move))

@@ -1,6 +1,6 @@
 """Dou Shou Qi (jungle, 7x9): rules, our FEN-like position text and ``a3a4`` move notation.
 
-RULES.md section 2 is the authority (the seed's strengths: rat 1, cat 2, dog 3, wolf 4,
+docs/rules.md, section Jungle, is the authority (strengths: rat 1, cat 2, dog 3, wolf 4,
 leopard 5, tiger 6, lion 7, elephant 8).
 
 Sides: ``SIDE_LABELS = ("south", "north")``; south is p1, owns den d1 and moves first.
