@@ -1,15 +1,26 @@
 # Two commands for a newcomer: `make demo` and `make test`. Both bootstrap .venv.
+#
+# Installs come from requirements.lock (exact versions of every package, for Python 3.11 on
+# Linux), then the project itself with --no-deps: every machine runs the same code.
+# pyproject.toml keeps the compatible ranges; `make lock` turns them into a new lock.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+LOCK := requirements.lock
+# The lock tool, pinned like everything else (installed into .venv by `make lock` only).
+UV_VERSION := 0.13.9
+PYTEST := $(BIN)/python -m pytest -q -p no:cacheprovider
 
-.PHONY: demo test bench lint bots clean
+.PHONY: demo test test-fast bench lint lock bots clean
 
-$(STAMP): pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP): pyproject.toml $(LOCK) | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -r $(LOCK)
+	$(BIN)/python -m pip install --quiet --no-deps -e .
 	touch $(STAMP)
 
 bots:
@@ -19,16 +30,26 @@ demo: $(STAMP) bots
 	$(BIN)/arena run examples/demo.toml --output runs/demo
 
 test: $(STAMP) bots
-	$(BIN)/python -m pytest -q -p no:cacheprovider
+	$(PYTEST)
+
+# Everything but the tests marked slow: the quick loop while editing (under a minute).
+test-fast: $(STAMP) bots
+	$(PYTEST) -m "not slow"
 
 bench: $(STAMP) bots
-	$(BIN)/python -m pip install --quiet pydraughts || echo "pydraughts unavailable: bench_draughts skips its comparison"
-	$(BIN)/python -m pip install --quiet pyffish || echo "pyffish unavailable: bench_small_games skips its Fairy-Stockfish cross-check"
 	$(BIN)/python -m bench
 
 lint: $(STAMP)
 	$(BIN)/ruff check arena protocol referee reports sample_bots tests bench
 	$(BIN)/mypy arena protocol referee reports
+
+# Refresh the lock from pyproject.toml's ranges (newest versions that fit), for Python 3.11 on
+# Linux whatever machine runs it. Review the diff, run `make test`, commit both files.
+lock: | $(BIN)/python
+	$(BIN)/python -m pip install --quiet uv==$(UV_VERSION)
+	$(BIN)/uv pip compile pyproject.toml --all-extras --upgrade \
+	    --python-version 3.11 --python-platform linux \
+	    --custom-compile-command "make lock" --output-file $(LOCK)
 
 clean:
 	rm -rf $(VENV) runs build *.egg-info

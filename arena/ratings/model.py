@@ -315,6 +315,9 @@ def fit_ratings(
         shift = average - float(np.mean(pinned[idx])) if idx.size else 0.0
         avg_value = average
     ratings[idx] = pinned[idx] + shift
+    if anchor is not None:
+        # Exactly the anchor value: ``value - pinned + pinned`` can be off by one rounding step.
+        ratings[players.index(anchor[0])] = anchor[1]
 
     if core_cov is not None:
         # Covariance in pinned coordinates over the rated players, then the reported convention.
