@@ -208,6 +208,19 @@ def test_lone_dvonn_never_moves_but_stacks_with_dvonn_do() -> None:
         black.play("C3D3")
 
 
+def test_the_top_piece_decides_who_moves_a_stack() -> None:
+    # E3 holds a white piece under a black one: black's stack, whatever lies beneath.
+    stacks = {"E3": "WB", "F3": "W", "D3": "D", "G3": "B", "C3": "B", "H3": "D"}
+    white = game(stacks)
+    assert sorted(white.legal_moves()) == ["F3E3", "F3G3"]
+    with pytest.raises(IllegalMove, match="the stack on E3 belongs to black"):
+        white.play("E3G3")
+    black = game(stacks, "b")
+    assert {"E3C3", "E3G3"} <= set(black.legal_moves())
+    black.play("E3G3")
+    assert black.stack("G3") == "BWB" and black.stack("E3") == ""
+
+
 def test_must_land_on_occupied_counting_every_space() -> None:
     # A 2-high stack on E3 moves exactly 2 spaces, over occupied (F3) or empty (E2) spaces alike,
     # and only onto occupied spaces: G3 and E1, not C3, E5, G5, C1.
