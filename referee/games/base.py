@@ -15,6 +15,12 @@ Conventions shared by every game:
 * ``outcome()`` only reports ends that the game's rules themselves define. Draws that the rules
   lack (repetition, move caps, FMJD counts) are the referee's adjudication, reported by
   ``adjudication()`` so that the referee can switch them off.
+
+What every game used to write for itself lives here once: the side to move (``_side``), the
+moves played (``_history``) and the repetition count (the keys of the positions reached, in
+windows that restart when play can no longer return to earlier positions). A game calls
+``_start_history`` when it is built, ``_record``/``_unrecord`` in push/pop, and
+``_copy_history`` in copy; a game with a repetition draw sets ``REPETITION_COUNT``.
 """
 
 from __future__ import annotations
@@ -123,6 +129,18 @@ class Game(ABC, Generic[M]):
     OPTIONS: ClassVar[tuple[str, ...]] = ()
     """Names of the game options ``start``/``from_position`` accept (values may be strings,
     as they come from configs); the referee rejects any other name before a game starts."""
+    REPETITION_COUNT: ClassVar[int | None] = None
+    """How many occurrences of one position make the default repetition draw (3 in the games
+    that have one); None for a game without one, whose positions are then not tracked."""
+
+    _side: int
+    """0 or 1: the side to move. Games update it in push/pop."""
+    _history: list[M]
+    _keys: list[Hashable]
+    """``repetition_key()`` (or the game's cheaper equivalent) of every position since
+    construction, oldest first; empty when ``REPETITION_COUNT`` is None."""
+    _windows: list[int]
+    """Indices into ``_keys`` where repetition windows start, the last one current."""
 
     # ----- construction -------------------------------------------------------------------
     @classmethod
@@ -151,9 +169,9 @@ class Game(ABC, Generic[M]):
 
     # ----- state --------------------------------------------------------------------------
     @property
-    @abstractmethod
     def side_to_move(self) -> int:
         """0 for p1, 1 for p2."""
+        return self._side
 
     @property
     def ply(self) -> int:
@@ -161,9 +179,67 @@ class Game(ABC, Generic[M]):
         return len(self.history)
 
     @property
-    @abstractmethod
     def history(self) -> Sequence[M]:
         """The moves played since construction, oldest first."""
+        return self._history
+
+    # ----- side, history and repetitions: the bookkeeping every game shares ----------------
+    def _start_history(self, side: int, key: Hashable = None) -> None:
+        """Set the side to move and an empty history; call once the board is set up. ``key``
+        is the start position's repetition key when the game computes a cheaper one itself
+        (an incremental hash); by default ``repetition_key()``."""
+        self._side = side
+        self._history = []
+        self._windows = [0]
+        if self.REPETITION_COUNT is None:
+            self._keys = []
+        else:
+            self._keys = [self.repetition_key() if key is None else key]
+
+    def _record(self, move: M, key: Hashable = None) -> None:
+        """Note a move just pushed and the position it reached (same ``key`` rule as above)."""
+        self._history.append(move)
+        if self.REPETITION_COUNT is not None:
+            self._keys.append(self.repetition_key() if key is None else key)
+
+    def _restart_repetitions(self) -> None:
+        """The position just recorded opens a new repetition window: play can never come back
+        to the earlier ones (a man move or capture in draughts, a new partie in Donkan)."""
+        self._windows.append(len(self._keys) - 1)
+
+    def _unrecord(self) -> M:
+        """Forget the last recorded move (and its position); return the move."""
+        keys = self._keys
+        if keys:
+            last = len(keys) - 1
+            if last and self._windows[-1] == last:
+                self._windows.pop()
+            keys.pop()
+        return self._history.pop()
+
+    def _copy_history(self, other: Game[M]) -> None:
+        """Give ``other`` (a fresh copy of this position) the same side, history and keys."""
+        other._side = self._side
+        other._history = list(self._history)
+        other._keys = list(self._keys)
+        other._windows = list(self._windows)
+
+    def repetitions(self) -> int:
+        """How often the current position has occurred in its repetition window, this time
+        included (0 for a game without a repetition rule)."""
+        keys = self._keys
+        if not keys:
+            return 0
+        return keys[self._windows[-1]:].count(keys[-1])
+
+    def repetition_draw(self) -> Outcome | None:
+        """The default repetition draw: the same position (same side to move) for the
+        ``REPETITION_COUNT``-th time; None otherwise or for a game without the rule."""
+        count = self.REPETITION_COUNT
+        if count is None or self.repetitions() < count:
+            return None
+        return Outcome(None, "repetition",
+                       f"the same position occurred {count} times with the same side to move")
 
     @abstractmethod
     def position(self) -> str:
@@ -220,10 +296,10 @@ class Game(ABC, Generic[M]):
         """The end of the game by its own rules, or None while it goes on."""
 
     def adjudication(self) -> Outcome | None:
-        """The default draw adjudication of docs/rules.md for this game (repetition, FMJD counts...)
-        for the position reached; None when none applies. The referee calls it only when the
-        game's draw rules are switched on."""
-        return None
+        """The default draw adjudication of docs/rules.md for this game (repetition, FMJD
+        counts...) for the position reached; None when none applies. The referee calls it only
+        when the game's draw rules are switched on. By default: the repetition draw."""
+        return self.repetition_draw()
 
     def is_over(self) -> bool:
         return self.outcome() is not None

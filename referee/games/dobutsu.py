@@ -52,7 +52,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Hashable, Sequence
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar, Self, cast
 
 from referee.games.base import (
     BoardView,
@@ -162,13 +162,11 @@ class Dobutsu(Game[int]):
     ) -> None:
         self._board = board
         self._hands = hands  # hands[color][ptype] for ptype in CHICK, ELEPHANT, GIRAFFE
-        self._side = side
         self._halfmove = halfmove
         self._fullmove = fullmove
-        self._history: list[int] = []
         self._undo: list[tuple[int, int, Outcome | None]] = []  # captured, halfmove, outcome
         self._key = _zkey(board, hands, side)
-        self._keys: list[int] = [self._key]
+        self._start_history(side, self._key)
         self._outcome = self._evaluate(captured=0)
 
     # ----- construction -------------------------------------------------------------------
@@ -208,25 +206,15 @@ class Dobutsu(Game[int]):
         other = type(self).__new__(type(self))
         other._board = self._board[:]
         other._hands = [h[:] for h in self._hands]
-        other._side = self._side
         other._halfmove = self._halfmove
         other._fullmove = self._fullmove
-        other._history = self._history[:]
         other._undo = self._undo[:]
         other._key = self._key
-        other._keys = self._keys[:]
+        self._copy_history(other)
         other._outcome = self._outcome
         return other
 
     # ----- state --------------------------------------------------------------------------
-    @property
-    def side_to_move(self) -> int:
-        return self._side
-
-    @property
-    def history(self) -> Sequence[int]:
-        return self._history
-
     def piece_at(self, square: str) -> str:
         """The FEN letter on ``square`` (``"+C"`` for a white hen), ``""`` when empty."""
         return _piece_text(self._board[square_index(square)])
@@ -379,20 +367,18 @@ class Dobutsu(Game[int]):
             board[to] = piece
             key ^= _Z_PIECE[to][piece + 5]
         self._undo.append((captured, self._halfmove, self._outcome))
-        self._history.append(move)
         self._halfmove = halfmove
         if side == BLACK:
             self._fullmove += 1
         self._side = 1 - side
         self._key = key
-        self._keys.append(key)
+        self._record(move, key)
         self._outcome = self._evaluate(captured)
 
     def pop(self) -> int:
-        move = self._history.pop()
+        move = self._unrecord()
         captured, halfmove, outcome = self._undo.pop()
-        self._keys.pop()
-        self._key = self._keys[-1]
+        self._key = cast(int, self._keys[-1])  # the incremental hash pushed by _record
         self._outcome = outcome
         self._halfmove = halfmove
         side = 1 - self._side
@@ -513,12 +499,6 @@ class Dobutsu(Game[int]):
             loser = self._side
             return Outcome(1 - loser, "no-moves",
                            f"{self.SIDE_LABELS[loser]} has no legal move")
-        return None
-
-    def adjudication(self) -> Outcome | None:
-        if self._keys.count(self._key) >= self.REPETITION_COUNT:
-            return Outcome(None, "repetition",
-                           f"the same position occurred {self.REPETITION_COUNT} times")
         return None
 
 

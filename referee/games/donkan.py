@@ -31,7 +31,7 @@ a piece's owner is ``(p - 1) >> 1`` and it is a king when ``p & 1``.
 from __future__ import annotations
 
 import re
-from collections.abc import Hashable, Iterator, Sequence
+from collections.abc import Hashable, Iterator
 from typing import Any, ClassVar, Self
 
 from referee.games.base import (
@@ -223,6 +223,9 @@ class Donkan(Game[int]):
     """A Donkan round: the current partie's board plus the score, with make/unmake history."""
 
     OPTIONS = ("target", "draw_rules")
+    REPETITION_COUNT: ClassVar[int | None] = REPETITIONS
+    """Counted inside the partie (each partie opens a new window); ends the partie, not the
+    round, so ``push`` applies it rather than :meth:`adjudication`."""
 
     NAME: ClassVar[str] = "donkan"
     DESCRIPTION: ClassVar[str] = "Donkan: 7x7, king and two soldiers each, race to the castle d4"
@@ -241,7 +244,6 @@ class Donkan(Game[int]):
         draw_rules: bool,
     ) -> None:
         self._board = board
-        self._side = side
         self._score = score
         self._target = target
         self._starter = starter
@@ -249,9 +251,8 @@ class Donkan(Game[int]):
         self._round_plies = round_plies
         self._draw_rules = draw_rules
         self._parties: list[PartieRecord] = []
-        self._history: list[int] = []
         self._undo: list[tuple[Any, ...]] = []
-        self._seen: dict[Hashable, int] = {self._partie_key(): 1}
+        self._start_history(side)
 
     # ----- construction -------------------------------------------------------------------
     @classmethod
@@ -341,20 +342,11 @@ class Donkan(Game[int]):
             self._draw_rules,
         )
         twin._parties = list(self._parties)
-        twin._history = list(self._history)
+        self._copy_history(twin)
         twin._undo = list(self._undo)
-        twin._seen = dict(self._seen)
         return twin
 
     # ----- state --------------------------------------------------------------------------
-    @property
-    def side_to_move(self) -> int:
-        return self._side
-
-    @property
-    def history(self) -> Sequence[int]:
-        return self._history
-
     @property
     def score(self) -> tuple[int, int]:
         """Points of (south, north) in this round."""
@@ -390,9 +382,6 @@ class Donkan(Game[int]):
     def piece_at(self, square: str) -> str:
         """``"K"``/``"S"`` (south), ``"k"``/``"s"`` (north) or ``""`` on ``square`` (``"d4"``)."""
         return _LETTERS[self._board[NAME_INDEX[square]]].replace(".", "")
-
-    def _partie_key(self) -> Hashable:
-        return (tuple(self._board), self._side)
 
     def position(self) -> str:
         ranks = []
@@ -477,35 +466,25 @@ class Donkan(Game[int]):
         self._side = mover ^ 1
         self._partie_plies += 1
         self._round_plies += 1
-        self._history.append(move)
+        self._record(move)
         if taken & 1:
-            self._end_partie(move, piece, taken, mover, 1, "king")
+            self._end_partie(piece, taken, mover, 1, "king")
         elif to == CASTLE and piece & 1:
-            self._end_partie(move, piece, taken, mover, 2, "castle")
+            self._end_partie(piece, taken, mover, 2, "castle")
+        elif self._draw_rules and self.repetitions() >= REPETITIONS:
+            self._end_partie(piece, taken, None, 0, "repetition")
+        elif self._draw_rules and self._partie_plies >= PARTIE_PLY_CAP:
+            self._end_partie(piece, taken, None, 0, "ply-cap")
         else:
-            key = self._partie_key()
-            count = self._seen.get(key, 0) + 1
-            self._seen[key] = count
-            if self._draw_rules and count >= REPETITIONS:
-                self._end_partie(move, piece, taken, None, 0, "repetition", key)
-            elif self._draw_rules and self._partie_plies >= PARTIE_PLY_CAP:
-                self._end_partie(move, piece, taken, None, 0, "ply-cap", key)
-            else:
-                self._undo.append((piece, taken, None, key))
+            self._undo.append((piece, taken, None))
 
     def _end_partie(
-        self,
-        move: int,
-        piece: int,
-        taken: int,
-        winner: int | None,
-        points: int,
-        reason: str,
-        key: Hashable = None,
+        self, piece: int, taken: int, winner: int | None, points: int, reason: str
     ) -> None:
         """Score the partie, then reset the board unless the round is over; keep what undo
-        needs to rebuild the partie exactly."""
-        saved = (list(self._board), self._side, self._starter, self._partie_plies, self._seen)
+        needs to rebuild the partie exactly. The reset position opens a new repetition window
+        (it replaces, in the record of positions, the one the move reached)."""
+        saved = (list(self._board), self._side, self._starter, self._partie_plies)
         self._parties.append(
             PartieRecord(
                 starter=self._starter,
@@ -520,31 +499,25 @@ class Donkan(Game[int]):
             next_starter = winner ^ 1  # the loser starts the next partie
         else:
             next_starter = self._starter ^ 1  # no point: the other side starts
-        self._undo.append((piece, taken, saved, key))
+        self._undo.append((piece, taken, saved))
         if self._score[0] >= self._target or self._score[1] >= self._target:
             return  # the round is over: the board stays as the last move left it
         self._board[:] = _parse_board(self.START_POSITION, _START_BOARD)
         self._starter = next_starter
         self._side = next_starter
         self._partie_plies = 0
-        self._seen = {self._partie_key(): 1}
+        self._keys[-1] = self.repetition_key()
+        self._restart_repetitions()
 
     def pop(self) -> int:
-        move = self._history.pop()
-        piece, taken, saved, key = self._undo.pop()
+        move = self._unrecord()
+        piece, taken, saved = self._undo.pop()
         if saved is not None:  # undo the partie's end (and the reset) first
-            board, self._side, self._starter, self._partie_plies, seen = saved
+            board, self._side, self._starter, self._partie_plies = saved
             self._board[:] = board
-            self._seen = dict(seen)  # copies share undo records: never mutate a saved dict
             last = self._parties.pop()
             if last.winner is not None:
                 self._score[last.winner] -= last.points
-        if key is not None:
-            count = self._seen[key] - 1
-            if count:
-                self._seen[key] = count
-            else:
-                del self._seen[key]
         origin, to = divmod(move, 64)
         self._board[origin] = piece
         self._board[to] = taken

@@ -9,7 +9,7 @@ Move generation and perft run on bitboards in ``_draughts_bits``; position text 
 from __future__ import annotations
 
 import re
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable
 from typing import Any, NamedTuple, Self
 
 from referee.games import _draughts_bits as bits
@@ -85,7 +85,6 @@ class _Undo(NamedTuple):
     kings_only: int
     group: int
     group_plies: int
-    since: int
 
 
 class Draughts(Game[DraughtsMove]):
@@ -95,17 +94,16 @@ class Draughts(Game[DraughtsMove]):
     DESCRIPTION = "International draughts 10x10 (FMJD): flying kings, majority capture"
     SIDE_LABELS = ("white", "black")
     START_POSITION = "W:W31-50:B1-20"
+    REPETITION_COUNT = 3
+    """FMJD: the same position with the same side to move for the third time (counted since
+    the last man move or capture, which no later move can undo)."""
 
     def __init__(self, white: int, black: int, kings: int, side: int) -> None:
         self._white = white
         self._black = black
         self._kings = kings
-        self._side = side
-        self._history: list[DraughtsMove] = []
         self._undo: list[_Undo] = []
-        self._keys: list[Hashable] = [self.repetition_key()]
-        self._since = 0
-        """Index in ``_keys`` of the first position after the last man move or capture."""
+        self._start_history(side)
         self._kings_only = 0
         """Successive plies with only kings moved and no capture."""
         self._group = _endgame_group(white, black, kings)
@@ -130,24 +128,14 @@ class Draughts(Game[DraughtsMove]):
 
     def copy(self) -> Self:
         other = type(self)(self._white, self._black, self._kings, self._side)
-        other._history = list(self._history)
+        self._copy_history(other)
         other._undo = list(self._undo)
-        other._keys = list(self._keys)
-        other._since = self._since
         other._kings_only = self._kings_only
         other._group = self._group
         other._group_plies = self._group_plies
         return other
 
     # ----- state --------------------------------------------------------------------------
-    @property
-    def side_to_move(self) -> int:
-        return self._side
-
-    @property
-    def history(self) -> Sequence[DraughtsMove]:
-        return self._history
-
     def _placement(self) -> Placement:
         men: tuple[set[int], set[int]] = (set(), set())
         kings: tuple[set[int], set[int]] = (set(), set())
@@ -225,7 +213,7 @@ class Draughts(Game[DraughtsMove]):
 
     def push(self, move: DraughtsMove) -> None:
         self._undo.append(_Undo(self._white, self._black, self._kings, self._kings_only,
-                                self._group, self._group_plies, self._since))
+                                self._group, self._group_plies))
         src = bits.SQ_TO_MASK[move.path[0]]
         dst = bits.SQ_TO_MASK[move.path[-1]]
         cap = 0
@@ -240,11 +228,10 @@ class Draughts(Game[DraughtsMove]):
         else:
             self._black, self._white = own, opp
         self._side ^= 1
-        self._history.append(move)
-        self._keys.append(self.repetition_key())
+        self._record(move)
         if cap or not was_king:
             self._kings_only = 0
-            self._since = len(self._keys) - 1
+            self._restart_repetitions()
         else:
             self._kings_only += 1
         group = _endgame_group(self._white, self._black, self._kings)
@@ -261,10 +248,8 @@ class Draughts(Game[DraughtsMove]):
         u = self._undo.pop()
         self._white, self._black, self._kings = u.white, u.black, u.kings
         self._kings_only, self._group, self._group_plies = u.kings_only, u.group, u.group_plies
-        self._since = u.since
         self._side ^= 1
-        self._keys.pop()
-        return self._history.pop()
+        return self._unrecord()
 
     def _ambiguous(self, move: DraughtsMove, legal: list[DraughtsMove]) -> bool:
         return any(
@@ -370,10 +355,9 @@ class Draughts(Game[DraughtsMove]):
         return Outcome(1 - self._side, "no-moves", f"{loser} {why}")
 
     def adjudication(self) -> Outcome | None:
-        key = self._keys[-1]
-        if self._keys[self._since:].count(key) >= 3:
-            return Outcome(None, "repetition", "the same position occurred three times "
-                           "with the same side to move")
+        repetition = self.repetition_draw()
+        if repetition is not None:
+            return repetition
         if self._kings_only >= KINGS_ONLY_PLIES:
             return Outcome(None, "25-move-rule", "25 moves each with only kings moved and no "
                            "capture")

@@ -27,7 +27,7 @@ Moves are ints: ``PASS`` (-1), a placement is the space index 0..48, a movement 
 from __future__ import annotations
 
 import re
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable
 from typing import Any, ClassVar, Self
 
 from referee.games.base import (
@@ -116,9 +116,8 @@ class Dvonn(Game[int]):
 
     def __init__(self, stacks: list[str], side: int, placed: int) -> None:
         self._stacks = stacks
-        self._side = side
         self._placed = placed
-        self._history: list[int] = []
+        self._start_history(side)
         self._undo: list[tuple[Any, ...]] = []
 
     # ----- construction -------------------------------------------------------------------
@@ -232,19 +231,11 @@ class Dvonn(Game[int]):
 
     def copy(self) -> Self:
         twin = type(self)(list(self._stacks), self._side, self._placed)
-        twin._history = list(self._history)
+        self._copy_history(twin)
         twin._undo = list(self._undo)
         return twin
 
     # ----- state --------------------------------------------------------------------------
-    @property
-    def side_to_move(self) -> int:
-        return self._side
-
-    @property
-    def history(self) -> Sequence[int]:
-        return self._history
-
     @property
     def placed(self) -> int:
         """Pieces placed so far (49 once the movement phase has begun)."""
@@ -391,10 +382,10 @@ class Dvonn(Game[int]):
             removed = _remove_disconnected(stacks)
             self._undo.append((self._side, moving, under, removed))
             self._side ^= 1
-        self._history.append(move)
+        self._record(move)
 
     def pop(self) -> int:
-        move = self._history.pop()
+        move = self._unrecord()
         undo = self._undo.pop()
         self._side = undo[0]
         if move == PASS:

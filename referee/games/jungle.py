@@ -33,7 +33,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Hashable, Sequence
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar, Self, cast
 
 from referee.games.base import (
     BoardView,
@@ -143,12 +143,10 @@ class Jungle(Game[int]):
 
     def __init__(self, board: list[int], side: int) -> None:
         self._board = board
-        self._side = side
         self._counts = [sum(1 for p in board if p > 0), sum(1 for p in board if p < 0)]
-        self._history: list[int] = []
         self._undo: list[tuple[int, Outcome | None]] = []  # captured, outcome before
         self._key = _zkey(board, side)
-        self._keys: list[int] = [self._key]
+        self._start_history(side, self._key)
         self._outcome = self._evaluate()
 
     # ----- construction -------------------------------------------------------------------
@@ -191,24 +189,14 @@ class Jungle(Game[int]):
     def copy(self) -> Self:
         other = type(self).__new__(type(self))
         other._board = self._board[:]
-        other._side = self._side
         other._counts = self._counts[:]
-        other._history = self._history[:]
         other._undo = self._undo[:]
         other._key = self._key
-        other._keys = self._keys[:]
+        self._copy_history(other)
         other._outcome = self._outcome
         return other
 
     # ----- state --------------------------------------------------------------------------
-    @property
-    def side_to_move(self) -> int:
-        return self._side
-
-    @property
-    def history(self) -> Sequence[int]:
-        return self._history
-
     def piece_at(self, square: str) -> str:
         """The position-text letter on ``square``, ``""`` when empty."""
         piece = self._board[square_index(square)]
@@ -324,17 +312,15 @@ class Jungle(Game[int]):
         board[frm] = 0
         board[to] = piece
         self._undo.append((captured, self._outcome))
-        self._history.append(move)
         self._side = 1 - self._side
         self._key = key
-        self._keys.append(key)
+        self._record(move, key)
         self._outcome = self._evaluate()
 
     def pop(self) -> int:
-        move = self._history.pop()
+        move = self._unrecord()
         captured, self._outcome = self._undo.pop()
-        self._keys.pop()
-        self._key = self._keys[-1]
+        self._key = cast(int, self._keys[-1])  # the incremental hash pushed by _record
         self._side = 1 - self._side
         frm = move & 63
         to = move >> 6
@@ -399,12 +385,6 @@ class Jungle(Game[int]):
         if not self.moves():
             loser = self._side
             return Outcome(1 - loser, "no-moves", f"{self.SIDE_LABELS[loser]} has no legal move")
-        return None
-
-    def adjudication(self) -> Outcome | None:
-        if self._keys.count(self._key) >= self.REPETITION_COUNT:
-            return Outcome(None, "repetition",
-                           f"the same position occurred {self.REPETITION_COUNT} times")
         return None
 
 
