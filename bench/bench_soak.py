@@ -23,6 +23,7 @@ from tempfile import TemporaryDirectory
 
 import trio
 
+from referee import proctree
 from referee.adjudication import Adjudication
 from referee.botspec import BotSpec, Limits
 from referee.match import play_game
@@ -55,18 +56,7 @@ def rss_mb() -> float:
 
 
 def tagged(tag: str) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes()
-            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-        except (OSError, IndexError):
-            continue
-        if tag.encode() in cmdline and state not in ("Z", "X"):
-            found.append(int(entry.name))
-    return found
+    return sorted(proctree.tagged(tag))
 
 
 def pool(tag: str) -> list[BotSpec]:

@@ -40,7 +40,8 @@ from protocol.messages import (
     UgiOk,
 )
 from referee.botspec import BotSpec
-from referee.process import BotExited, BotProcess
+from referee.errors import BotExited
+from referee.process import BotProcess
 from referee.record import Termination
 
 HANDSHAKE_TIMEOUT_S: Final = 10.0

@@ -27,9 +27,9 @@ from referee.connection import (
     BotCrashed,
     BotError,
 )
+from referee.errors import BotStartError
 from referee.games import Game, GameError, IllegalMove, MoveSyntaxError, get_game
 from referee.games.base import Outcome
-from referee.process import BotStartError
 from referee.record import GameRecord, MoveRecord, PartieRecord, SearchInfo, Termination, result_for
 from referee.timecontrol import Clock, TimeControl
 

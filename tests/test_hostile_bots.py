@@ -20,9 +20,11 @@ import pytest
 import trio
 
 import referee.match
+from referee import proctree
 from referee.adjudication import Adjudication
 from referee.botspec import BotSpec, Limits
 from referee.match import open_bot, play_game, play_on, stderr_path
+from referee.proctree import alive
 from referee.record import GameRecord, Termination
 from referee.timecontrol import TimeControl
 
@@ -73,27 +75,9 @@ def ids_from_log(text: str) -> tuple[int, int, list[int]]:
     return pid, pgid, children
 
 
-def alive(pid: int) -> bool:
-    """Running, not a zombie waiting for its reaper."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return False
-    return state not in ("Z", "X")
-
-
 def tagged(tag: str) -> list[int]:
     """Live processes whose command line carries ``tag``."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                cmdline = (entry / "cmdline").read_bytes()
-            except OSError:
-                continue
-            if tag.encode() in cmdline and alive(int(entry.name)):
-                found.append(int(entry.name))
-    return found
+    return sorted(proctree.tagged(tag))
 
 
 def group_gone(pgid: int) -> bool:

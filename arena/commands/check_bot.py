@@ -21,8 +21,8 @@ from arena.errors import UserError
 from protocol.messages import BestMove, Go, Legal, Position, SetOption
 from referee.botspec import BotSpec
 from referee.connection import BotConnection, BotError, BotTimedOut
+from referee.errors import BotStartError
 from referee.games import GAME_NAMES, Game, get_game
-from referee.process import BotStartError
 
 STEP_TIMEOUT_S = 10.0
 """Handshake and isready answers must come within this."""

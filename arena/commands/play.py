@@ -20,9 +20,9 @@ from arena.errors import UserError
 from referee.adjudication import Adjudication
 from referee.botspec import BotSpec
 from referee.connection import BotConnection, BotError
+from referee.errors import BotStartError
 from referee.games import GAME_NAMES, Game, GameError
 from referee.match import open_bot, play_game, play_on, prepare_game, side_time_controls
-from referee.process import BotStartError
 from referee.record import GameRecord, MoveRecord, Termination, encode_record
 from referee.timecontrol import TimeControl, TimeControlError
 
