@@ -3,16 +3,27 @@
 A game counts as played only once its record is one complete JSON line on disk: the line is
 written, flushed and fsync'd before anything else (PGN, progress, report) hears of the game.
 A run killed mid-write leaves at most one torn last line; opening the journal detects it and
-truncates it away with a warning, and that game is simply played again. A bad line anywhere
-else means the file was edited or damaged: that is an error naming the file and line, never a
-silent skip, because dropping a finished game from the middle would go unnoticed.
+truncates it away with a warning, and that game is simply played again. A write that fails
+(disk full) is undone on the spot: the file is cut back to its last complete line and the
+failure is a :class:`JournalWriteError`, which stops the run cleanly. A bad line anywhere else
+means the file was edited or damaged: that is an error naming the file and line, never a
+silent skip, because dropping a finished game from the middle would go unnoticed; so are two
+records of one game (one of them was forged or written twice).
+
+The journal is read one line at a time and only each game's summary (the record without its
+moves) stays in memory, so resuming a run of 100,000 games costs little;
+:func:`iter_records` streams the full records for the few readers that need them (the PGN).
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Final
 
 import msgspec
 import trio
@@ -22,35 +33,86 @@ from referee.record import GameRecord, decode_record, encode_record
 
 Warn = Callable[[str], None]
 
+APPEND_RETRIES: Final = 5
+"""Attempts at one append when the failure may pass (too many open files, no memory)."""
+APPEND_BACKOFF_S: Final = 0.2
+"""First wait between those attempts; doubled each time."""
+_PASSING_ERRNOS: Final = frozenset({errno.EMFILE, errno.ENFILE, errno.EAGAIN, errno.ENOMEM,
+                                    errno.EINTR})
+
+
+class JournalWriteError(UserError):
+    """A record could not be made durable (disk full, read-only, I/O error); the journal was cut
+    back to its last complete line, so a resume plays that game again."""
+
+
+def summary(record: GameRecord) -> GameRecord:
+    """The record without its moves: what the runner keeps in memory of a journaled game."""
+    return msgspec.structs.replace(record, moves=[]) if record.moves else record
+
 
 class Journal:
-    """An open journal; ``records`` holds every game already in it, in file order."""
+    """An open journal; ``summaries`` holds every game already in it, in file order, each
+    without its moves (:func:`iter_records` reads the full records back)."""
 
-    def __init__(self, path: Path, records: list[GameRecord]) -> None:
+    def __init__(self, path: Path, summaries: list[GameRecord]) -> None:
         self.path = path
-        self.records = records
+        self.summaries = summaries
         self._lock = trio.Lock()
 
     @classmethod
     def open(cls, path: Path, warn: Warn) -> Journal:
         """Read (and if needed repair) the journal at ``path``; create it when missing."""
-        records = load(path, warn, repair=True)
+        summaries = load(path, warn, repair=True)
         if not path.exists():
             path.touch()
             _fsync_dir(path.parent)  # the new file's name must survive a crash too
-        return cls(path, records)
+        return cls(path, summaries)
 
     def ids(self) -> set[str]:
-        return {r.id for r in self.records}
+        return {r.id for r in self.summaries}
 
     def append_sync(self, record: GameRecord) -> None:
-        """Write one record as a line and make it durable before returning."""
+        """Write one record as a line and make it durable before returning.
+
+        A failure that may pass (EMFILE, ENOMEM...) is retried a few times with a growing wait;
+        any other, or the last, raises :class:`JournalWriteError` after cutting the file back
+        to its last complete line (a torn line would hide the games appended after it)."""
         line = encode_record(record) + b"\n"
-        with open(self.path, "ab") as f:
-            f.write(line)
-            f.flush()
-            os.fsync(f.fileno())
-        self.records.append(record)
+        wait = APPEND_BACKOFF_S
+        for attempt in range(APPEND_RETRIES):
+            try:
+                self._write(line)
+                break
+            except OSError as exc:
+                if exc.errno not in _PASSING_ERRNOS or attempt == APPEND_RETRIES - 1:
+                    raise JournalWriteError(
+                        f"cannot write game {record.id or '?'} to the journal {self.path}: "
+                        f"{exc.strerror or exc}; the run stops here. Free some space (or fix "
+                        "the cause) and run the same command again: that game and the ones not "
+                        "played yet will be played then"
+                    ) from None
+                time.sleep(wait)
+                wait *= 2
+        self.summaries.append(summary(record))
+
+    def _write(self, line: bytes) -> None:
+        """One unbuffered append and fsync; on failure the file is cut back to its old size
+        (nothing buffered is left to be flushed later)."""
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
+        try:
+            size = os.lseek(fd, 0, os.SEEK_END)
+            try:
+                view = memoryview(line)
+                while view:
+                    view = view[os.write(fd, view):]
+                os.fsync(fd)
+            except OSError:
+                with contextlib.suppress(OSError):  # best effort; load() repairs the rest
+                    os.ftruncate(fd, size)
+                raise
+        finally:
+            os.close(fd)
 
     async def append(self, record: GameRecord) -> None:
         """:meth:`append_sync` off the event loop (fsync can take a while), one writer at a time."""
@@ -59,49 +121,73 @@ class Journal:
 
 
 def load(path: Path, warn: Warn, *, repair: bool = False) -> list[GameRecord]:
-    """Every record of a journal file, in order; [] when the file does not exist.
+    """Every record of a journal file in order, as summaries (no moves); [] when it is missing.
 
     A torn or undecodable *last* line is dropped with a warning (and truncated from the file
-    when ``repair``); an undecodable line elsewhere raises :class:`UserError` naming file and
-    line. Later duplicates of a game id are ignored with a warning.
+    when ``repair``); an undecodable line elsewhere, or a second record of a game id, raises
+    :class:`UserError` naming file and lines.
     """
+    summaries: list[GameRecord] = []
+    seen: dict[str, int] = {}
+    bad: tuple[int, int, str] | None = None
+    """(line number, offset, why) of an undecodable line: an error unless it is the last."""
+    offset = 0
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as f:
+            for number, line in enumerate(f, start=1):
+                if bad is not None:
+                    raise _corrupt(path, bad[0], bad[2])
+                start, offset = offset, offset + len(line)
+                if not line.endswith(b"\n"):
+                    _drop_tail(path, start, number, "torn last line (no newline)", warn, repair)
+                    return summaries
+                try:
+                    if not line.strip():
+                        raise ValueError("empty line")
+                    record = decode_record(line)
+                except (msgspec.DecodeError, msgspec.ValidationError, ValueError) as exc:
+                    bad = (number, start, str(exc))
+                    continue
+                if record.id and record.id in seen:
+                    raise UserError(
+                        f"{path}:{number}: game {record.id} is already recorded at "
+                        f"{path}:{seen[record.id]}: two records of one game, so one of them was "
+                        "forged or written twice. Compare the two lines, delete the wrong one "
+                        "by hand (keep a copy of the file), then run the same command again"
+                    )
+                seen[record.id] = number
+                summaries.append(summary(record))
     except FileNotFoundError:
         return []
     except OSError as exc:
         raise UserError(f"cannot read journal {path}: {exc.strerror or exc}") from None
-    records: list[GameRecord] = []
-    seen: set[str] = set()
-    lines = data.split(b"\n")
-    # A file ending in "\n" splits into [..., b""]: the empty tail is not a line.
-    tail = lines.pop()
-    offset = 0
-    good_end = 0
-    for number, line in enumerate(lines, start=1):
-        end = offset + len(line) + 1
-        is_last = number == len(lines) and not tail
-        try:
-            if not line.strip():
-                raise ValueError("empty line")
-            record = decode_record(line)
-        except (msgspec.DecodeError, msgspec.ValidationError, ValueError) as exc:
-            if is_last:
-                _drop_tail(path, good_end, number, f"corrupt last line ({exc})", warn, repair)
-                return records
-            raise UserError(
-                f"{path}:{number}: corrupt journal line ({exc}); the journal is append-only, "
-                "so this line was damaged or edited: restore the line or delete it by hand"
-            ) from None
-        if record.id and record.id in seen:
-            warn(f"{path}:{number}: game {record.id} is in the journal twice; keeping the first")
-        else:
-            seen.add(record.id)
-            records.append(record)
-        offset = good_end = end
-    if tail:
-        _drop_tail(path, good_end, len(lines) + 1, "torn last line (no newline)", warn, repair)
-    return records
+    if bad is not None:
+        _drop_tail(path, bad[1], bad[0], f"corrupt last line ({bad[2]})", warn, repair)
+    return summaries
+
+
+def iter_records(path: Path) -> Iterator[GameRecord]:
+    """The full records of a journal :func:`load` has checked, one line at a time (a torn or
+    corrupt last line, which ``load`` reports, is skipped here)."""
+    try:
+        f = open(path, "rb")  # noqa: SIM115 - closed below, also when the caller stops early
+    except FileNotFoundError:
+        return
+    with f:
+        for line in f:
+            if not line.endswith(b"\n"):
+                return
+            try:
+                yield decode_record(line)
+            except (msgspec.DecodeError, msgspec.ValidationError):
+                continue
+
+
+def _corrupt(path: Path, number: int, why: str) -> UserError:
+    return UserError(
+        f"{path}:{number}: corrupt journal line ({why}); the journal is append-only, "
+        "so this line was damaged or edited: restore the line or delete it by hand"
+    )
 
 
 def _fsync_dir(directory: Path) -> None:

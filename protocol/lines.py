@@ -9,9 +9,20 @@ treats an unknown line as garbage once the handshake is over. Both dialects shar
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from protocol.bounds import (
+    MAX_ID_CHARS,
+    MAX_INFO_STRING_CHARS,
+    MAX_MOVE_CHARS,
+    MAX_OPTION_NAME_CHARS,
+    MAX_OPTION_VALUE_CHARS,
+    MAX_OPTION_VARS,
+    MAX_PV_MOVES,
+    clip,
+)
 from protocol.messages import (
     BestMove,
     Command,
@@ -191,13 +202,21 @@ _FORMATTERS: dict[type, Callable[[Any, bool], str]] = {
 # ----- parsing ----------------------------------------------------------------------------
 
 
+_INT_LIMIT = 1 << 63
+"""Numbers must fit in 64 bits: the journal (JSON via msgspec) cannot hold larger ones."""
+
+
 def _int(line: str, key: str, text: str | None) -> int:
     if text is None:
         raise ProtocolError(line, f"missing number after {key!r}")
     try:
-        return int(text)
+        value = int(text)
     except ValueError:
-        raise ProtocolError(line, f"expected an integer after {key!r}, got {text!r}") from None
+        raise ProtocolError(line, f"expected an integer after {key!r}, "
+                            f"got {clip(text, MAX_MOVE_CHARS)!r}") from None
+    if not -_INT_LIMIT <= value < _INT_LIMIT:
+        raise ProtocolError(line, f"the number after {key!r} does not fit in 64 bits")
+    return value
 
 
 def _after(line: str, words: list[str], key: str) -> str | None:
@@ -324,11 +343,15 @@ def _parse_partie(line: str, rest: list[str]) -> Partie:
 def parse_reply(line: str) -> Reply | None:
     """A bot -> referee line as a message; None for an empty line.
 
-    Raises :class:`ProtocolError` for an unknown word or a malformed known message."""
-    words = line.split()
-    if not words:
+    Raises :class:`ProtocolError` for an unknown word or a malformed known message. What is
+    kept is cut to the caps of :mod:`protocol.bounds`."""
+    head = line.split(None, 1)
+    if not head:
         return None
-    word, rest = words[0], words[1:]
+    word = head[0]
+    if word == "info":  # the one reply sent in bulk: parsed without splitting a long pv
+        return _parse_info(line, head[1] if len(head) > 1 else "")
+    rest = line.split()[1:]
     match word:
         case "ugiok" | "uciok":
             return UgiOk()
@@ -339,12 +362,11 @@ def parse_reply(line: str) -> Reply | None:
                 raise ProtocolError(line, "bestmove without a move")
             ponder = rest[2] if len(rest) >= 3 and rest[1] == "ponder" else None
             return BestMove(move=rest[0], ponder=ponder)
-        case "info":
-            return _parse_info(line, rest)
         case "id":
             if len(rest) < 2 or rest[0] not in ("name", "author"):
                 raise ProtocolError(line, "id needs 'name <X>' or 'author <Y>'")
-            return Id(key=rest[0], value=" ".join(rest[1:]))  # type: ignore[arg-type]
+            value = clip(" ".join(rest[1:]), MAX_ID_CHARS)
+            return Id(key=rest[0], value=value)  # type: ignore[arg-type]
         case "option":
             return _parse_option(line, rest)
     raise ProtocolError(line, f"unknown message {word!r}")
@@ -358,6 +380,8 @@ def _parse_option(line: str, rest: list[str]) -> OptionDecl:
         raise ProtocolError(line, "option needs 'name <N> type <T>'")
     at = rest.index("type", 2)
     name = " ".join(rest[1:at])
+    if len(name) > MAX_OPTION_NAME_CHARS:
+        raise ProtocolError(line, f"option name longer than {MAX_OPTION_NAME_CHARS} chars")
     kind = rest[at + 1] if at + 1 < len(rest) else ""
     if kind not in _OPTION_TYPES:
         raise ProtocolError(line, f"option type must be one of {', '.join(_OPTION_TYPES)}")
@@ -372,11 +396,12 @@ def _parse_option(line: str, rest: list[str]) -> OptionDecl:
             j += 1
         value = " ".join(words[i + 1 : j])
         if key == "default":
-            decl.default = value if value != "<empty>" else ""
+            decl.default = clip(value, MAX_OPTION_VALUE_CHARS) if value != "<empty>" else ""
         elif key in ("min", "max"):
             setattr(decl, key, _int(line, key, value or None))
         elif key == "var":
-            decl.vars.append(value)
+            if len(decl.vars) < MAX_OPTION_VARS:
+                decl.vars.append(clip(value, MAX_OPTION_VALUE_CHARS))
         else:
             raise ProtocolError(line, f"unexpected {key!r} in option")
         i = j
@@ -388,14 +413,28 @@ _INFO_SKIP_ONE = ("multipv", "currmove", "currmovenumber", "hashfull", "tbhits",
                   "cpuload")
 
 
-def _parse_info(line: str, rest: list[str]) -> Info:
+_STRING_WORD = re.compile(r"(?:^|\s)string(?:\s|$)")
+_PV_WORD = re.compile(r"(?:^|\s)pv(?:\s|$)")
+
+
+def _parse_info(line: str, text: str) -> Info:
+    """``info`` after its first word. ``string`` takes the rest of the line and ``pv`` runs up
+    to ``string`` or the end; both are cut to their caps without splitting what is cut off
+    (a flooding bot sends 200,000-move pvs on every move)."""
     info = Info()
+    found = _STRING_WORD.search(text)
+    if found is not None:
+        info.string = clip(line.split(" string ", 1)[1] if " string " in line else "",
+                           MAX_INFO_STRING_CHARS)
+        text = text[: found.start()]
+    found = _PV_WORD.search(text)
+    if found is not None:
+        _parse_pv(info, text[found.end():])
+        text = text[: found.start()]
+    rest = text.split()
     i = 0
     while i < len(rest):
         key = rest[i]
-        if key == "string":
-            info.string = line.split(" string ", 1)[1] if " string " in line else ""
-            break
         if key in _INFO_INTS:
             setattr(info, key, _int(line, key, rest[i + 1] if i + 1 < len(rest) else None))
             i += 2
@@ -411,14 +450,24 @@ def _parse_info(line: str, rest: list[str]) -> Info:
             i += 3
             while i < len(rest) and rest[i] in ("lowerbound", "upperbound"):
                 i += 1
-        elif key == "pv":
-            j = i + 1
-            while j < len(rest) and rest[j] != "string":
-                j += 1
-            info.pv = rest[i + 1 : j]
-            i = j
         elif key in _INFO_SKIP_ONE:
             i += 2
         else:
             i += 1  # unknown info key: skipped, as UCI allows
     return info
+
+
+def _parse_pv(info: Info, text: str) -> None:
+    """The first :data:`MAX_PV_MOVES` moves of a pv (each at most :data:`MAX_MOVE_CHARS`);
+    the moves left out are counted in ``info.pv_more``."""
+    moves = text.split(None, MAX_PV_MOVES)
+    more = 0
+    if len(moves) > MAX_PV_MOVES:
+        more = len(moves.pop().split())
+    for at, move in enumerate(moves):
+        if len(move) > MAX_MOVE_CHARS:
+            more += len(moves) - at
+            del moves[at:]
+            break
+    info.pv = moves
+    info.pv_more = more

@@ -153,6 +153,8 @@ class Info(_Msg, tag="info"):
     nps: int | None = None
     time: int | None = None
     pv: list[str] = []
+    pv_more: int = 0
+    """Moves of the pv left out by the cap (``protocol.bounds.MAX_PV_MOVES``); not on the wire."""
     string: str | None = None
 
 

@@ -17,6 +17,7 @@ from typing import ClassVar, Final
 
 import trio
 
+from protocol.bounds import MAX_OPTIONS
 from protocol.lines import BadLine, ProtocolError, format_message, parse_reply
 from protocol.messages import (
     BestMove,
@@ -107,6 +108,9 @@ class BotConnection:
         self.id_name: str | None = None
         self.id_author: str | None = None
         self.options: dict[str, OptionDecl] = {}
+        """Declared options by name, at most :data:`MAX_OPTIONS` of them."""
+        self.options_dropped = 0
+        """Declarations of new option names ignored once :data:`MAX_OPTIONS` were kept."""
         self.handshaken = False
         self.owed_bestmoves = 0
         """``go`` commands that timed out and whose ``bestmove`` has not been read yet: such a
@@ -176,7 +180,10 @@ class BotConnection:
             else:
                 self.id_author = reply.value
         elif isinstance(reply, OptionDecl):
-            self.options[reply.name] = reply
+            if reply.name in self.options or len(self.options) < MAX_OPTIONS:
+                self.options[reply.name] = reply
+            else:
+                self.options_dropped += 1
 
     # ----- the conversation -----------------------------------------------------------------
     async def handshake(self, timeout: float = HANDSHAKE_TIMEOUT_S) -> None:

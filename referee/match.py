@@ -18,6 +18,13 @@ from typing import Any, Literal
 
 import trio
 
+from protocol.bounds import (
+    MAX_INFO_STRING_CHARS,
+    MAX_MOVE_CHARS,
+    MAX_PV_MOVES,
+    MAX_REASON_CHARS,
+    clip,
+)
 from protocol.messages import GameOver, Go, Partie, Position
 from referee.adjudication import Adjudication
 from referee.botspec import BotSpec
@@ -228,11 +235,17 @@ def _go(clocks: tuple[Clock, Clock], side: int) -> Go:
 
 
 def _info_record(info: Any) -> SearchInfo | None:
+    """The record of a move's last ``info``, within the caps of :mod:`protocol.bounds` (the
+    parser already applies them; a dialect that builds ``Info`` itself is cut here too)."""
     if info is None:
         return None
+    pv = list(info.pv[:MAX_PV_MOVES])
+    string = None if info.string is None else clip(info.string, MAX_INFO_STRING_CHARS)
     return SearchInfo(depth=info.depth, seldepth=info.seldepth, score_cp=info.score_cp,
                       score_mate=info.score_mate, nodes=info.nodes, nps=info.nps,
-                      time_ms=info.time, pv=list(info.pv), string=info.string)
+                      time_ms=info.time, pv=pv,
+                      pv_more=getattr(info, "pv_more", 0) + len(info.pv) - len(pv),
+                      string=string)
 
 
 def _parties(board: Game[Any]) -> tuple[list[PartieRecord], list[int]]:
@@ -416,6 +429,7 @@ def _unusual_move(board: Game[Any], connection: BotConnection, side: int, name: 
                   text: str, by_text: Mapping[str, Any]) -> tuple[Any, str]:
     """A move not written as in the legal list: another accepted notation (draughts' short
     and long captures), FSF's promotion without '+', or an illegal move (ends the game)."""
+    shown = clip(text, MAX_MOVE_CHARS)
     if text == "(none)":
         raise _End(1 - side, Termination.ILLEGAL_MOVE,
                    f"{_who(side, name)} answered 'bestmove (none)' (no move) in "
@@ -428,7 +442,7 @@ def _unusual_move(board: Game[Any], connection: BotConnection, side: int, name: 
         move = board.parse_move(text)
     except (IllegalMove, MoveSyntaxError, GameError) as exc:
         raise _End(1 - side, Termination.ILLEGAL_MOVE,
-                   f"{_who(side, name)} played illegal move {text!r}: {exc}") from None
+                   f"{_who(side, name)} played illegal move {shown!r}: {exc}") from None
     return move, board.format_move(move)
 
 
@@ -439,7 +453,8 @@ def _record(game: str, specs: tuple[BotSpec, BotSpec], board: Game[Any], start_t
     parties, score = _parties(board)
     return GameRecord(
         game=game, p1=specs[0].name, p2=specs[1].name, result=end.result,
-        termination=end.termination, reason=end.reason, winner=end.winner, id=game_id,
+        termination=end.termination, reason=clip(end.reason, MAX_REASON_CHARS),
+        winner=end.winner, id=game_id,
         round=round, start_position=start_text, opening=list(opening), moves=moves,
         final_position=board.position(), time_control=_tc_text(tcs), started_at=started_at,
         ended_at=time.time(), plies=len(moves), parties=parties, score=score,

@@ -47,6 +47,8 @@ class SearchInfo(msgspec.Struct, omit_defaults=True):
     nps: int | None = None
     time_ms: int | None = None
     pv: list[str] = []
+    pv_more: int = 0
+    """Moves of the bot's pv left out by the cap (``protocol.bounds.MAX_PV_MOVES``)."""
     string: str | None = None
 
 

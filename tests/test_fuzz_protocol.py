@@ -70,9 +70,13 @@ def test_any_bytes_decode_to_text_or_a_bad_line(raw: bytes) -> None:
             parse_reply(line)
 
 
+INT64 = st.integers(min_value=-(1 << 63), max_value=(1 << 63) - 1)
+"""Numbers on the wire fit in 64 bits (SPEC.md); larger ones are a protocol error."""
+
+
 @FUZZ
-@given(st.builds(Info, depth=st.none() | st.integers(), score_cp=st.none() | st.integers(),
-                 nodes=st.none() | st.integers(min_value=0),
+@given(st.builds(Info, depth=st.none() | INT64, score_cp=st.none() | INT64,
+                 nodes=st.none() | st.integers(min_value=0, max_value=(1 << 63) - 1),
                  pv=st.lists(st.from_regex(r"[a-z][0-9][a-z][0-9]", fullmatch=True),
                              max_size=5)),
        st.from_regex(r"[a-z][0-9][a-z][0-9]\+?", fullmatch=True))

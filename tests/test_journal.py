@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from arena.errors import UserError
-from arena.journal import Journal, load
-from referee.record import GameRecord, Termination, encode_record
+from arena.journal import Journal, JournalWriteError, iter_records, load
+from referee.record import GameRecord, MoveRecord, Termination, encode_record
 
 
 def record(game_id: str) -> GameRecord:
@@ -26,8 +26,8 @@ async def test_append_then_reopen(tmp_path: Path) -> None:
     journal.append_sync(record("r1-p01-g2"))
     assert path.read_bytes().count(b"\n") == 2
     again = Journal.open(path, warnings.append)
-    assert [r.id for r in again.records] == ["r1-p01-g1", "r1-p01-g2"]
-    assert again.records[0] == record("r1-p01-g1")
+    assert [r.id for r in again.summaries] == ["r1-p01-g1", "r1-p01-g2"]
+    assert again.summaries[0] == record("r1-p01-g1")
     assert warnings == []
 
 
@@ -38,7 +38,7 @@ def test_torn_last_line_is_truncated_with_warning(tmp_path: Path) -> None:
     path.write_bytes(good + torn)
     warnings: list[str] = []
     journal = Journal.open(path, warnings.append)
-    assert [r.id for r in journal.records] == ["g1"]
+    assert [r.id for r in journal.summaries] == ["g1"]
     assert path.read_bytes() == good
     assert len(warnings) == 1 and "games.jsonl:2: torn last line" in warnings[0]
     journal.append_sync(record("g2"))
@@ -50,7 +50,7 @@ def test_corrupt_complete_last_line_is_truncated(tmp_path: Path) -> None:
     good = encode_record(record("g1")) + b"\n"
     path.write_bytes(good + b'{"game": "draughts"}\n')
     warnings: list[str] = []
-    assert [r.id for r in Journal.open(path, warnings.append).records] == ["g1"]
+    assert [r.id for r in Journal.open(path, warnings.append).summaries] == ["g1"]
     assert path.read_bytes() == good and "corrupt last line" in warnings[0]
 
 
@@ -65,11 +65,42 @@ def test_corrupt_middle_line_is_an_error_naming_the_line(tmp_path: Path) -> None
     assert path.read_bytes() == before  # never repaired silently
 
 
-def test_duplicate_ids_keep_the_first(tmp_path: Path) -> None:
+def test_two_records_of_one_game_are_an_error_naming_both_lines(tmp_path: Path) -> None:
+    """A forged or doubled record is never resolved silently (neither copy is "the" game)."""
     path = tmp_path / "games.jsonl"
-    second = record("g1")
-    second.result = "0-1"
-    path.write_bytes(encode_record(record("g1")) + b"\n" + encode_record(second) + b"\n")
-    warnings: list[str] = []
-    records = load(path, warnings.append)
-    assert [r.result for r in records] == ["1-0"] and "twice" in warnings[0]
+    forged = record("g1")
+    forged.result = "0-1"
+    path.write_bytes(b"".join(encode_record(r) + b"\n" for r in
+                              (record("g0"), record("g1"), forged)))
+    before = path.read_bytes()
+    with pytest.raises(UserError) as caught:
+        Journal.open(path, lambda text: None)
+    message = str(caught.value)
+    assert f"{path}:3: game g1 is already recorded at {path}:2" in message
+    assert "delete the wrong one" in message
+    assert path.read_bytes() == before
+
+
+def test_summaries_leave_the_moves_on_disk(tmp_path: Path) -> None:
+    path = tmp_path / "games.jsonl"
+    full = record("g1")
+    full.moves = [MoveRecord(move="32-28", side=0, elapsed_ms=1.0)]
+    path.write_bytes(encode_record(full) + b"\n")
+    journal = Journal.open(path, lambda text: None)
+    assert journal.summaries[0].moves == [] and journal.summaries[0].plies == full.plies
+    assert list(iter_records(path)) == [full]
+
+
+def test_a_failed_append_leaves_no_torn_line(tmp_path: Path) -> None:
+    """Writing to a full disk: the error is clean and the file keeps only complete lines."""
+    path = tmp_path / "games.jsonl"
+    journal = Journal.open(path, lambda text: None)
+    journal.append_sync(record("g1"))
+    good = path.read_bytes()
+    full = Path("/dev/full")
+    if not full.exists():
+        pytest.skip("no /dev/full on this machine")
+    disk_full = Journal(full, [])
+    with pytest.raises(JournalWriteError, match="No space left on device"):
+        disk_full.append_sync(record("g2"))
+    assert path.read_bytes() == good and disk_full.summaries == []

@@ -181,3 +181,52 @@ def test_go_round_trip_property(p1: int | None, p2: int | None, i1: int | None, 
             nodes=nodes, infinite=inf)
     assert parse_command(format_message(go)) == go
     assert parse_command(format_message(go, uci=True)) == go
+
+
+# ----- caps on what is kept (protocol/bounds.py) --------------------------------------------
+
+
+def test_a_flooded_pv_keeps_its_first_moves_and_counts_the_rest() -> None:
+    from protocol.bounds import MAX_PV_MOVES
+
+    moves = [f"a{i % 9}b{i % 7}" for i in range(200_000)]
+    info = parse_reply("info depth 1 score cp 5 pv " + " ".join(moves) + " string hi")
+    assert isinstance(info, Info)
+    assert info.pv == moves[:MAX_PV_MOVES] and info.pv_more == 200_000 - MAX_PV_MOVES
+    assert (info.depth, info.score_cp, info.string) == (1, 5, "hi")
+
+
+def test_an_overlong_pv_move_ends_the_kept_pv() -> None:
+    from protocol.bounds import MAX_MOVE_CHARS
+
+    info = parse_reply(f"info pv a1a2 {'x' * (MAX_MOVE_CHARS + 1)} b1b2")
+    assert isinstance(info, Info) and info.pv == ["a1a2"] and info.pv_more == 2
+
+
+def test_info_string_and_id_are_cut_with_a_note() -> None:
+    from protocol.bounds import MAX_ID_CHARS, MAX_INFO_STRING_CHARS
+
+    info = parse_reply("info depth 2 string " + "s" * 100_000)
+    assert isinstance(info, Info) and info.string is not None
+    assert info.string == "s" * MAX_INFO_STRING_CHARS + \
+        f"... ({100_000 - MAX_INFO_STRING_CHARS} more chars)"
+    name = parse_reply("id name " + "n" * 5000)
+    assert isinstance(name, Id) and len(name.value) < MAX_ID_CHARS + 30
+    assert name.value.endswith(f"({5000 - MAX_ID_CHARS} more chars)")
+
+
+def test_option_declarations_are_bounded() -> None:
+    from protocol.bounds import MAX_OPTION_NAME_CHARS, MAX_OPTION_VARS
+
+    combo = parse_reply("option name Style type combo default a" +
+                        "".join(f" var v{i}" for i in range(10_000)))
+    assert isinstance(combo, OptionDecl) and len(combo.vars) == MAX_OPTION_VARS
+    with pytest.raises(ProtocolError, match="option name longer"):
+        parse_reply(f"option name {'o' * (MAX_OPTION_NAME_CHARS + 1)} type check")
+
+
+def test_numbers_must_fit_in_64_bits() -> None:
+    """A bigger number could not be journaled (JSON via msgspec): a protocol error instead."""
+    with pytest.raises(ProtocolError, match="64 bits"):
+        parse_reply(f"info nodes {1 << 64}")
+    assert parse_reply(f"info nodes {(1 << 63) - 1}") == Info(nodes=(1 << 63) - 1)

@@ -18,6 +18,7 @@ from typing import Any
 import trio
 
 from arena.errors import UserError
+from protocol.bounds import MAX_OPTIONS
 from protocol.messages import BestMove, Go, Legal, Position, SetOption
 from referee.botspec import BotSpec
 from referee.connection import BotConnection, BotError, BotTimedOut
@@ -120,8 +121,11 @@ async def step_handshake(c: Checker) -> str:
     await c.bot.handshake(STEP_TIMEOUT_S)
     if not c.bot.id_name:
         raise StepFailed("no 'id name' line before ugiok")
+    dropped = c.bot.options_dropped
     return (f"id name {c.bot.id_name!r}, author {c.bot.id_author!r}, "
-            f"{len(c.bot.options)} option(s)")
+            f"{len(c.bot.options)} option(s)"
+            + (f" ({dropped} more declarations ignored: the cap is {MAX_OPTIONS})"
+               if dropped else ""))
 
 
 async def step_isready(c: Checker) -> str:

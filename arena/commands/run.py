@@ -20,6 +20,7 @@ import trio
 
 from arena.config import LoadedConfig, load_config
 from arena.errors import UserError
+from arena.journal import iter_records
 from arena.progress import Progress
 from arena.runner import OutputDir, RunResult, Tournament, lock_output, prepare_output
 from arena.schedule import build_schedule
@@ -63,10 +64,10 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"cannot use output directory {out.root}: {exc.strerror or exc}") from None
     event = loaded.event
     # The PGN is derived data: rebuild it from the journal so the two never disagree.
-    write_pgn(journal.records, out.pgn, event=event)
+    write_pgn(iter_records(journal.path), out.pgn, event=event)
     done = journal.ids()
     pending = [g for g in schedule.games if g.id not in done]
-    stop_when, sprt = sprt_stopper(loaded, journal.records)
+    stop_when, sprt = sprt_stopper(loaded, journal.summaries)
     if sprt is not None and sprt.decided:
         print(f"arena: {sprt.message()} (already decided; nothing to play)")
         pending = []
@@ -83,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
         title=event,
         names=[bot.name for bot in loaded.bots],
         total=schedule.total,
-        done=journal.records,
+        done=journal.summaries,
         live=False if args.plain else None,
     )
     print(
@@ -110,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
     if sprt is not None:
         print(f"arena: {sprt.message()}")
     report.build(final=True)
-    return _exit_status(result, schedule.total, len(journal.records), out, sprt)
+    return _exit_status(result, schedule.total, len(journal.summaries), out, sprt)
 
 
 def print_ratings(journal: Path) -> None:
