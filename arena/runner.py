@@ -2,9 +2,12 @@
 
 Up to ``concurrency`` games run at once under one trio nursery: a producer feeds the games
 still missing from the journal into a memory channel and that many workers pull from it. Each
-game starts its own two bot processes through the referee's ``play_game``, so a bot that
-crashes or hangs only loses its own game. A finished game is journaled (fsync'd) before
-anything else hears of it, and every listener (PGN, progress, report) runs after that.
+game takes its two bots from a :class:`BotPool` of live processes (``arena.pool``: kept
+between games unless a bot faulted or its ``restart`` setting says otherwise), so a bot that
+crashes or hangs only loses its own game and gets a fresh process for the next. A finished
+game is journaled (fsync'd) before anything else hears of it, and every listener (PGN,
+progress, report) runs after that. The pool's idle processes are ended when the run ends,
+however it ends.
 
 Stopping: the first SIGINT stops feeding new games and lets the running ones finish; a second
 SIGINT (or SIGTERM) cancels the running games, whose bots the referee kills; those games are
@@ -17,6 +20,7 @@ from __future__ import annotations
 import fcntl
 import os
 import signal
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +32,7 @@ import trio
 from arena.config import LoadedConfig
 from arena.errors import UserError
 from arena.journal import Journal, Warn
+from arena.pool import BotPool
 from arena.progress import Progress
 from arena.schedule import Schedule, ScheduledGame
 from referee.record import GameRecord, Termination
@@ -179,6 +184,8 @@ class Tournament:
     result: RunResult = field(default_factory=RunResult)
     _feed_scope: trio.CancelScope = field(default_factory=trio.CancelScope)
     _work_scope: trio.CancelScope = field(default_factory=trio.CancelScope)
+    pool: BotPool = field(default_factory=BotPool)
+    """The live bot processes; made afresh (logging into ``out.logs``) by :meth:`run`."""
 
     def stop_scheduling(self, reason: str) -> None:
         """Feed no more games; running games finish and are journaled."""
@@ -199,6 +206,15 @@ class Tournament:
         self._bots = {bot.name: bot for bot in self.loaded.bots}
         workers = max(1, min(self.concurrency, len(self.pending)))
         self._periodic_running = False
+        self.pool = BotPool(self.out.logs)
+        self._games_left = Counter(name for g in self.pending for name in (g.p1, g.p2))
+        try:
+            await self._run_games(workers)
+        finally:
+            await self.pool.aclose()  # shielded: no idle bot outlives the run
+        return self.result
+
+    async def _run_games(self, workers: int) -> None:
         async with trio.open_nursery() as outer:
             self._outer = outer
             if self.handle_signals:
@@ -212,7 +228,6 @@ class Tournament:
                         for _ in range(workers):
                             work.start_soon(self._worker, receive.clone())
             outer.cancel_scope.cancel()
-        return self.result
 
     async def _feed(self, send: trio.MemorySendChannel[ScheduledGame]) -> None:
         async with send:
@@ -223,7 +238,17 @@ class Tournament:
     async def _worker(self, receive: trio.MemoryReceiveChannel[ScheduledGame]) -> None:
         async with receive:
             async for game in receive:
-                await self._play(game)
+                try:
+                    await self._play(game)
+                finally:
+                    await self._done_with(game)
+
+    async def _done_with(self, game: ScheduledGame) -> None:
+        """A bot with no games left gives its idle processes back to the system now."""
+        for name in (game.p1, game.p2):
+            self._games_left[name] -= 1
+            if self._games_left[name] <= 0:
+                await self.pool.retire(name)
 
     async def _play(self, game: ScheduledGame) -> None:
         from referee.match import play_game
@@ -243,6 +268,7 @@ class Tournament:
                 log_dir=self.out.logs,
                 game_id=game.id,
                 round=game.round,
+                bots=self.pool,
             )
         except trio.Cancelled:
             self.result.aborted += 1

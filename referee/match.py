@@ -1,11 +1,12 @@
 """One game between two bot processes, refereed move by move: the API the runner calls.
 
-:func:`play_game` starts both bots fresh, handshakes, plays (opening moves first, as book
-moves), enforces the clocks with trio deadlines, checks every move with the rules, applies
-adjudication, turns any failure into the right result and :class:`Termination`, and always
-shuts both process groups down, also when cancelled. Underneath, :func:`open_bot` and
-:func:`play_on` let ``arena play --games N`` reuse processes between games (``uginewgame``)
-and restart a bot after a crash.
+:func:`play_game` gets both bots from a :class:`BotSource` (fresh processes by default),
+plays (opening moves first, as book moves), enforces the clocks with trio deadlines, checks
+every move with the rules, applies adjudication, turns any failure into the right result and
+:class:`Termination`, and always hands both connections back (a fresh process is ended with
+its group), also when cancelled. Underneath, :func:`open_bot` and :func:`play_on` let a
+caller reuse processes between games (``uginewgame``): ``arena play --games N`` and the
+tournament runner's pool.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from protocol.bounds import (
 )
 from protocol.messages import GameOver, Go, Partie, Position
 from referee.adjudication import Adjudication
+from referee.botsource import BotSource
 from referee.botspec import BotSpec
 from referee.connection import (
     HANDSHAKE_TIMEOUT_S,
@@ -94,6 +96,22 @@ async def open_bot(spec: BotSpec, *, log_dir: Path | None = None,
     return connection
 
 
+class FreshBots:
+    """A :class:`BotSource` that starts a process for every game and ends it after the game
+    (what ``restart = "always"`` means, and what a lone :func:`play_game` does)."""
+
+    def __init__(self, log_dir: Path | None = None, timeout: float | None = None) -> None:
+        self.log_dir = log_dir
+        self.timeout = timeout
+
+    async def acquire(self, spec: BotSpec, game_id: str) -> BotConnection:
+        return await open_bot(spec, log_dir=self.log_dir, timeout=self.timeout, game_id=game_id)
+
+    async def release(self, connection: BotConnection, side: int,
+                      record: GameRecord | None) -> None:
+        await connection.aclose()
+
+
 def side_time_controls(p1: BotSpec, p2: BotSpec, tc: TimeControl | None
                        ) -> tuple[TimeControl, TimeControl]:
     """Each side's time control: its own ``BotSpec.tc`` override, else ``tc``, else none."""
@@ -159,12 +177,15 @@ async def play_game(
     game_id: str = "",
     round: int = 1,
     on_move: Callable[[MoveRecord], None] | None = None,
+    bots: BotSource | None = None,
 ) -> GameRecord:
-    """Play one game between two freshly started bots and return its full record.
+    """Play one game between two bots and return its full record.
 
+    The connections come from ``bots`` and go back to it with the record (default: fresh
+    processes, started for this game and ended after it, their stderr in ``log_dir``).
     Raises :class:`GameError` (before starting anything) for a bad game name, position, option
     or opening. Bot failures never raise: they end the game with the right termination. When
-    cancelled, both bots are shut down and the cancellation propagates."""
+    cancelled, both connections go back without a record and the cancellation propagates."""
     game_options = game_options_for(game, game_options, adjudication)
     board, _ = prepare_game(game, start_position, opening, game_options)
     tcs = side_time_controls(p1, p2, tc)
@@ -172,10 +193,12 @@ async def play_game(
     started_at = time.time()
     connections: list[BotConnection | None] = [None, None]
     failures: list[BotError | BotStartError | None] = [None, None]
+    source: BotSource = bots if bots is not None else FreshBots(log_dir)
+    record: GameRecord | None = None
 
     async def open_side(side: int) -> None:
         try:
-            connections[side] = await open_bot(specs[side], log_dir=log_dir, game_id=game_id)
+            connections[side] = await source.acquire(specs[side], game_id)
         except (BotError, BotStartError) as exc:
             failures[side] = exc
 
@@ -185,21 +208,23 @@ async def play_game(
             nursery.start_soon(open_side, 1)
         if failures[0] is not None or failures[1] is not None:
             end = _start_failure(specs, failures)
-            return _record(game, specs, board, board.position(), [], end, tcs, opening,
-                           game_options, game_id, round, started_at)
+            record = _record(game, specs, board, board.position(), [], end, tcs, opening,
+                             game_options, game_id, round, started_at)
+            return record
         c1, c2 = connections
         assert c1 is not None and c2 is not None
-        return await play_on(
+        record = await play_on(
             game, (c1, c2), tcs=tcs, start_position=start_position, opening=opening,
             adjudication=adjudication, game_options=game_options, game_id=game_id,
             round=round, on_move=on_move,
         )
+        return record
     finally:
         with trio.CancelScope(shield=True):
             async with trio.open_nursery() as nursery:
-                for connection in connections:
+                for side, connection in enumerate(connections):
                     if connection is not None:
-                        nursery.start_soon(connection.aclose)
+                        nursery.start_soon(source.release, connection, side, record)
 
 
 def _start_failure(specs: tuple[BotSpec, BotSpec],
@@ -464,6 +489,7 @@ def _record(game: str, specs: tuple[BotSpec, BotSpec], board: Game[Any], start_t
 
 __all__ = [
     "BotCrashed",
+    "FreshBots",
     "GameRecord",
     "MoveRecord",
     "open_bot",

@@ -1,0 +1,161 @@
+"""Bot processes kept alive between a tournament's games: a pool per bot, and its restart policy.
+
+Starting a bot costs far more than a game at a fast time control (an interpreter to boot, an
+engine to load), so the runner keeps each bot's processes between games, as cutechess does:
+a game takes an idle, handshaken process of each of its bots (or starts one), and gives it
+back afterwards; the referee's ``new_game`` (late ``bestmove`` drained, game announced,
+``uginewgame``, ``isready``) separates one game from the next. With ``concurrency = N`` a
+bot needs at most N processes at once, so the pool never holds more than that per bot.
+
+Whether a process may play again is the bot's ``restart`` setting (:class:`BotSpec`):
+
+* ``auto`` (default): yes, unless it faulted in the game (crash, stall, protocol error,
+  illegal move, time loss; see :func:`referee.botsource.faulted`), died, or its spec has a
+  ``cpu_seconds`` limit (a budget for a process's whole life, so every game gets a fresh one).
+* ``always``: never; a fresh process for every game.
+* ``never``: yes while it is alive; after a fault it must first send the ``bestmove`` it
+  owes and answer ``isready``, or it is replaced.
+
+A process that is not kept, and every idle process at the end of the run (or on
+interruption), is ended with its whole process group, shielded from cancellation. A bot
+with no games left is retired early (:meth:`BotPool.retire`).
+
+Stderr logs are per process: ``logs/<bot>/<first game id>.stderr.log`` (with ``restart =
+"always"`` that is one log per game, as before), and every game the process plays starts
+with a line ``[arena] game <id> (game <k> of process <pid>)``, so a game's
+output is found by its id. A log holding nothing but those lines is removed with its process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+import trio
+
+from referee.botsource import faulted
+from referee.botspec import BotSpec
+from referee.connection import HANDSHAKE_TIMEOUT_S, BotConnection, BotError
+from referee.match import open_bot, stderr_path
+from referee.record import GameRecord
+
+MARKER_PREFIX: Final = "[arena] game "
+"""How a game's first line in a pooled process's stderr log starts."""
+
+
+@dataclass
+class _Life:
+    """What the pool knows of one process it started."""
+
+    log: Path | None
+    games: int = 0
+    marker_bytes: int = 0
+    """Bytes of the log that the arena wrote (the game markers), not the bot."""
+
+
+class BotPool:
+    """Idle, handshaken bot processes by bot name; a :class:`referee.botsource.BotSource`."""
+
+    def __init__(self, log_dir: Path | None = None, *, timeout: float | None = None) -> None:
+        self.log_dir = log_dir
+        self.timeout = timeout
+        self.started: Counter[str] = Counter()
+        """Processes started per bot name (the benchmark and tests read it)."""
+        self._idle: dict[str, list[BotConnection]] = {}
+        self._lives: dict[BotConnection, _Life] = {}
+        self._closed = False
+
+    def idle(self, name: str) -> int:
+        """How many idle processes the pool holds for ``name``."""
+        return len(self._idle.get(name, ()))
+
+    async def acquire(self, spec: BotSpec, game_id: str) -> BotConnection:
+        """An idle process of ``spec``'s bot if a fit one is left, else a fresh one."""
+        idle = self._idle.get(spec.name, [])
+        while idle:
+            connection = idle.pop()  # the most recently used: warm caches, fewer page faults
+            if connection.alive and connection.spec == spec and spec.restart != "always":
+                self._mark(connection, game_id)
+                return connection
+            await self._end(connection)
+        if self._closed:
+            raise RuntimeError("the bot pool is closed")
+        connection = await open_bot(spec, log_dir=self.log_dir, timeout=self.timeout,
+                                    game_id=game_id)
+        self.started[spec.name] += 1
+        self._lives[connection] = _Life(stderr_path(self.log_dir, spec.name, game_id))
+        self._mark(connection, game_id)
+        return connection
+
+    async def release(self, connection: BotConnection, side: int,
+                      record: GameRecord | None) -> None:
+        """Keep the process for another game if its restart policy allows, else end it."""
+        if not self._closed and await self._reusable(connection, side, record):
+            self._idle.setdefault(connection.name, []).append(connection)
+        else:
+            await self._end(connection)
+
+    async def retire(self, name: str) -> None:
+        """End the idle processes of a bot that has no games left."""
+        idle = self._idle.pop(name, [])
+        with trio.CancelScope(shield=True):
+            async with trio.open_nursery() as nursery:
+                for connection in idle:
+                    nursery.start_soon(self._end, connection)
+
+    async def aclose(self) -> None:
+        """End every idle process and refuse new ones (busy ones end when released)."""
+        self._closed = True
+        with trio.CancelScope(shield=True):
+            for name in list(self._idle):
+                await self.retire(name)
+
+    async def _reusable(self, connection: BotConnection, side: int,
+                        record: GameRecord | None) -> bool:
+        spec = connection.spec
+        if record is None or not connection.alive or spec.restart == "always":
+            return False
+        if spec.restart == "auto" and spec.limits.cpu_seconds is not None:
+            return False
+        if not faulted(record, side):
+            return True
+        if spec.restart == "auto":
+            return False
+        # "never": keep it if it is in a state to play: its late bestmove read, isready answered.
+        try:
+            with trio.CancelScope(shield=True):
+                await connection.settle()
+                await connection.ready(HANDSHAKE_TIMEOUT_S if self.timeout is None
+                                       else self.timeout)
+        except BotError:
+            return False
+        return connection.alive
+
+    def _mark(self, connection: BotConnection, game_id: str) -> None:
+        life = self._lives.get(connection)
+        if life is None:
+            return
+        life.games += 1
+        if life.log is None:
+            return
+        line = (f"{MARKER_PREFIX}{game_id} (game {life.games} of process "
+                f"{connection.process.pid})\n").encode()
+        try:
+            life.log.parent.mkdir(parents=True, exist_ok=True)
+            with open(life.log, "ab") as log:
+                log.write(line)
+        except OSError:
+            return  # a log marker is a convenience; a full disk shows up elsewhere
+        life.marker_bytes += len(line)
+
+    async def _end(self, connection: BotConnection) -> None:
+        life = self._lives.pop(connection, None)
+        await connection.aclose()
+        if life is not None and life.log is not None:
+            with contextlib.suppress(OSError):
+                if life.log.stat().st_size == life.marker_bytes:
+                    life.log.unlink()  # the bot itself wrote nothing
+

@@ -1,0 +1,64 @@
+"""Test bot for the process pool: says which process it is and misbehaves in a chosen game.
+
+It appends its pid to ``--pids FILE`` when it starts (so a test counts the processes a run
+started) and writes ``hello from <pid>`` to stderr; it plays the first move of each ``legal``
+line. The game count is per process (each ``uginewgame`` starts the next one):
+``--crash-game K`` exits on the first ``go`` of its K-th game, ``--slow-game K`` answers the
+first ``go`` of its K-th game only after ``--slow-seconds`` (a time loss at a short control;
+the late ``bestmove`` still comes). Standard library only, so it starts fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--pids", required=True)
+    parser.add_argument("--crash-game", type=int, default=0)
+    parser.add_argument("--slow-game", type=int, default=0)
+    parser.add_argument("--slow-seconds", type=float, default=1.0)
+    parser.add_argument("--tag", default="")
+    args = parser.parse_args()
+    with open(args.pids, "a") as pids:
+        pids.write(f"{os.getpid()}\n")
+    print(f"hello from {os.getpid()}", file=sys.stderr, flush=True)
+    games = 0
+    first_go = False
+    legal: list[str] = []
+    for raw in sys.stdin:
+        words = raw.split()
+        if not words:
+            continue
+        command = words[0]
+        reply = None
+        if command in ("ugi", "uci"):
+            reply = "id name pool-bot\nugiok"
+        elif command == "isready":
+            reply = "readyok"
+        elif command == "uginewgame":
+            games += 1
+            first_go = True
+        elif command == "legal":
+            legal = words[1:]
+        elif command == "go":
+            if first_go and games == args.crash_game:
+                os._exit(3)
+            if first_go and games == args.slow_game:
+                time.sleep(args.slow_seconds)
+            first_go = False
+            reply = f"bestmove {legal[0] if legal else '(none)'}"
+        elif command == "quit":
+            return 0
+        if reply is not None:
+            sys.stdout.write(reply + "\n")
+            sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,167 @@
+"""The bot pool: processes stay running between games unless a fault or ``restart`` says not.
+
+Real child processes throughout: ``tests/bots/pool_bot.py`` appends its pid to a file when it
+starts, so each test counts the processes a run really started.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+import trio
+from proc_scan import tagged
+from test_runner import arena_run, check_complete, no_leftover_bots, write_config
+
+from arena.pool import MARKER_PREFIX, BotPool
+from referee.botspec import BotSpec, Limits, Restart
+from referee.match import play_game
+from referee.record import GameRecord, Termination
+from referee.timecontrol import TimeControl
+
+POOL_BOT = Path(__file__).resolve().parent / "bots" / "pool_bot.py"
+TC = TimeControl.parse("st=0.3")
+
+
+def pool_bot(name: str, pids: Path, *args: str, restart: Restart = "auto",
+             **fields: object) -> BotSpec:
+    return BotSpec(name=name, cmd=[sys.executable, str(POOL_BOT), "--pids", str(pids), *args],
+                   restart=restart, **fields)  # type: ignore[arg-type]
+
+
+def started(pids: Path) -> list[int]:
+    return [int(line) for line in pids.read_text().split()] if pids.exists() else []
+
+
+async def play_series(pool: BotPool, a: BotSpec, b: BotSpec, games: int,
+                      tc: TimeControl = TC) -> list[GameRecord]:
+    """``games`` games one after another, colours alternating, through ``pool``."""
+    records = []
+    for index in range(games):
+        p1, p2 = (a, b) if index % 2 == 0 else (b, a)
+        with trio.fail_after(60):
+            records.append(await play_game("dobutsu", p1, p2, tc=tc, game_id=f"g{index + 1}",
+                                           bots=pool))
+    return records
+
+
+async def test_auto_keeps_one_process_per_bot_across_games(tmp_path: Path) -> None:
+    pool = BotPool(tmp_path / "logs")
+    a = pool_bot("a", tmp_path / "a.pids")
+    b = pool_bot("b", tmp_path / "b.pids")
+    try:
+        records = await play_series(pool, a, b, 4)
+        assert pool.idle("a") == pool.idle("b") == 1
+    finally:
+        await pool.aclose()
+    assert all(r.termination != Termination.CRASH for r in records)
+    assert len(started(tmp_path / "a.pids")) == len(started(tmp_path / "b.pids")) == 1
+    assert pool.started == {"a": 1, "b": 1}
+    # One log for the process, named after its first game, with a marker line per game.
+    log = (tmp_path / "logs" / "a" / "g1.stderr.log").read_text().splitlines()
+    pid = started(tmp_path / "a.pids")[0]
+    assert f"hello from {pid}" in log  # what the bot said at its start, before game 1
+    assert [line.split()[2] for line in log if line.startswith(MARKER_PREFIX)] == [
+        "g1", "g2", "g3", "g4"]
+    assert pool.idle("a") == 0 and not tagged(str(tmp_path / "a.pids"))
+
+
+async def test_a_crash_gets_a_fresh_process_and_the_opponent_keeps_its_own(
+        tmp_path: Path) -> None:
+    pool = BotPool(tmp_path / "logs")
+    a = pool_bot("a", tmp_path / "a.pids", "--crash-game", "2")  # each process, 2nd game
+    b = pool_bot("b", tmp_path / "b.pids")
+    try:
+        records = await play_series(pool, a, b, 4)
+    finally:
+        await pool.aclose()
+    assert [r.termination == Termination.CRASH for r in records] == [False, True, False, True]
+    assert records[1].winner == 0 and records[3].winner == 0  # b (p1 in even games) wins
+    assert len(started(tmp_path / "a.pids")) == 2  # games 1-2, then a fresh one for 3-4
+    assert len(started(tmp_path / "b.pids")) == 1
+
+
+@pytest.mark.parametrize(("restart", "processes"), [("auto", 2), ("never", 1)])
+async def test_a_time_loss_gets_a_fresh_process_unless_restart_never(
+        tmp_path: Path, restart: Restart, processes: int) -> None:
+    pool = BotPool(tmp_path / "logs")
+    a = pool_bot("a", tmp_path / "a.pids", "--slow-game", "2", "--slow-seconds", "0.8",
+                 restart=restart)
+    b = pool_bot("b", tmp_path / "b.pids")
+    try:
+        records = await play_series(pool, a, b, 3)
+    finally:
+        await pool.aclose()
+    assert (records[1].termination, records[1].winner) == (Termination.TIME_FORFEIT, 0)
+    # The kept process sent its late bestmove before game 3; it must not answer game 3's go.
+    assert records[2].termination != Termination.ILLEGAL_MOVE, records[2].reason
+    assert records[2].plies > 1, records[2].reason
+    assert len(started(tmp_path / "a.pids")) == processes
+    assert len(started(tmp_path / "b.pids")) == 1
+
+
+async def test_restart_always_and_cpu_limits_start_one_process_per_game(tmp_path: Path) -> None:
+    pool = BotPool(tmp_path / "logs")
+    a = pool_bot("a", tmp_path / "a.pids", restart="always")
+    b = pool_bot("b", tmp_path / "b.pids", limits=Limits(cpu_seconds=60))
+    try:
+        await play_series(pool, a, b, 3)
+        assert pool.idle("a") == pool.idle("b") == 0
+    finally:
+        await pool.aclose()
+    assert len(started(tmp_path / "a.pids")) == 3
+    assert len(started(tmp_path / "b.pids")) == 3
+    # One log per game, as before the pool.
+    assert sorted(p.name for p in (tmp_path / "logs" / "a").iterdir()) == [
+        "g1.stderr.log", "g2.stderr.log", "g3.stderr.log"]
+
+
+async def test_a_changed_spec_gets_a_fresh_process(tmp_path: Path) -> None:
+    pool = BotPool()
+    a = pool_bot("a", tmp_path / "a.pids")
+    b = pool_bot("b", tmp_path / "b.pids")
+    try:
+        await play_series(pool, a, b, 1)
+        await play_series(pool, pool_bot("a", tmp_path / "a.pids", options={"Hash": 1}), b, 1)
+    finally:
+        await pool.aclose()
+    assert len(started(tmp_path / "a.pids")) == 2
+    assert len(started(tmp_path / "b.pids")) == 1
+
+
+async def test_silent_pooled_bot_leaves_no_log(tmp_path: Path) -> None:
+    pool = BotPool(tmp_path / "logs")
+    quiet = BotSpec(name="quiet", cmd=[sys.executable, str(Path(__file__).resolve().parent.parent
+                                                           / "sample_bots" / "random_bot.py")])
+    b = pool_bot("b", tmp_path / "b.pids")
+    try:
+        await play_series(pool, quiet, b, 2)
+    finally:
+        await pool.aclose()
+    assert not (tmp_path / "logs" / "quiet").exists() or not list(
+        (tmp_path / "logs" / "quiet").iterdir())
+
+
+def runner_config(tmp: Path, restart: str, games: int) -> Path:
+    head = (f'game = "dobutsu"\ntc = "st=0.3"\nconcurrency = 2\ngames_per_pairing = {games}\n'
+            "[adjudication]\nmax_plies = 20\n")
+    bots = [
+        f'[[bots]]\nname = "{name}"\nrestart = "{restart}"\n'
+        f'cmd = ["{{python}}", "{POOL_BOT}", "--pids", "{tmp / (name + ".pids")}"]\n'
+        for name in ("a", "b")
+    ]
+    return write_config(tmp, head, bots)
+
+
+@pytest.mark.parametrize(("restart", "most"), [("auto", 2), ("always", 12)])
+def test_arena_run_at_concurrency_two(tmp_path: Path, restart: str, most: int) -> None:
+    out = tmp_path / "out"
+    done = arena_run(runner_config(tmp_path, restart, 12), out)
+    assert done.returncode == 0, done.stderr
+    assert len(check_complete(out)) == 12
+    for name in ("a", "b"):
+        count = len(started(tmp_path / f"{name}.pids"))
+        assert (count <= most) if restart == "auto" else (count == most), (name, count)
+    assert no_leftover_bots(str(tmp_path / "a.pids"))
+    assert no_leftover_bots(str(tmp_path / "b.pids"))
