@@ -274,19 +274,12 @@ def _info_record(info: Any) -> SearchInfo | None:
 
 
 def _parties(board: Game[Any]) -> tuple[list[PartieRecord], list[int]]:
-    """Donkan's parties and round score, asked of the game object; empty for other games."""
-    parties = getattr(board, "parties", None)
-    score = getattr(board, "score", None)
-    if callable(parties):
-        parties = parties()
-    if callable(score):
-        score = score()
-    records = [
-        p if isinstance(p, PartieRecord) else PartieRecord(
-            starter=p.starter, winner=p.winner, points=p.points, plies=p.plies, reason=p.reason)
-        for p in (parties or [])
-    ]
-    return records, list(score) if score is not None else []
+    """The parties and round score of a game played in rounds (the base's ``round_state``
+    hook, Donkan's); empty for other games."""
+    state = board.round_state()
+    if state is None:
+        return [], []
+    return list(state.parties), list(state.score)
 
 
 async def play_on(
@@ -396,7 +389,7 @@ async def _play_moves(
 ) -> None:
     """The move loop; ends by raising :class:`_End`."""
     last_read: float | None = None
-    track_parties = hasattr(type(board), "parties")
+    track_parties = board.round_state() is not None
     parties_seen = len(_parties(board)[0]) if track_parties else 0
     while True:
         _check_end(board, adjudication)

@@ -11,6 +11,8 @@ from enum import StrEnum
 
 import msgspec
 
+from referee.games.rounds import PartieRecord
+
 
 class Termination(StrEnum):
     """Why a game ended, in one vocabulary (after fastchess's)."""
@@ -65,17 +67,6 @@ class MoveRecord(msgspec.Struct, omit_defaults=True):
     info: SearchInfo | None = None
     book: bool = False
     """True for moves that came from the opening, not from a bot."""
-
-
-class PartieRecord(msgspec.Struct, omit_defaults=True):
-    """One Donkan partie inside a round."""
-
-    starter: int
-    winner: int | None
-    points: int
-    """Points scored by ``winner`` (1 for a king captured, 2 for the castle, 0 for none)."""
-    plies: int
-    reason: str
 
 
 class GameRecord(msgspec.Struct, omit_defaults=True):

@@ -8,7 +8,7 @@ import random
 from test_donkan_rules import game, pos
 
 from referee.games.donkan import Donkan
-from referee.record import PartieRecord
+from referee.games.rounds import PartieRecord
 
 START = {"d1": "K", "c1": "S", "f1": "S", "d7": "k", "b7": "s", "e7": "s"}
 START_BOARD = Donkan.START_POSITION.split()[0]

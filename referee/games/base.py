@@ -31,6 +31,8 @@ from typing import Any, ClassVar, Generic, Self, TypeVar
 
 import msgspec
 
+from referee.games.rounds import RoundState
+
 P1: int = 0
 P2: int = 1
 SIDE_NAMES = ("p1", "p2")
@@ -303,6 +305,14 @@ class Game(ABC, Generic[M]):
 
     def is_over(self) -> bool:
         return self.outcome() is not None
+
+    # ----- rounds (optional) --------------------------------------------------------------
+    def round_state(self) -> RoundState | None:
+        """For a game whose one game is a round of several parties (Donkan): the parties
+        finished since this object was built and the round's score. The referee records them
+        in the game record and sends both bots a ``partie`` line after each one. None, the
+        default: the game has no rounds."""
+        return None
 
     # ----- counting -----------------------------------------------------------------------
     def perft(self, depth: int) -> int:

@@ -46,7 +46,7 @@ from referee.games.base import (
     Outcome,
     PositionError,
 )
-from referee.record import PartieRecord
+from referee.games.rounds import PartieRecord, RoundState
 
 SIZE = 7
 SQUARES = SIZE * SIZE
@@ -378,6 +378,9 @@ class Donkan(Game[int]):
     def parties(self) -> list[PartieRecord]:
         """Parties finished since this game was built, oldest first (a copy)."""
         return list(self._parties)
+
+    def round_state(self) -> RoundState:
+        return RoundState(tuple(self._parties), (self._score[0], self._score[1]))
 
     def piece_at(self, square: str) -> str:
         """``"K"``/``"S"`` (south), ``"k"``/``"s"`` (north) or ``""`` on ``square`` (``"d4"``)."""
