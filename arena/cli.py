@@ -1,7 +1,10 @@
 """The ``arena`` command: one sub-command per module in ``arena.commands``.
 
 Each command module exposes ``register(subparsers)``, which adds its parser and sets
-``func`` to a callable taking the parsed arguments and returning an exit status.
+``func`` to a callable taking the parsed arguments and returning an exit status. Only the
+command named on the line is imported: ``arena --help`` lists the commands from
+:data:`SUMMARIES` (kept equal to each module's own help by a test) without importing any,
+so that it costs no rules, trio, numpy or pandas.
 """
 
 from __future__ import annotations
@@ -12,7 +15,6 @@ import sys
 from collections.abc import Sequence
 
 from arena.errors import UserError
-from referee.games.base import GameError
 
 # Module names under arena.commands, in the order `arena --help` lists them.
 COMMANDS: tuple[str, ...] = (
@@ -26,10 +28,25 @@ COMMANDS: tuple[str, ...] = (
     "report",
 )
 
+SUMMARIES: dict[str, tuple[str, str]] = {
+    "games": ("games", "list the games with a one-line description"),
+    "perft": ("perft", "count move-tree leaves DEPTH moves deep (last line: 'perft DEPTH: N')"),
+    "show": ("show", "show a position: diagram, position text, side to move, legal moves"),
+    "play": ("play", "play games between two bot commands, live"),
+    "check_bot": ("check-bot", "check that a bot speaks the protocol (numbered PASS/FAIL steps)"),
+    "run": ("run", "play a tournament from a TOML config (resumes an existing output directory)"),
+    "ratings": ("ratings", "Ordo-style ratings, error bars and draw rate from a run or a PGN file"),
+    "report": ("report", "write RUN_DIR/report.html (standings, crosstable, charts, game viewer) "
+               "and CSVs"),
+}
+"""Module -> (command, one-line help) for ``arena --help``; a command missing here is imported
+to list it."""
 
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The parser with every command, or with just ``only`` (a module name) so that one
-    command does not pay for the imports of all the others (pandas, scipy, matplotlib)."""
+
+def build_parser(only: str | None = None, *, summaries: bool = True) -> argparse.ArgumentParser:
+    """The parser with just ``only`` (a module name), so that one command does not pay for
+    the imports of all the others (pandas, scipy, matplotlib); without ``only``, every command
+    (as a one-line summary from :data:`SUMMARIES` unless ``summaries`` is False)."""
     parser = argparse.ArgumentParser(
         prog="arena",
         description="Tournaments between board-game bots: rules, referee, ratings, reports.",
@@ -37,6 +54,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMANDS:
         if only is not None and name != only:
+            continue
+        if only is None and summaries and name in SUMMARIES:
+            command, text = SUMMARIES[name]
+            sub.add_parser(command, help=text)
             continue
         try:
             module = importlib.import_module(f"arena.commands.{name}")
@@ -59,6 +80,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(_command_module(argv))
     args = parser.parse_args(argv)
+    from referee.games.base import GameError
+
     try:
         status: int = args.func(args)
     except (UserError, GameError) as exc:

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.optimize import minimize_scalar
+
+from arena.ratings.numeric import minimize_bounded
 
 FloatArray = NDArray[np.float64]
 
@@ -84,10 +85,7 @@ def fit_draw_rate(
     def loss(x: float) -> float:
         return -float(log_likelihood(p, wdl, x))
 
-    found = minimize_scalar(
-        loss, bounds=(_D0_MIN, 1.0 - _D0_MIN), method="bounded", options={"xatol": 1e-10}
-    )
-    return float(found.x)
+    return minimize_bounded(loss, _D0_MIN, 1.0 - _D0_MIN, xatol=1e-10)
 
 
 def draw_rate_sd(expected: ArrayLike, games: ArrayLike, d0: float) -> float:

@@ -23,14 +23,10 @@ from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.optimize import brentq
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components
-from scipy.special import expit
-from scipy.stats import norm
 
 from arena.ratings import draws, uncertainty
 from arena.ratings.counts import Counts
+from arena.ratings.numeric import brentq, expit, norm, strongly_connected
 from arena.ratings.solver import Pairings, solve
 
 FloatArray = NDArray[np.float64]
@@ -178,9 +174,7 @@ def _strongly_connected(
         return True
     src = np.concatenate([w[points > 0], b[points < games]])
     dst = np.concatenate([b[points > 0], w[points < games]])
-    graph = coo_matrix((np.ones(src.size), (src, dst)), shape=(m, m))
-    count, _ = connected_components(graph, directed=True, connection="strong")
-    return bool(count == 1)
+    return strongly_connected(m, src.astype(np.int64), dst.astype(np.int64))
 
 
 def fit_ratings(

@@ -17,9 +17,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import norm
 
 from arena.ratings.model import SCALES
+from arena.ratings.numeric import norm
 from arena.ratings.sources import GameResult
 
 PAIR_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.special import expit
+
+from arena.ratings.numeric import expit
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]

@@ -37,7 +37,6 @@ from enum import StrEnum
 from typing import Literal
 
 import numpy as np
-from scipy.optimize import brentq
 
 from arena.ratings.pairwise import PAIR_SCORES, Pentanomial
 
@@ -73,6 +72,8 @@ def _secular(q: np.ndarray, a: np.ndarray) -> float:
 
     def g(theta: float) -> float:
         return float(np.sum(q * a / (1.0 + theta * a)))
+
+    from scipy.optimize import brentq  # here, not at import: the package loads without scipy
 
     span = hi - lo
     return float(

@@ -1,0 +1,73 @@
+"""arena.ratings.numeric against scipy, which it replaces on the tournament path."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from scipy import optimize, special, stats
+
+from arena.ratings import numeric
+
+
+def test_expit_matches_scipy_without_overflow() -> None:
+    x = np.array([-1e6, -800.0, -30.0, -1.0, -1e-9, 0.0, 1e-9, 0.5, 30.0, 800.0, 1e6])
+    assert np.allclose(numeric.expit(x), special.expit(x), rtol=1e-15, atol=0)
+
+
+def test_normal_cdf_and_ppf_match_scipy() -> None:
+    x = np.array([[-40.0, -3.0, -0.1], [0.0, 1.96, np.nan]])
+    assert np.allclose(numeric.norm.cdf(x), stats.norm.cdf(x), rtol=1e-12, atol=1e-300,
+                       equal_nan=True)
+    for p in (0.5, 0.8, 0.975, 0.995, 1e-9):
+        assert numeric.norm.ppf(p) == pytest.approx(stats.norm.ppf(p), rel=1e-12)
+
+
+def test_brentq_finds_the_same_root() -> None:
+    def f(x: float) -> float:
+        return float(np.sum(3.0 * special.expit(0.01 * (x - np.array([0.0, 150.0])))) - 2.2)
+
+    assert numeric.brentq(f, -20000, 20000, xtol=1e-9) == pytest.approx(
+        optimize.brentq(f, -20000, 20000, xtol=1e-9), abs=2e-9)
+    with pytest.raises(ValueError):
+        numeric.brentq(f, 5000, 20000)
+    assert numeric.brentq(lambda x: x - 1e8, 0.0, 1e9, xtol=1e-15) == pytest.approx(1e8)
+
+
+def test_minimize_bounded_matches_scipy() -> None:
+    def f(x: float) -> float:
+        return (np.log(x) + 1.3) ** 2 + 0.1 * x
+
+    ours = numeric.minimize_bounded(f, 1e-9, 1 - 1e-9, xatol=1e-10)
+    theirs = optimize.minimize_scalar(f, bounds=(1e-9, 1 - 1e-9), method="bounded",
+                                      options={"xatol": 1e-10}).x
+    assert ours == pytest.approx(theirs, abs=1e-8)
+
+
+@pytest.mark.parametrize(("edges", "connected"), [
+    ([(0, 1), (1, 2), (2, 0)], True),
+    ([(0, 1), (1, 2)], False),
+    ([(0, 1), (1, 0), (2, 3), (3, 2), (1, 2)], False),
+    ([(0, 1), (1, 0), (2, 3), (3, 2), (1, 2), (3, 0)], True),
+])
+def test_strongly_connected(edges: list[tuple[int, int]], connected: bool) -> None:
+    src = np.array([s for s, _ in edges], dtype=np.int64)
+    dst = np.array([d for _, d in edges], dtype=np.int64)
+    assert numeric.strongly_connected(4 if len(edges) > 3 else 3, src, dst) is connected
+
+
+def test_the_closing_table_imports_no_scipy() -> None:
+    code = (
+        "import sys\n"
+        "from arena.ratings import aggregate, fit_ratings, read_results\n"
+        "from arena.ratings.table import format_table\n"
+        "from arena.ratings.sources import GameResult\n"
+        "results = [GameResult('a', 'b', s) for s in (1.0, 0.5, 0.0, 1.0, 1.0)]\n"
+        "print(format_table(fit_ratings(aggregate(results))))\n"
+        "assert not any(m.split('.')[0] == 'scipy' for m in sys.modules), 'scipy imported'\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
