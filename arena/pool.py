@@ -142,7 +142,7 @@ class BotPool:
         if life.log is None:
             return
         line = (f"{MARKER_PREFIX}{game_id} (game {life.games} of process "
-                f"{connection.process.pid})\n").encode()
+                f"{connection.pid})\n").encode()
         try:
             life.log.parent.mkdir(parents=True, exist_ok=True)
             with open(life.log, "ab") as log:

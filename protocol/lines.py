@@ -102,51 +102,48 @@ def _opt(key: str, value: int | None) -> str:
     return f" {key} {value}" if value is not None else ""
 
 
-def format_message(message: Message, *, uci: bool = False) -> str:
-    """The line for a message, without the newline. ``uci=True`` writes the UCI dialect's
-    words (``uci``, ``ucinewgame``, ``go wtime ...``) where they differ."""
+def format_message(message: Message) -> str:
+    """The line for a message in the arena's protocol, without the newline (other dialects'
+    words live in :mod:`referee.dialects`)."""
     try:
         formatter = _FORMATTERS[type(message)]
     except KeyError:
         raise TypeError(f"not a protocol message: {message!r}") from None
-    return formatter(message, uci)
+    return formatter(message)
 
 
-def _format_setoption(m: SetOption, uci: bool) -> str:
+def _format_setoption(m: SetOption) -> str:
     return f"setoption name {m.name}" + (f" value {m.value}" if m.value is not None else "")
 
 
-def _format_game(m: GameAnnounce, uci: bool) -> str:
+def _format_game(m: GameAnnounce) -> str:
     return " ".join(["game", m.name, *(f"{k}={v}" for k, v in m.options.items())])
 
 
-def _format_position(m: Position, uci: bool) -> str:
+def _format_position(m: Position) -> str:
     head = "position startpos" if m.fen is None else f"position fen {m.fen}"
     return head + " moves " + " ".join(m.moves) if m.moves else head
 
 
-def _format_gameover(m: GameOver, uci: bool) -> str:
+def _format_gameover(m: GameOver) -> str:
     line = f"gameover {m.result} {m.termination}"
     if m.score:
         line += " score " + " ".join(str(s) for s in m.score)
     return line + (f" string {m.text}" if m.text else "")
 
 
-def _format_bestmove(m: BestMove, uci: bool) -> str:
+def _format_bestmove(m: BestMove) -> str:
     return f"bestmove {m.move}" + (f" ponder {m.ponder}" if m.ponder else "")
 
 
-_GO_WORDS = (
-    ("p1time", "p2time", "p1inc", "p2inc", "movestogo", "movetime", "depth", "nodes"),
-    ("wtime", "btime", "winc", "binc", "movestogo", "movetime", "depth", "nodes"),
-)
+_GO_WORDS = ("p1time", "p2time", "p1inc", "p2inc", "movestogo", "movetime", "depth", "nodes")
 
 
-def _format_go(go: Go, uci: bool) -> str:
+def _format_go(go: Go) -> str:
     values = (go.p1time, go.p2time, go.p1inc, go.p2inc, go.movestogo, go.movetime, go.depth,
               go.nodes)
     parts = ["go"]
-    for word, value in zip(_GO_WORDS[uci], values, strict=True):
+    for word, value in zip(_GO_WORDS, values, strict=True):
         if value is not None:
             parts.append(f"{word} {value}")
     if go.infinite:
@@ -154,7 +151,7 @@ def _format_go(go: Go, uci: bool) -> str:
     return " ".join(parts)
 
 
-def _format_option(o: OptionDecl, uci: bool = False) -> str:
+def _format_option(o: OptionDecl) -> str:
     line = f"option name {o.name} type {o.type}"
     if o.default is not None:
         line += f" default {o.default}"
@@ -162,7 +159,7 @@ def _format_option(o: OptionDecl, uci: bool = False) -> str:
     return line + "".join(f" var {v}" for v in o.vars)
 
 
-def _format_info(info: Info, uci: bool = False) -> str:
+def _format_info(info: Info) -> str:
     line = "info" + _opt("depth", info.depth) + _opt("seldepth", info.seldepth)
     if info.score_cp is not None:
         line += f" score cp {info.score_cp}"
@@ -176,22 +173,22 @@ def _format_info(info: Info, uci: bool = False) -> str:
     return line
 
 
-_FORMATTERS: dict[type, Callable[[Any, bool], str]] = {
-    Ugi: lambda m, uci: "uci" if uci else "ugi",
-    UgiOk: lambda m, uci: "uciok" if uci else "ugiok",
-    UgiNewGame: lambda m, uci: "ucinewgame" if uci else "uginewgame",
-    IsReady: lambda m, uci: "isready",
-    ReadyOk: lambda m, uci: "readyok",
-    Stop: lambda m, uci: "stop",
-    Quit: lambda m, uci: "quit",
+_FORMATTERS: dict[type, Callable[[Any], str]] = {
+    Ugi: lambda m: "ugi",
+    UgiOk: lambda m: "ugiok",
+    UgiNewGame: lambda m: "uginewgame",
+    IsReady: lambda m: "isready",
+    ReadyOk: lambda m: "readyok",
+    Stop: lambda m: "stop",
+    Quit: lambda m: "quit",
     SetOption: _format_setoption,
     GameAnnounce: _format_game,
     Position: _format_position,
-    Legal: lambda m, uci: " ".join(["legal", *m.moves]),
+    Legal: lambda m: " ".join(["legal", *m.moves]),
     Go: _format_go,
     GameOver: _format_gameover,
-    Partie: lambda m, uci: f"partie {m.winner} {m.points} {m.score1} {m.score2}",
-    Id: lambda m, uci: f"id {m.key} {m.value}",
+    Partie: lambda m: f"partie {m.winner} {m.points} {m.score1} {m.score2}",
+    Id: lambda m: f"id {m.key} {m.value}",
     OptionDecl: _format_option,
     BestMove: _format_bestmove,
     Info: _format_info,

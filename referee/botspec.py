@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 
 import msgspec
 
-Protocol = Literal["native", "uci"]
+Protocol = Literal["native", "uci", "hub"]
 Restart = Literal["auto", "always", "never"]
 
 

@@ -1,10 +1,15 @@
-"""Talking to one bot in its dialect: handshake, options, new game, one move under a deadline.
+"""Talking to one bot: the dialect-independent base of every connection.
 
-One referee, two dialects over a shared base (after python-chess's ``UciProtocol``):
-:class:`NativeConnection` speaks the arena's protocol (``ugi``, ``game``, ``legal``, ``go
-p1time ...``, ``gameover``), :class:`UciConnection` speaks plain UCI (``uci``, ``UCI_Variant``,
-``go wtime ...``) so that Fairy-Stockfish plays unchanged. Failures are typed exceptions that
-carry their :class:`Termination`, so the match loop maps them to a result in one place.
+One referee, one class per dialect over this base (after python-chess's ``UciProtocol`` /
+``XBoardProtocol``): :mod:`referee.dialects` holds the arena's native protocol, UCI (so that
+Fairy-Stockfish plays unchanged) and Hub (so that Scan plays unchanged). The base owns what
+does not depend on the words: reading replies under deadlines, the clock of one move, the
+``stop``/late-``bestmove`` bookkeeping and the mapping of every failure to a typed
+:class:`BotError` that carries its :class:`Termination`, so the match loop maps failures to a
+result in one place. A dialect only says which lines to write and how to read the answers.
+
+A connection talks to a :class:`referee.channel.LineChannel` (the bot's pipes, or a scripted
+fake in tests), never to a process directly.
 """
 
 from __future__ import annotations
@@ -13,43 +18,33 @@ import contextlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar, Final
+from typing import Any, ClassVar, Final
 
 import trio
 
 from protocol.bounds import MAX_OPTIONS
-from protocol.lines import BadLine, ProtocolError, format_message, parse_reply
+from protocol.lines import BadLine, ProtocolError
 from protocol.messages import (
     BestMove,
-    GameAnnounce,
     GameOver,
     Go,
     Id,
     Info,
-    IsReady,
-    Legal,
-    Message,
     OptionDecl,
     Partie,
-    Position,
     ReadyOk,
     Reply,
-    SetOption,
-    Stop,
-    Ugi,
-    UgiNewGame,
     UgiOk,
 )
 from referee.botspec import BotSpec
-from referee.errors import BotExited
-from referee.process import BotProcess
+from referee.channel import BotExited, LineChannel, RecordingChannel
 from referee.record import Termination
 
 HANDSHAKE_TIMEOUT_S: Final = 10.0
-"""How long a bot may take to answer ``ugi`` with ``ugiok`` (and ``isready`` with ``readyok``)."""
+"""How long a bot may take to answer the handshake (and each readiness check)."""
 STOP_GRACE_S: Final = 2.0
-"""How long a bot that ran out of time may take, before its next game, to send the ``bestmove``
-it still owes (it was sent ``stop``); the late move is read and thrown away."""
+"""How long a bot that ran out of time may take, before its next game, to send the move it
+still owes (it was sent ``stop``); the late move is read and thrown away."""
 
 
 class BotError(Exception):
@@ -78,33 +73,65 @@ class BotProtocolError(BotError):
     termination = Termination.PROTOCOL_ERROR
 
 
+class BotIllegalMove(BotError):
+    """The bot's move text names no legal move (or several): an illegal-move loss."""
+
+    termination = Termination.ILLEGAL_MOVE
+
+
+class EngineReportedError(ProtocolError):
+    """The engine itself reported an error (Hub's ``error message=...``): always fatal, also
+    in dialects that skip unknown lines."""
+
+
+@dataclass
+class Turn:
+    """What the side to move is told, in dialect-neutral terms; each dialect writes it its way.
+
+    ``board`` is the rules object of the current position: dialects read it (to translate
+    positions and moves) and never change it."""
+
+    board: Any
+    start: str | None
+    """The start position text, or None for the game's standard start."""
+    played: Sequence[str]
+    """The moves since the start, in the arena's notation (book moves included)."""
+    legal: Sequence[str]
+    """The legal moves here, in the arena's notation."""
+    go: Go
+    """The clocks and search limits, in the arena's terms (p1time, p2time, ms)."""
+
+
 @dataclass
 class MoveReply:
-    """A bot's answer to ``go``: the move text and what it said while thinking."""
+    """A bot's answer to a search: the move (in the arena's notation) and what it said."""
 
     move: str
     elapsed_ms: float
     info: Info | None
     sent_at: float
-    """trio clock just before the ``position``/``legal``/``go`` lines were written."""
+    """trio clock just before the search lines were written."""
     written_at: float
     """trio clock once they were written (the referee's overhead ends here)."""
     read_at: float
-    """trio clock when ``bestmove`` was read."""
+    """trio clock when the move was read."""
+    infos: list[Info] | None = None
+    """Every ``info`` with a score seen during the search (kept for score adjudication)."""
 
 
 class BotConnection:
-    """The dialect-independent part: reading replies under deadlines, error mapping."""
+    """The dialect-independent part; subclasses in :mod:`referee.dialects` supply the words."""
 
-    dialect: ClassVar[str] = "native"
-    uci: ClassVar[bool] = False
+    dialect: ClassVar[str] = ""
+    move_word: ClassVar[str] = "bestmove"
+    """The dialect's name for the line that carries the move (Hub: ``done``), for messages."""
     strict: ClassVar[bool] = True
-    """After the handshake, is an unknown line a protocol error (native) or noise (UCI)?"""
+    """After the handshake, is an unknown line a protocol error (native) or noise (UCI, Hub)?"""
 
-    def __init__(self, process: BotProcess) -> None:
-        self.process = process
-        self.spec: BotSpec = process.spec
-        self.name = process.spec.name
+    def __init__(self, channel: LineChannel, spec: BotSpec) -> None:
+        self.channel = channel
+        self.spec = spec
+        self.name = spec.name
         self.id_name: str | None = None
         self.id_author: str | None = None
         self.options: dict[str, OptionDecl] = {}
@@ -113,38 +140,103 @@ class BotConnection:
         """Declarations of new option names ignored once :data:`MAX_OPTIONS` were kept."""
         self.handshaken = False
         self.owed_bestmoves = 0
-        """``go`` commands that timed out and whose ``bestmove`` has not been read yet: such a
-        late move must be drained before the next game, or it would answer the next ``go``."""
+        """Searches that timed out and whose move has not been read yet: such a late move
+        must be drained before the next game, or it would answer the next search."""
 
     @classmethod
-    async def start(cls, spec: BotSpec, stderr_path: Path | None = None) -> BotConnection:
-        """Start the bot's process and wrap it in the connection class of its dialect."""
-        connection_class = UciConnection if spec.protocol == "uci" else NativeConnection
-        return connection_class(await BotProcess.start(spec, stderr_path))
+    async def start(cls, spec: BotSpec, stderr_path: Path | None = None,
+                    transcript_name: str | None = None) -> BotConnection:
+        """Start the bot's process and wrap it in the connection class of its dialect; with
+        ``transcript_name`` every line can be recorded (see :meth:`record_to`)."""
+        from referee.dialects import connection_class
+        from referee.process import BotProcess
+
+        channel: LineChannel = await BotProcess.start(spec, stderr_path)
+        if transcript_name is not None:
+            channel = RecordingChannel(channel, transcript_name)
+        return connection_class(spec.protocol)(channel, spec)
 
     @property
     def alive(self) -> bool:
-        return not self.process.closed and self.process.exit_status() is None
+        return not self.channel.closed and self.channel.exit_status() is None
+
+    @property
+    def pid(self) -> int | None:
+        return getattr(self.channel, "pid", None)
+
+    def record_to(self, path: Path | None) -> bool:
+        """Write the following lines to the transcript ``path``; False if not recording."""
+        if isinstance(self.channel, RecordingChannel):
+            self.channel.record_to(path)
+            return True
+        return False
+
+    # ----- the dialect's words (overridden) -----------------------------------------------
+    def hello_lines(self) -> list[str]:
+        """The first lines; the bot answers with its identity and options, then ``UgiOk``."""
+        raise NotImplementedError
+
+    def option_lines(self, options: Mapping[str, object]) -> list[str]:
+        raise NotImplementedError
+
+    def init_lines(self) -> list[str]:
+        """After the options: lines answered by ``ReadyOk`` (``isready``; Hub's ``init``)."""
+        return self.sync_lines()
+
+    def sync_lines(self) -> list[str]:
+        """A readiness check answered by ``ReadyOk`` (``isready``; Hub's ``ping``)."""
+        raise NotImplementedError
+
+    def new_game_lines(self, game: str, game_options: Mapping[str, str]) -> list[str]:
+        """A new game, ending with a readiness check."""
+        raise NotImplementedError
+
+    def search_lines(self, turn: Turn) -> list[str]:
+        """The position, limits and search command for ``turn``."""
+        raise NotImplementedError
+
+    def stop_lines(self) -> list[str]:
+        return ["stop"]
+
+    def quit_lines(self) -> list[str]:
+        return ["quit"]
+
+    def parse(self, line: str) -> Reply | None:
+        """One line of the bot as a reply; None for an empty line. Raises
+        :class:`ProtocolError` for an unknown word or a malformed known reply."""
+        raise NotImplementedError
+
+    def move_text(self, text: str, turn: Turn | None) -> str:
+        """The bot's move text in the arena's notation (dialects whose notation differs
+        translate it here; :class:`BotIllegalMove` when it names no single legal move)."""
+        return text
+
+    async def game_over(self, message: GameOver) -> None:
+        """Tell the bot how the game ended, in dialects that have such a line."""
+
+    async def partie(self, message: Partie) -> None:
+        """Tell the bot a Donkan partie ended, in dialects that have such a line."""
 
     # ----- low level ------------------------------------------------------------------------
-    async def send(self, *messages: Message) -> None:
-        """Write messages in one write; a closed pipe is a crash."""
-        text = "\n".join(format_message(m, uci=self.uci) for m in messages)
+    async def send_lines(self, lines: Sequence[str]) -> None:
+        """Write lines in one write; a closed pipe is a crash."""
+        if not lines:
+            return
         try:
-            await self.process.send(text)
+            await self.channel.send("\n".join(lines))
         except BotExited:
             raise BotCrashed(self.name, await self._death_note("while being written to")) from None
 
     async def _death_note(self, when: str) -> str:
-        status = await self.process.wait_exit(0.2)
-        how = self.process.describe_exit() if status is not None else "closed its pipes"
+        status = await self.channel.wait_exit(0.2)
+        how = self.channel.describe_exit() if status is not None else "closed its pipes"
         return f"bot {self.name!r} crashed {when} ({how})"
 
     async def read_reply(self, *, strict: bool) -> Reply:
         """The next meaningful reply; garbage raises in strict mode, is skipped otherwise."""
         while True:
             try:
-                line = await self.process.readline()
+                line = await self.channel.readline()
             except BotExited:
                 raise BotCrashed(self.name, await self._death_note("during the game")) from None
             if isinstance(line, BadLine):
@@ -153,7 +245,9 @@ class BotConnection:
                                            f"{line.why}: {line.raw!r}")
                 continue
             try:
-                reply = parse_reply(line)
+                reply = self.parse(line)
+            except EngineReportedError as exc:
+                raise BotProtocolError(self.name, f"bot {self.name!r}: {exc}") from None
             except ProtocolError as exc:
                 if strict:
                     raise BotProtocolError(self.name, f"bot {self.name!r}: {exc}") from None
@@ -185,33 +279,41 @@ class BotConnection:
             else:
                 self.options_dropped += 1
 
+    @staticmethod
+    def _said(lines: Sequence[str]) -> str:
+        return " / ".join(lines)
+
     # ----- the conversation -----------------------------------------------------------------
     async def handshake(self, timeout: float = HANDSHAKE_TIMEOUT_S) -> None:
-        """``ugi``/``uci`` ... ``ugiok``/``uciok``, then the spec's options and ``isready``."""
-        await self.send(Ugi())
-        await self._expect(UgiOk, timeout, "uci" if self.uci else "ugi", strict=False)
+        """Hello (``ugi``, ``uci``, ``hub``) up to its answer, then the spec's options and the
+        dialect's initialisation up to ``ReadyOk``."""
+        hello = self.hello_lines()
+        await self.send_lines(hello)
+        await self._expect(UgiOk, timeout, self._said(hello), strict=False)
         self.handshaken = True
-        await self.set_options(self.spec.options)
-        await self.ready(timeout)
+        await self.send_lines(self.option_lines(self.spec.options))
+        init = self.init_lines()
+        await self.send_lines(init)
+        await self._expect(ReadyOk, timeout, self._said(init), strict=self.strict)
 
     async def set_options(self, options: Mapping[str, object]) -> None:
-        messages = [SetOption(name=k, value=_option_text(v)) for k, v in options.items()]
-        if messages:
-            await self.send(*messages)
+        await self.send_lines(self.option_lines(options))
 
     async def ready(self, timeout: float = HANDSHAKE_TIMEOUT_S) -> None:
-        await self.send(IsReady())
-        await self._expect(ReadyOk, timeout, "isready", strict=self.strict)
+        lines = self.sync_lines()
+        await self.send_lines(lines)
+        await self._expect(ReadyOk, timeout, self._said(lines), strict=self.strict)
 
     async def new_game(self, game: str, game_options: Mapping[str, str],
                        timeout: float = HANDSHAKE_TIMEOUT_S) -> None:
-        """Announce the game and start a new one; waits for ``readyok``."""
+        """Announce the game and start a new one; waits for the readiness answer."""
         await self.settle()
-        await self.send(*self._new_game_messages(game, game_options))
-        await self._expect(ReadyOk, timeout, "isready after the new game", strict=self.strict)
+        await self.send_lines(self.new_game_lines(game, game_options))
+        await self._expect(ReadyOk, timeout, "the readiness check after the new game",
+                           strict=self.strict)
 
     async def settle(self, timeout: float | None = None) -> None:
-        """Read and throw away every ``bestmove`` still owed for a ``go`` that ran out of time.
+        """Read and throw away every move still owed for a search that ran out of time.
 
         Waiting for it (rather than for ``readyok``) is what keeps it out of the next game: a
         bot may answer ``isready`` at once while its old search still runs. A bot that never
@@ -224,113 +326,82 @@ class BotConnection:
                 if isinstance(await self.read_reply(strict=False), BestMove):
                     self.owed_bestmoves -= 1
             return
-        raise BotStalled(self.name, f"bot {self.name!r} did not send the bestmove it owed "
+        raise BotStalled(self.name, f"bot {self.name!r} did not send the {self.move_word} "
+                         f"it owed "
                          f"after 'stop' within {timeout:g} s (it had run out of time)")
 
-    def _new_game_messages(self, game: str, game_options: Mapping[str, str]) -> list[Message]:
-        return [GameAnnounce(name=game, options=dict(game_options)), UgiNewGame(), IsReady()]
-
-    def _position(self, position: Position, current: str | None) -> Position:
-        """The ``position`` line to send: start position plus moves, so bots see history."""
-        return position
-
-    async def request_move(self, position: Position, legal: Sequence[str] | None, go: Go,
-                           budget_s: float | None, current: str | None = None) -> MoveReply:
-        """Send the position (and legal moves) and ``go``; read ``bestmove`` within the budget.
-
-        ``current`` is the position text reached (used by dialects that send it instead of
-        the moves). The clock runs from just before the write to the read of ``bestmove``;
-        over budget is :class:`BotTimedOut`. The caller checks the move against the rules."""
-        messages: list[Message] = [self._position(position, current)]
-        if legal is not None and not self.uci:
-            messages.append(Legal(moves=list(legal)))
-        messages.append(go)
+    async def start_search(self, turn: Turn) -> tuple[float, float]:
+        """Write the search lines; the trio clock before and after the write."""
+        lines = self.search_lines(turn)
         sent_at = trio.current_time()
-        await self.send(*messages)
-        written_at = trio.current_time()
+        await self.send_lines(lines)
+        return sent_at, trio.current_time()
+
+    async def request_move(self, turn: Turn, budget_s: float | None) -> MoveReply:
+        """Send the position and limits and start the search; read the move within the budget.
+
+        The clock runs from just before the write to the read of the move; over budget is
+        :class:`BotTimedOut` (``stop`` is sent; the late move is drained by :meth:`settle`).
+        The move comes back in the arena's notation; the caller checks it against the rules."""
+        sent_at, written_at = await self.start_search(turn)
+        deadline = sent_at + budget_s if budget_s is not None else float("inf")
+        reply = await self.read_move(turn, sent_at, deadline)
+        if reply is not None:
+            reply.written_at = written_at
+            return reply
+        assert budget_s is not None
+        self.owed_bestmoves += 1
+        with contextlib.suppress(BotError), trio.move_on_after(1.0):
+            await self.send_lines(self.stop_lines())
+        raise BotTimedOut(self.name, f"bot {self.name!r} lost on time: no {self.move_word} "
+                          f"within "
+                          f"{budget_s * 1000:.0f} ms (clock plus margin)")
+
+    async def read_move(self, turn: Turn | None, sent_at: float,
+                        deadline: float) -> MoveReply | None:
+        """Read ``info`` lines up to the move, or None at ``deadline`` (trio clock)."""
         info: Info | None = None
-        with trio.move_on_at(sent_at + budget_s if budget_s is not None else float("inf")):
+        infos: list[Info] = []
+        with trio.move_on_at(deadline):
             while True:
                 reply = await self.read_reply(strict=self.strict)
                 if isinstance(reply, BestMove):
                     read_at = trio.current_time()
-                    return MoveReply(reply.move, (read_at - sent_at) * 1000, info, sent_at,
-                                     written_at, read_at)
+                    move = self.move_text(reply.move, turn)
+                    return MoveReply(move, (read_at - sent_at) * 1000, info, sent_at, sent_at,
+                                     read_at, infos)
                 if isinstance(reply, Info):
+                    if reply.score_cp is not None or reply.score_mate is not None:
+                        infos.append(reply)
+                        del infos[:-8]  # the last few are all adjudication needs
                     if reply.string is None or info is None or reply.depth is not None:
                         info = reply
                     else:
                         info.string = reply.string
-        assert budget_s is not None
-        self.owed_bestmoves += 1
-        with contextlib.suppress(BotError), trio.move_on_after(1.0):
-            await self.send(Stop())  # its late answer is drained by settle()
-        raise BotTimedOut(self.name, f"bot {self.name!r} lost on time: no bestmove within "
-                          f"{budget_s * 1000:.0f} ms (clock plus margin)")
+        return None
 
-    async def stop_and_read(self, timeout: float) -> MoveReply:
-        """Send ``stop`` and read ``bestmove`` within ``timeout`` (for ``go infinite``)."""
+    async def stop_and_read(self, timeout: float, turn: Turn | None = None) -> MoveReply:
+        """Send ``stop`` and read the move within ``timeout`` (ends ``go infinite``)."""
         sent_at = trio.current_time()
-        await self.send(Stop())
-        with trio.move_on_after(timeout):
-            while True:
-                reply = await self.read_reply(strict=self.strict)
-                if isinstance(reply, BestMove):
-                    read_at = trio.current_time()
-                    return MoveReply(reply.move, (read_at - sent_at) * 1000, None, sent_at,
-                                     sent_at, read_at)
-        raise BotTimedOut(self.name, f"bot {self.name!r} did not answer stop within "
-                          f"{timeout:g} s")
+        await self.send_lines(self.stop_lines())
+        reply = await self.read_move(turn, sent_at, sent_at + timeout)
+        if reply is None:
+            raise BotTimedOut(self.name, f"bot {self.name!r} did not answer stop within "
+                              f"{timeout:g} s")
+        return reply
 
-    async def game_over(self, message: GameOver) -> None:
-        """Tell the bot how the game ended (informative; a dead bot is not an error here)."""
-        if self.alive:
-            with contextlib.suppress(BotError):
-                await self.send(message)
-
-    async def partie(self, message: Partie) -> None:
-        if self.alive:
-            with contextlib.suppress(BotError):
-                await self.send(message)
+    async def quit(self, timeout: float) -> int | None:
+        """Send the dialect's ``quit`` and wait up to ``timeout`` s for the exit (check-bot)."""
+        await self.send_lines(self.quit_lines())
+        return await self.channel.wait_exit(timeout)
 
     async def aclose(self) -> None:
         """``quit``, then make sure the process group is gone (shielded, never raises)."""
-        await self.process.aclose()
+        await self.channel.aclose()
 
 
-class NativeConnection(BotConnection):
-    """The arena's own protocol (SPEC.md)."""
-
-
-class UciConnection(BotConnection):
-    """Plain UCI: ``uci``/``uciok``, ``UCI_Variant``, ``go wtime btime winc binc``; no ``legal``
-    line, no ``gameover``; unknown lines are noise (engines print banners and info strings)."""
-
-    dialect = "uci"
-    uci = True
-    strict = False
-
-    def _position(self, position: Position, current: str | None) -> Position:
-        """The current position as a FEN, without moves: a UCI engine's rules may differ in
-        details from ours (Fairy-Stockfish's dobutsu rejects moves that leave the lion
-        attacked, which our rules allow), and a rejected move would silently desynchronise
-        the engine. The referee, not the engine, owns repetition."""
-        if current is None:
-            return position
-        return Position(fen=current)
-
-    def _new_game_messages(self, game: str, game_options: Mapping[str, str]) -> list[Message]:
-        variant = self.spec.variant or game
-        return [SetOption(name="UCI_Variant", value=variant), UgiNewGame(), IsReady()]
-
-    async def game_over(self, message: GameOver) -> None:
-        return None
-
-    async def partie(self, message: Partie) -> None:
-        return None
-
-
-def _option_text(value: object) -> str:
+def option_text(value: object) -> str:
+    """An option value as the text a bot reads (``true``/``false`` for booleans)."""
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)

@@ -26,7 +26,7 @@ from protocol.bounds import (
     MAX_REASON_CHARS,
     clip,
 )
-from protocol.messages import GameOver, Go, Partie, Position
+from protocol.messages import GameOver, Go, Partie
 from referee.adjudication import Adjudication
 from referee.botsource import BotSource
 from referee.botspec import BotSpec
@@ -35,6 +35,7 @@ from referee.connection import (
     BotConnection,
     BotCrashed,
     BotError,
+    Turn,
 )
 from referee.errors import BotStartError
 from referee.games import Game, GameError, IllegalMove, MoveSyntaxError, get_game
@@ -403,9 +404,8 @@ async def _play_moves(
         budget_ms = clock.budget_ms()
         try:
             reply = await connection.request_move(
-                Position(fen=fen, moves=played), legal if connection.spec.legal else None,
-                _go(clocks, side), None if budget_ms is None else budget_ms / 1000,
-                board.position() if connection.uci else None,
+                Turn(board, fen, played, legal, _go(clocks, side)),
+                None if budget_ms is None else budget_ms / 1000,
             )
         except BotError as exc:
             raise _loss(side, names[side], exc) from None
@@ -420,8 +420,7 @@ async def _play_moves(
         canonical = reply.move
         move = by_text.get(canonical)
         if move is None:
-            move, canonical = _unusual_move(board, connection, side, names[side], canonical,
-                                            by_text)
+            move, canonical = _unusual_move(board, side, names[side], canonical)
         board.push(move)
         played.append(canonical)
         record = MoveRecord(move=canonical, side=side, elapsed_ms=round(reply.elapsed_ms, 3),
@@ -443,19 +442,15 @@ async def _play_moves(
                     await other.partie(notice)
 
 
-def _unusual_move(board: Game[Any], connection: BotConnection, side: int, name: str,
-                  text: str, by_text: Mapping[str, Any]) -> tuple[Any, str]:
+def _unusual_move(board: Game[Any], side: int, name: str, text: str) -> tuple[Any, str]:
     """A move not written as in the legal list: another accepted notation (draughts' short
-    and long captures), FSF's promotion without '+', or an illegal move (ends the game)."""
+    and long captures), or an illegal move (ends the game). Dialects have already turned
+    their own notations (Hub captures, FSF's promotions) into the arena's."""
     shown = clip(text, MAX_MOVE_CHARS)
     if text == "(none)":
         raise _End(1 - side, Termination.ILLEGAL_MOVE,
                    f"{_who(side, name)} answered 'bestmove (none)' (no move) in "
                    f"position {board.position()!r}")
-    if connection.uci and text + "+" in by_text:
-        # Fairy-Stockfish sometimes leaves out the '+' of a mandatory promotion (dobutsu
-        # chick captures on the far rank); the move itself is unambiguous.
-        return by_text[text + "+"], text + "+"
     try:
         move = board.parse_move(text)
     except (IllegalMove, MoveSyntaxError, GameError) as exc:

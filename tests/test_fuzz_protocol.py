@@ -58,7 +58,6 @@ def test_parse_command_raises_only_protocol_errors(line: str) -> None:
         return
     if command is not None:
         format_message(command)
-        format_message(command, uci=True)
 
 
 @FUZZ

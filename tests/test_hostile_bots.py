@@ -224,7 +224,7 @@ async def test_10_mb_line_where_noise_is_tolerated_is_dropped_and_reading_goes_o
     with trio.fail_after(30):
         connection = await open_bot(spec, log_dir=tmp_path)
         try:
-            process = connection.process
+            process = connection.channel
             await process.send("legal a1a2\ngo")
             reply = await connection.read_reply(strict=False)
             assert getattr(reply, "move", None) == "a1a2"
@@ -280,13 +280,13 @@ async def test_late_bestmove_after_stop_does_not_leak_into_the_next_game(
             first = await play_on(GAME, (bad, good), tcs=tcs, adjudication=CAP)
             assert_lost(first, Termination.TIME_FORFEIT, "lost on time")
             assert bad.owed_bestmoves == 1
-            assert "> stop" in bad.process.transcript
+            assert "> stop" in bad.channel.transcript
             second = await play_on(GAME, (bad, good), tcs=tcs, adjudication=CAP)
         finally:
             await bad.aclose()
             await good.aclose()
     assert bad.owed_bestmoves == 0
-    assert "< bestmove zz99" in bad.process.transcript  # read, and thrown away
+    assert "< bestmove zz99" in bad.channel.transcript  # read, and thrown away
     assert second.termination == Termination.ADJUDICATION, second.reason
     assert second.plies == 12 and "zz99" not in [m.move for m in second.moves]
     assert_nothing_left(tmp_path, spec, tag)
@@ -324,7 +324,7 @@ async def test_ignoring_quit_and_sigterm_ends_in_sigkill(tmp_path: Path) -> None
             await bad.aclose()
             await good.aclose()
     assert record.termination == Termination.ADJUDICATION
-    assert bad.process.exit_status() == -9  # neither quit nor SIGTERM: SIGKILL did it
+    assert bad.channel.exit_status() == -9  # neither quit nor SIGTERM: SIGKILL did it
     assert_nothing_left(tmp_path, spec, tag)
 
 

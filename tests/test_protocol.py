@@ -37,6 +37,7 @@ from protocol.messages import (
     from_json,
     to_json,
 )
+from referee.dialects.uci import format_go
 
 COMMANDS = [
     (Ugi(), "ugi"),
@@ -104,10 +105,8 @@ def test_replies_round_trip(message: object, line: str) -> None:
 
 
 def test_uci_dialect_words() -> None:
-    assert format_message(Ugi(), uci=True) == "uci"
-    assert format_message(UgiNewGame(), uci=True) == "ucinewgame"
     go = Go(p1time=1000, p2time=2000, p1inc=10, p2inc=20)
-    assert format_message(go, uci=True) == "go wtime 1000 btime 2000 winc 10 binc 20"
+    assert format_go(go) == "go wtime 1000 btime 2000 winc 10 binc 20"
     assert parse_command("go wtime 1000 btime 2000 winc 10 binc 20") == go
     assert parse_reply("uciok") == UgiOk()
 
@@ -180,7 +179,7 @@ def test_go_round_trip_property(p1: int | None, p2: int | None, i1: int | None, 
     go = Go(p1time=p1, p2time=p2, p1inc=i1, p2inc=i2, movestogo=mtg, movetime=mt, depth=depth,
             nodes=nodes, infinite=inf)
     assert parse_command(format_message(go)) == go
-    assert parse_command(format_message(go, uci=True)) == go
+    assert parse_command(format_go(go)) == go
 
 
 # ----- caps on what is kept (protocol/bounds.py) --------------------------------------------

@@ -19,9 +19,9 @@ import trio
 
 from arena.errors import UserError
 from protocol.bounds import MAX_OPTIONS
-from protocol.messages import BestMove, Go, Legal, Position, SetOption
+from protocol.messages import Go
 from referee.botspec import BotSpec
-from referee.connection import BotConnection, BotError, BotTimedOut
+from referee.connection import BotConnection, BotError, BotTimedOut, Turn
 from referee.errors import BotStartError
 from referee.games import GAME_NAMES, Game, get_game
 
@@ -53,11 +53,7 @@ class Checker:
 
     async def ask(self, board: Game[Any], go: Go, budget_ms: float) -> str:
         """Send the position and ``go``; check that a legal move comes within the budget."""
-        legal = board.legal_moves()
-        reply = await self.bot.request_move(
-            Position(fen=board.position()), legal if self.spec.legal else None, go,
-            budget_ms / 1000, board.position(),
-        )
+        reply = await self.bot.request_move(turn_at(board, go), budget_ms / 1000)
         return self.check_move(board, reply.move, reply.elapsed_ms)
 
     def check_move(self, board: Game[Any], move: str, elapsed_ms: float) -> str:
@@ -68,6 +64,12 @@ class Checker:
             except Exception as exc:  # noqa: BLE001 - any rules error is the finding
                 raise StepFailed(f"bestmove {move!r} is not legal here: {exc}") from None
         return f"bestmove {move} after {elapsed_ms:.0f} ms"
+
+
+def turn_at(board: Game[Any], go: Go) -> Turn:
+    """The position as a start position of its own (no history), as a resumed game sends."""
+    fresh = type(board).from_position(board.position())
+    return Turn(fresh, board.position(), [], fresh.legal_moves(), go)
 
 
 def sample_positions(game: str, seed: int = 1) -> list[tuple[str, Game[Any]]]:
@@ -114,7 +116,7 @@ def _find_pass(rules: type[Game[Any]], rng: random.Random) -> Game[Any] | None:
 
 async def step_start(c: Checker) -> str:
     c.connection = await BotConnection.start(c.spec, c.stderr_path)
-    return f"pid {c.connection.process.pid}"
+    return f"pid {c.connection.pid}"
 
 
 async def step_handshake(c: Checker) -> str:
@@ -134,15 +136,11 @@ async def step_isready(c: Checker) -> str:
 
 
 async def step_options(c: Checker) -> str:
-    messages = []
-    for decl in c.bot.options.values():
-        if decl.type == "button":
-            continue
-        messages.append(SetOption(name=decl.name, value=decl.default or ""))
-    if messages:
-        await c.bot.send(*messages)
+    defaults = {decl.name: decl.default or "" for decl in c.bot.options.values()
+                if decl.type != "button"}
+    await c.bot.set_options(defaults)
     await c.bot.ready(STEP_TIMEOUT_S)
-    return f"{len(messages)} option(s) set to their defaults, then readyok"
+    return f"{len(defaults)} option(s) set to their defaults, then readyok"
 
 
 async def step_new_game(c: Checker) -> str:
@@ -172,29 +170,24 @@ async def step_go_movetime(c: Checker) -> str:
 
 async def step_infinite_stop(c: Checker) -> str:
     board = get_game(c.game).start()
-    legal = board.legal_moves()
-    await c.bot.send(Position(fen=board.position()))
-    if c.spec.legal and not c.bot.uci:
-        await c.bot.send(Legal(moves=legal))
-    await c.bot.send(Go(infinite=True))
-    with trio.move_on_after(0.3):
-        while True:
-            reply = await c.bot.read_reply(strict=c.bot.strict)
-            if isinstance(reply, BestMove):
-                raise StepFailed("bestmove came before stop during 'go infinite'")
+    turn = turn_at(board, Go(infinite=True))
+    sent_at, _ = await c.bot.start_search(turn)
+    early = await c.bot.read_move(turn, sent_at, sent_at + 0.3)
+    if early is not None:
+        return "answered before stop (accepted): " + c.check_move(board, early.move,
+                                                                 early.elapsed_ms)
     try:
-        reply_move = await c.bot.stop_and_read(1.0 + MARGIN_MS / 1000)
+        reply_move = await c.bot.stop_and_read(1.0 + MARGIN_MS / 1000, turn)
     except BotTimedOut:
         raise StepFailed("no bestmove within 1.5 s of 'stop'") from None
     return "after stop: " + c.check_move(board, reply_move.move, reply_move.elapsed_ms)
 
 
 async def step_quit(c: Checker) -> str:
-    await c.bot.process.send("quit")
-    status = await c.bot.process.wait_exit(2.0)
+    status = await c.bot.quit(2.0)
     if status is None:
         raise StepFailed("still running 2 s after 'quit'")
-    return f"exited ({c.bot.process.describe_exit()})"
+    return f"exited ({c.bot.channel.describe_exit()})"
 
 
 def build_steps(positions: list[tuple[str, Game[Any]]]
@@ -246,7 +239,7 @@ async def check(spec: BotSpec, game: str, stderr_path: Path,
 def _show_conversation(checker: Checker, out: Callable[[str], None]) -> None:
     if checker.connection is not None:
         out("      last lines exchanged ('>' sent to the bot, '<' from the bot):")
-        for line in checker.connection.process.transcript:
+        for line in checker.connection.channel.transcript:
             out("        " + (line if len(line) <= 300 else line[:300] + " ..."))
     try:
         tail = checker.stderr_path.read_text(errors="replace").splitlines()[-20:]
@@ -270,7 +263,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def _add_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--protocol", choices=("native", "uci"), default="native")
+    parser.add_argument("--protocol", choices=("native", "uci", "hub"), default="native")
     parser.add_argument("--variant", help="UCI_Variant value (uci protocol; default: the game)")
     parser.add_argument("--no-legal", action="store_true", help="do not send 'legal' lines")
 

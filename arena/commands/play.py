@@ -42,8 +42,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser.add_argument("--p2", required=True, metavar="CMD", help="second bot's command line")
     parser.add_argument("--p1-name", help="first bot's name (default: from its command)")
     parser.add_argument("--p2-name", help="second bot's name (default: from its command)")
-    parser.add_argument("--p1-protocol", choices=("native", "uci"), default="native")
-    parser.add_argument("--p2-protocol", choices=("native", "uci"), default="native")
+    parser.add_argument("--p1-protocol", choices=("native", "uci", "hub"), default="native")
+    parser.add_argument("--p2-protocol", choices=("native", "uci", "hub"), default="native")
     parser.add_argument("--tc", default="10+0.1",
                         help="time control, cutechess style: 40/60+0.6, 10+0.1, st=0.5, inf "
                         "(extras: timemargin=MS nodes=N depth=D); default 10+0.1")
