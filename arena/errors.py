@@ -6,3 +6,10 @@ class UserError(Exception):
 
     The CLI prints ``arena: error: <message>`` and exits with status 2.
     """
+
+
+class RunFailure(UserError):
+    """A fault that stops the whole run, not one game: e.g. no cluster worker can play a bot.
+
+    The runner stops feeding games, lets the running ones finish, and ``arena run`` exits
+    non-zero with this message; the games not played are played on resume."""

@@ -24,13 +24,13 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final
+from typing import Final, Protocol
 
 import msgspec
 import trio
 
 from arena.config import LoadedConfig
-from arena.errors import UserError
+from arena.errors import RunFailure, UserError
 from arena.journal import Journal, Warn
 from arena.pool import BotPool
 from arena.progress import Progress
@@ -160,6 +160,17 @@ class RunResult:
     """Running games cancelled by a second Ctrl-C or SIGTERM."""
     stop_reason: str | None = None
     """Why scheduling stopped early (Ctrl-C, SPRT decision), None if every game was fed."""
+    error: str | None = None
+    """A fault that stopped the whole run (:class:`RunFailure`), None if there was none."""
+
+
+class GameExecutor(Protocol):
+    """Where games are played when not in this process: a cluster (``arena.cluster``).
+
+    ``play`` returns the game's record, raises as a local game would (the game is not
+    journaled and is replayed on resume), or raises :class:`RunFailure` to stop the run."""
+
+    async def play(self, game: ScheduledGame) -> GameRecord: ...
 
 
 @dataclass
@@ -181,6 +192,8 @@ class Tournament:
     periodic_every: int = 0
     concurrency: int = 1
     handle_signals: bool = True
+    executor: GameExecutor | None = None
+    """None plays every game here; a cluster executor plays them on its workers."""
     result: RunResult = field(default_factory=RunResult)
     _feed_scope: trio.CancelScope = field(default_factory=trio.CancelScope)
     _work_scope: trio.CancelScope = field(default_factory=trio.CancelScope)
@@ -256,23 +269,32 @@ class Tournament:
         config = self.loaded.config
         self.progress.started_game(game.id, f"{game.p1}-{game.p2}")
         try:
-            record = await play_game(
-                config.game,
-                self._bots[game.p1],
-                self._bots[game.p2],
-                tc=self._tc,
-                start_position=game.opening.start_position or None,
-                opening=game.opening.moves,
-                adjudication=config.adjudication,
-                game_options=self.loaded.game_options,
-                log_dir=self.out.logs,
-                game_id=game.id,
-                round=game.round,
-                bots=self.pool,
-            )
+            if self.executor is not None:
+                record = await self.executor.play(game)
+            else:
+                record = await play_game(
+                    config.game,
+                    self._bots[game.p1],
+                    self._bots[game.p2],
+                    tc=self._tc,
+                    start_position=game.opening.start_position or None,
+                    opening=game.opening.moves,
+                    adjudication=config.adjudication,
+                    game_options=self.loaded.game_options,
+                    log_dir=self.out.logs,
+                    game_id=game.id,
+                    round=game.round,
+                    bots=self.pool,
+                )
         except trio.Cancelled:
             self.result.aborted += 1
             raise
+        except RunFailure as exc:
+            self.result.failed.append(game.id)
+            self.result.error = self.result.error or str(exc)
+            self.progress.failed_game(game.id, str(exc))
+            self.stop_scheduling(f"stopped: {exc}")
+            return
         except Exception as exc:  # a referee bug must not take the tournament down
             self.result.failed.append(game.id)
             self.progress.failed_game(game.id, f"{type(exc).__name__}: {exc}")

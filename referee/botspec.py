@@ -55,3 +55,6 @@ class BotSpec(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
     process's whole life, so each game gets a fresh one). ``always``: a fresh process for
     every game. ``never``: kept after a fault too, as long as it is alive and answers
     ``isready`` once its late ``bestmove`` is read; only a dead process is replaced."""
+    ship: bool = False
+    """``arena run --cluster``: send the bot's folder (its ``cwd``) to the workers, which run it
+    from their cache, instead of expecting the same files there."""

@@ -105,6 +105,8 @@ class GameRecord(msgspec.Struct, omit_defaults=True):
     """Game options in force (e.g. Donkan's ``target``)."""
     tags: dict[str, str] = {}
     """Extra data from the runner (pairing, opening index, ...)."""
+    worker: str | None = None
+    """The Dask worker that played the game (``arena run --cluster``); None in a local run."""
 
 
 def result_for(winner: int | None) -> str:

@@ -11,6 +11,7 @@ missing from the journal are played.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -45,6 +46,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser.add_argument("-j", "--concurrency", type=int, help="games at once (overrides config)")
     parser.add_argument("--plain", action="store_true", help="one line per game even on a terminal")
     parser.add_argument("--no-report", action="store_true", help="do not build the HTML report")
+    parser.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        help="play the games on a Dask cluster: local:N (N worker processes here) or "
+        "tcp://HOST:8786 (a running scheduler); everything else stays on this machine",
+    )
     parser.set_defaults(func=run)
 
 
@@ -75,6 +82,13 @@ def run(args: argparse.Namespace) -> int:
     if concurrency < 1:
         warn(f"--concurrency {concurrency} is not a positive number; using 1")
         concurrency = 1
+    cluster = contextlib.ExitStack()  # the cluster, if any, lives until the games are played
+    executor = None
+    if args.cluster and pending:
+        from arena.cluster import open_cluster
+
+        executor = cluster.enter_context(open_cluster(args.cluster, loaded, out.logs, warn))
+        concurrency = cluster_concurrency(args.concurrency, loaded, executor.slots)
     report = ReportHook(out.root, enabled=not args.no_report)
 
     def on_record(record: GameRecord) -> None:
@@ -103,15 +117,28 @@ def run(args: argparse.Namespace) -> int:
         periodic=report.build_quietly if report.enabled else None,
         periodic_every=loaded.config.report_every,
         concurrency=concurrency,
+        executor=executor,
     )
-    with progress:
+    with cluster, progress:
         result: RunResult = trio.run(tournament.run) if pending else RunResult()
     progress.summary()
     print_ratings(out.journal)
     if sprt is not None:
         print(f"arena: {sprt.message()}")
     report.build(final=True)
+    if result.error:
+        print(f"arena: error: {result.error}", file=sys.stderr, flush=True)
     return _exit_status(result, schedule.total, len(journal.summaries), out, sprt)
+
+
+def cluster_concurrency(cap: int | None, loaded: LoadedConfig, threads: int) -> int:
+    """A cluster plays as many games at once as it has threads, or fewer when ``-j`` or the
+    config's own ``concurrency`` key (when written) asks for fewer."""
+    import msgspec
+
+    if cap is None and "concurrency" in msgspec.toml.decode(loaded.text.encode()):
+        cap = loaded.config.concurrency
+    return max(1, min(threads, cap) if cap else threads)
 
 
 def print_ratings(journal: Path) -> None:

@@ -1,0 +1,258 @@
+"""Playing a tournament's games on a Dask cluster: ``arena run --cluster local:N|tcp://HOST:PORT``.
+
+Only the games leave the machine. Everything else (schedule, journal, resume, progress, SPRT
+stop, report) stays with the :class:`~arena.runner.Tournament` on the submitting machine,
+which calls :meth:`DaskExecutor.play` from as many of its trio workers as the cluster has
+threads: one Dask task per game (``arena.cluster_worker.play_on_worker``), so the tasks in
+flight never exceed the free slots, and an SPRT stop or a Ctrl-C acts as in a local run.
+
+Faults. A worker that dies mid-game: Dask itself runs the task again on another worker (up to
+``distributed.scheduler.allowed-failures`` deaths), and since each game is one future whose
+result is read once, a replayed game is journaled once. A worker that cannot play a bot
+(missing, different file, no interpreter) or fails because of the machine raises
+:class:`~arena.cluster_worker.WorkerUnfit` / :class:`~arena.cluster_worker.WorkerFault`; the
+game is submitted again, restricted to the other workers, at most :data:`MAX_ATTEMPTS` times,
+and never scored. When no worker is left for a bot, the run fails naming the bot and the
+workers (:class:`~arena.errors.RunFailure`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, Final
+
+import trio
+from distributed.diagnostics.plugin import WorkerPlugin
+
+from arena.botfiles import BotFiles, code_hash, describe
+from arena.cluster_worker import (
+    GameSpec,
+    WorkerFault,
+    WorkerResult,
+    WorkerUnfit,
+    check_on_worker,
+    play_on_worker,
+)
+from arena.config import LoadedConfig
+from arena.errors import RunFailure, UserError
+from arena.schedule import ScheduledGame
+from referee.botspec import BotSpec
+from referee.record import GameRecord
+
+LOCAL_PREFIX: Final = "local:"
+MAX_ATTEMPTS: Final = 4
+"""Submissions of one game after worker faults before it counts as failed (replayed on resume)."""
+CONNECT_TIMEOUT_S: Final = 30
+WORKERS_TIMEOUT_S: Final = 120
+"""How long to wait for the first worker of an existing scheduler."""
+
+Warn = Callable[[str], None]
+
+
+def game_spec(loaded: LoadedConfig, bots: dict[str, BotSpec], game: ScheduledGame) -> GameSpec:
+    """The game as a worker plays it: the same arguments a local run gives ``play_game``."""
+    config = loaded.config
+    return GameSpec(
+        id=game.id,
+        round=game.round,
+        game=config.game,
+        p1=bots[game.p1],
+        p2=bots[game.p2],
+        tc=config.tc,
+        start_position=game.opening.start_position or None,
+        opening=tuple(game.opening.moves),
+        adjudication=config.adjudication,
+        game_options=loaded.game_options,
+    )
+
+
+class DaskExecutor:
+    """Plays games on a Dask cluster for a :class:`~arena.runner.Tournament`."""
+
+    def __init__(self, client: Any, loaded: LoadedConfig, logs: Path, warn: Warn) -> None:
+        self.client = client
+        self.loaded = loaded
+        self.logs = logs
+        self.warn = warn
+        self._bots = {bot.name: bot for bot in loaded.bots}
+        described = [describe(bot, ship=bot.ship) for bot in loaded.bots]
+        self._files: tuple[BotFiles, ...] = tuple(files for files, _ in described)
+        archives = {files.archive_sha256: data for files, data in described
+                    if files.archive_sha256 is not None and data is not None}
+        # Sent once to the cluster; each worker fetches a copy with its first game.
+        self._archives = client.scatter(archives, broadcast=False) if archives else {}
+        self._code = code_hash()
+        self._unfit: dict[str, dict[str, list[str]]] = {}
+        """Worker address -> bot name ("" for every bot) -> why it cannot play there."""
+        self._delivered: set[str] = set()
+        self._token = uuid.uuid4().hex[:12]
+        """In every task key: two runs on one scheduler never share a task."""
+        self.slots = self.threads()
+        self._limiter = trio.CapacityLimiter(max(1, self.slots) + 4)
+
+    def check_workers(self) -> None:
+        """Check every bot on every worker now (workers that join later check before their
+        first game); refuse the run if some bot has no worker that can play it."""
+        workers = self.workers()
+        futures = [
+            self.client.submit(check_on_worker, self._files, self._code, self._bots,
+                               self._archives, key=f"arena:{self._token}:check:{i}", pure=False,
+                               workers=[worker], allow_other_workers=False)
+            for i, worker in enumerate(workers)
+        ]  # fmt: skip
+        for address, problems in self.client.gather(futures):
+            self._note_unfit(WorkerUnfit(address, problems))
+        for bot in self._bots:
+            fit = [w for w in workers if not any(
+                self._unfit.get(w, {}).get(n) for n in ("", bot))]
+            if not fit:
+                lines = "\n  ".join(
+                    f"{w}: {'; '.join(self._unfit[w].get('') or self._unfit[w][bot])}"
+                    for w in workers)
+                raise RunFailure(
+                    f"no worker of the cluster can play bot {bot!r}:\n  {lines}\n"
+                    "install the same bot files on the workers, or set ship = true for the bot")
+
+    def threads(self) -> int:
+        info = self.client.scheduler_info()
+        return sum(int(worker.get("nthreads", 1)) for worker in info["workers"].values())
+
+    def workers(self) -> list[str]:
+        return list(self.client.scheduler_info()["workers"])
+
+    async def play(self, game: ScheduledGame) -> GameRecord:
+        """Play one game on some worker; raises like a local game would (not journaled) or
+        :class:`RunFailure` when no worker is left that can play its bots."""
+        spec = game_spec(self.loaded, self._bots, game)
+        avoid: set[str] = set()
+        faults: list[str] = []
+        for attempt in range(1, MAX_ATTEMPTS + 1):
+            allowed = await self._allowed(spec, avoid)
+            future = self.client.submit(
+                play_on_worker, spec, self._files, self._code, self._bots, self._archives,
+                key=f"arena:{self._token}:{spec.id}:{attempt}", pure=False,
+                workers=allowed, allow_other_workers=False,
+            )  # fmt: skip
+            try:
+                outcome: WorkerResult = await trio.to_thread.run_sync(
+                    future.result, abandon_on_cancel=True, limiter=self._limiter)
+            except trio.Cancelled:
+                with trio.CancelScope(shield=True), trio.move_on_after(5):
+                    await trio.to_thread.run_sync(future.cancel, abandon_on_cancel=True)
+                raise
+            except WorkerUnfit as exc:
+                self._note_unfit(exc)
+                continue
+            except WorkerFault as exc:
+                self.warn(f"{exc}; playing it again on another worker")
+                avoid.add(exc.worker)
+                faults.append(str(exc))
+                continue
+            finally:
+                future.release()
+            if spec.id in self._delivered:  # never two records for one game
+                raise RuntimeError(f"game {spec.id} came back twice from the cluster")
+            self._delivered.add(spec.id)
+            self._write_logs(outcome.logs)
+            return outcome.record
+        raise RuntimeError(
+            f"game {spec.id} failed on {MAX_ATTEMPTS} workers: " + "; ".join(faults[-2:]))
+
+    async def _allowed(self, spec: GameSpec, avoid: set[str]) -> list[str] | None:
+        """The workers this game may go to; None (any) while no worker is known to be bad."""
+        if not avoid and not self._unfit:
+            return None
+        workers = await trio.to_thread.run_sync(self.workers)
+        names = ("", spec.p1.name, spec.p2.name)
+        good = [w for w in workers if w not in avoid
+                and not any(self._unfit.get(w, {}).get(n) for n in names)]
+        if good:
+            return good
+        unfit = {w: texts for w in workers
+                 for texts in [[t for n in names for t in self._unfit.get(w, {}).get(n, [])]]
+                 if texts}
+        if unfit and len(unfit) == len(workers):
+            lines = "\n  ".join(f"{w}: {'; '.join(texts)}" for w, texts in unfit.items())
+            bots = ", ".join(sorted({spec.p1.name, spec.p2.name}))
+            raise RunFailure(
+                f"no worker of the cluster can play game {spec.id} ({bots}):\n  {lines}\n"
+                "install the same bot files on the workers, or set ship = true for the bot")
+        raise RuntimeError(f"game {spec.id}: every worker failed it ({', '.join(sorted(avoid))})")
+
+    def _note_unfit(self, exc: WorkerUnfit) -> None:
+        known = self._unfit.setdefault(exc.worker, {})
+        for bot, texts in exc.problems.items():
+            if texts and bot not in known:
+                known[bot] = texts
+                who = "every bot" if not bot else f"bot {bot!r}"
+                self.warn(f"worker {exc.worker} refused for {who}: {'; '.join(texts)}")
+
+    def _write_logs(self, logs: dict[str, bytes]) -> None:
+        for relative, data in logs.items():
+            path = (self.logs / relative).resolve()
+            if not path.is_relative_to(self.logs.resolve()):
+                continue  # a log path from a worker never leaves the run's logs/
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with open(path, "ab") as handle:
+                handle.write(data)
+
+
+@contextlib.contextmanager
+def open_cluster(address: str, loaded: LoadedConfig, logs: Path, warn: Warn
+                 ) -> Iterator[DaskExecutor]:
+    """Connect to (or, for ``local:N``, start) a cluster; everything is closed on exit."""
+    from distributed import Client, LocalCluster
+    with contextlib.ExitStack() as stack:
+        if address.startswith(LOCAL_PREFIX):
+            count = _local_count(address)
+            cluster = stack.enter_context(LocalCluster(
+                n_workers=count, threads_per_worker=1, processes=True, dashboard_address=None,
+                memory_limit=0, silence_logs=logging.ERROR,
+            ))  # fmt: skip
+            client = stack.enter_context(Client(cluster))
+            client.register_plugin(_OwnProcessGroup())
+        elif address.startswith(("tcp://", "tls://", "ucx://", "ws://", "wss://", "inproc://")):
+            try:
+                client = stack.enter_context(Client(address, timeout=CONNECT_TIMEOUT_S))
+            except (OSError, TimeoutError) as exc:
+                raise UserError(f"--cluster {address}: cannot reach the scheduler: {exc}"
+                                ) from None
+            try:
+                client.wait_for_workers(1, timeout=WORKERS_TIMEOUT_S)
+            except TimeoutError:
+                raise UserError(f"--cluster {address}: no worker joined the scheduler in "
+                                f"{WORKERS_TIMEOUT_S} s (start one: dask worker {address})"
+                                ) from None
+        else:
+            raise UserError(f"--cluster {address!r}: expected local:N or tcp://HOST:PORT")
+        executor = DaskExecutor(client, loaded, logs, warn)
+        executor.check_workers()
+        print(f"arena: cluster {client.scheduler.address}: {len(executor.workers())} workers, "
+              f"{executor.slots} threads", flush=True)
+        yield executor
+
+
+def _local_count(address: str) -> int:
+    text = address.removeprefix(LOCAL_PREFIX)
+    if not text.isdigit() or int(text) < 1:
+        raise UserError(f"--cluster {address!r}: N in local:N must be a positive number")
+    return int(text)
+
+
+class _OwnProcessGroup(WorkerPlugin):
+    """A worker plugin: a LocalCluster's worker processes leave the terminal's process group,
+    so that Ctrl-C reaches only ``arena run`` (which lets the running games finish) and not
+    the workers playing them."""
+
+    name = "arena-own-process-group"
+
+    def setup(self, worker: Any) -> None:
+        import os
+
+        with contextlib.suppress(OSError):
+            os.setpgid(0, 0)
+

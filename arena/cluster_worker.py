@@ -1,0 +1,331 @@
+"""The worker's side of a cluster game: check the bots, unpack shipped ones, play, send back.
+
+:func:`play_on_worker` is the one Dask task of a tournament: a :class:`GameSpec` in, a
+:class:`WorkerResult` (the game record and the bots' stderr logs) out. It runs the same referee
+call as a local run (``referee.match.play_game``) under ``trio.run`` in the worker's thread,
+so each worker thread plays one game at a time.
+
+Before its first game a worker process checks every bot of the tournament once (the result is
+kept for the process's life): the project's code hash, each bot's program and script files
+against the submitting machine's hashes, the interpreter a script's ``#!`` line names, the
+working directory, bubblewrap for sandboxed bots. A bot that fails a check makes the task raise
+:class:`WorkerUnfit`; a game that fails because of the machine (any error that is not the
+game's own) raises :class:`WorkerFault`. Neither is a game result: the submitting machine
+plays the game again on another worker. A task whose Dask key was cancelled (the run aborted,
+or the submitting machine went away) cancels its game, which ends both bots.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import shutil
+import sys
+import tarfile
+import tempfile
+import threading
+from functools import partial
+from pathlib import Path
+from typing import Final
+
+import msgspec
+import trio
+
+from arena.botfiles import BotFiles, code_hash, file_sha256
+from referee.adjudication import Adjudication
+from referee.botspec import BotSpec
+from referee.games.base import GameError
+from referee.record import GameRecord
+
+CACHE_ENV: Final = "ARENA_CACHE"
+"""Where a worker unpacks shipped bots (default ``~/.cache/arena``)."""
+LOG_CAP_BYTES: Final = 1 << 20
+"""The most of one bot's stderr log sent back per game (head and tail kept)."""
+CANCEL_POLL_S: Final = 0.25
+"""How often a game checks that its Dask task is still wanted."""
+
+
+class GameSpec(msgspec.Struct, frozen=True):
+    """Everything one game needs, resolved on the submitting machine."""
+
+    id: str
+    round: int
+    game: str
+    p1: BotSpec
+    p2: BotSpec
+    tc: str | None
+    start_position: str | None
+    opening: tuple[str, ...]
+    adjudication: Adjudication
+    game_options: dict[str, str]
+
+
+class WorkerResult(msgspec.Struct):
+    """What comes back from a worker: the record (``worker`` set) and the bots' stderr logs,
+    keyed by their path under the run's ``logs/``."""
+
+    record: GameRecord
+    logs: dict[str, bytes] = {}
+
+
+class WorkerUnfit(Exception):
+    """This worker cannot play these bots (missing, different, no interpreter): not scored."""
+
+    def __init__(self, worker: str, problems: dict[str, list[str]]) -> None:
+        super().__init__(worker, problems)
+        self.worker = worker
+        self.problems = problems
+        """Bot name ("" for the worker as a whole) -> what is wrong there."""
+
+    def __str__(self) -> str:
+        lines = [text for texts in self.problems.values() for text in texts]
+        return f"worker {self.worker}: " + "; ".join(lines)
+
+
+class WorkerFault(Exception):
+    """The game failed because of the machine it ran on (an OSError, a referee crash there):
+    not scored, played again elsewhere."""
+
+    def __init__(self, worker: str, game_id: str, text: str) -> None:
+        super().__init__(worker, game_id, text)
+        self.worker = worker
+        self.game_id = game_id
+        self.text = text
+
+    def __str__(self) -> str:
+        return f"worker {self.worker}: game {self.game_id}: {self.text}"
+
+
+class _Ready(msgspec.Struct):
+    """One worker process's verdict on a tournament's bots, and the specs it runs them with."""
+
+    problems: dict[str, list[str]]
+    specs: dict[str, BotSpec]
+
+
+_ready: dict[bytes, _Ready] = {}
+_ready_lock = threading.Lock()
+
+
+def play_on_worker(
+    spec: GameSpec,
+    bots: tuple[BotFiles, ...],
+    code: str,
+    originals: dict[str, BotSpec],
+    archives: dict[str, bytes],
+) -> WorkerResult:
+    """The Dask task: check (once per process), then play ``spec`` and return its record."""
+    from distributed import get_worker
+
+    worker = get_worker()
+    address = worker.address
+    ready = prepare_bots(bots, code, originals, archives)
+    problems = {name: texts for name, texts in ready.problems.items()
+                if name in ("", spec.p1.name, spec.p2.name) and texts}
+    if problems:
+        raise WorkerUnfit(address, problems)
+    p1, p2 = ready.specs[spec.p1.name], ready.specs[spec.p2.name]
+    key = worker.get_current_task()
+    with tempfile.TemporaryDirectory(prefix="arena-logs-") as logs:
+        try:
+            record = trio.run(partial(_play, spec, p1, p2, Path(logs), worker, key))
+        except GameError:
+            raise  # the game's own problem (bad opening...): the same on every machine
+        except Exception as exc:
+            raise WorkerFault(address, spec.id, f"{type(exc).__name__}: {exc}") from None
+        record.worker = address
+        return WorkerResult(record, _collect_logs(Path(logs)))
+
+
+def check_on_worker(bots: tuple[BotFiles, ...], code: str, originals: dict[str, BotSpec],
+                    archives: dict[str, bytes]) -> tuple[str, dict[str, list[str]]]:
+    """The check before a worker's first game, run on each worker when the run starts: this
+    worker's address and what prevents it from playing each bot (empty lists: nothing)."""
+    from distributed import get_worker
+
+    return get_worker().address, prepare_bots(bots, code, originals, archives).problems
+
+
+async def _play(spec: GameSpec, p1: BotSpec, p2: BotSpec, logs: Path, worker: object,
+                key: object) -> GameRecord:
+    from referee.match import play_game
+    from referee.timecontrol import TimeControl
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(_cancel_when_unwanted, worker, key, nursery.cancel_scope)
+        record = await play_game(
+            spec.game, p1, p2,
+            tc=TimeControl.parse(spec.tc) if spec.tc else None,
+            start_position=spec.start_position,
+            opening=spec.opening,
+            adjudication=spec.adjudication,
+            game_options=spec.game_options,
+            log_dir=logs,
+            game_id=spec.id,
+            round=spec.round,
+        )  # fmt: skip
+        nursery.cancel_scope.cancel()
+    return record
+
+
+async def _cancel_when_unwanted(worker: object, key: object, scope: trio.CancelScope) -> None:
+    """Cancel the game once the worker no longer wants its task (cancelled or released)."""
+    tasks = getattr(getattr(worker, "state", None), "tasks", None)
+    if tasks is None or key is None:
+        return
+    while True:
+        await trio.sleep(CANCEL_POLL_S)
+        task = tasks.get(key)
+        if task is None or task.state in ("cancelled", "released", "forgotten"):
+            scope.cancel()
+            return
+
+
+def _collect_logs(root: Path) -> dict[str, bytes]:
+    logs: dict[str, bytes] = {}
+    for path in sorted(root.rglob("*.log")):
+        size = path.stat().st_size
+        with open(path, "rb") as handle:
+            if size <= LOG_CAP_BYTES:
+                data = handle.read()
+            else:
+                half = LOG_CAP_BYTES // 2
+                head = handle.read(half)
+                handle.seek(size - half)
+                note = f"\n[arena: {size - 2 * half} bytes cut on the worker]\n".encode()
+                data = head + note + handle.read()
+        logs[str(path.relative_to(root))] = data
+    return logs
+
+
+# ----------------------------------------------------------------------------- bot checks
+def prepare_bots(bots: tuple[BotFiles, ...], code: str, originals: dict[str, BotSpec],
+                 archives: dict[str, bytes]) -> _Ready:
+    """Check (and unpack) a tournament's bots in this process, once per tournament."""
+    digest = hashlib.sha256(msgspec.msgpack.encode((bots, code, originals))).digest()
+    with _ready_lock:
+        if digest not in _ready:
+            _ready[digest] = _check_all(bots, code, originals, archives)
+        return _ready[digest]
+
+
+def _check_all(bots: tuple[BotFiles, ...], code: str, originals: dict[str, BotSpec],
+               archives: dict[str, bytes]) -> _Ready:
+    problems: dict[str, list[str]] = {"": []}
+    if code_hash() != code:
+        problems[""].append(
+            f"the arena's code differs from the submitting machine's (code hash "
+            f"{code_hash()[:12]} here, {code[:12]} there): install the same project version")
+    specs: dict[str, BotSpec] = {}
+    for files in bots:
+        spec = originals[files.name]
+        try:
+            specs[files.name] = local_spec(spec, files, archives)
+            problems[files.name] = check_bot(specs[files.name], files)
+        except OSError as exc:
+            problems[files.name] = [f"bot {files.name!r}: cannot unpack its shipped folder: {exc}"]
+    return _Ready(problems, specs)
+
+
+def cache_root() -> Path:
+    return Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "arena")
+
+
+def local_spec(spec: BotSpec, files: BotFiles, archives: dict[str, bytes]) -> BotSpec:
+    """The spec as this worker runs it: its own Python for ``{python}``, the cache folder for a
+    shipped bot's folder."""
+    cmd = list(spec.cmd)
+    cwd = spec.cwd
+    if files.arena_python:
+        cmd[0] = sys.executable
+    if files.shipped is not None and files.archive_sha256 is not None:
+        folder = unpack(files.archive_sha256, archives[files.archive_sha256])
+        prefix = files.shipped.rstrip(os.sep) + os.sep
+        cmd = [str(folder / arg[len(prefix):]) if arg.startswith(prefix) else arg for arg in cmd]
+        if cwd is None or cwd == files.shipped:
+            cwd = str(folder)
+        elif cwd.startswith(prefix):
+            cwd = str(folder / cwd[len(prefix):])
+    return msgspec.structs.replace(spec, cmd=cmd, cwd=cwd)
+
+
+def unpack(sha256: str, data: bytes) -> Path:
+    """The folder holding the archive ``sha256``, unpacked into the cache on first use."""
+    root = cache_root() / "bots"
+    target = root / sha256
+    if target.is_dir():
+        return target
+    if hashlib.sha256(data).hexdigest() != sha256:
+        raise OSError(f"archive damaged in transit (sha256 {hashlib.sha256(data).hexdigest()}, "
+                      f"expected {sha256})")
+    root.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(dir=root, prefix=f".{sha256[:12]}-"))
+    try:
+        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+            tar.extractall(scratch, filter="data")
+        scratch.chmod(0o755)
+        try:
+            scratch.rename(target)  # atomic: a half-unpacked folder is never used
+        except OSError:
+            if not target.is_dir():
+                raise
+    finally:
+        if scratch.exists():
+            shutil.rmtree(scratch, ignore_errors=True)
+    return target
+
+
+def check_bot(spec: BotSpec, files: BotFiles) -> list[str]:
+    """What prevents this worker from running the bot exactly as configured (empty: nothing)."""
+    name = spec.name
+    problems: list[str] = []
+    if spec.cwd and not os.path.isdir(spec.cwd):
+        problems.append(f"bot {name!r}: working directory {spec.cwd} not found")
+    program = spec.cmd[0]
+    if not os.path.isabs(program):
+        found = shutil.which(program)
+        if found is None:
+            problems.append(f"bot {name!r}: program {program!r} not on PATH")
+        program = found or program
+    elif not (os.path.isfile(program) and os.access(program, os.X_OK)):
+        problems.append(f"bot {name!r}: program {program} not found or not executable")
+    for entry in files.files:
+        if not os.path.isfile(entry.path):
+            problems.append(f"bot {name!r}: {entry.path} not found")
+            continue
+        here = file_sha256(entry.path)
+        if here != entry.sha256:
+            problems.append(
+                f"bot {name!r}: {entry.path} differs from the submitting machine's "
+                f"(sha256 {here[:12]} here, {entry.sha256[:12]} there)")
+    for path in _scripts(spec):
+        interpreter = _shebang(path)
+        if interpreter and shutil.which(interpreter) is None:
+            problems.append(f"bot {name!r}: {path} needs {interpreter!r}, not found here")
+    if spec.sandbox == "bwrap" and shutil.which("bwrap") is None:
+        problems.append(f"bot {name!r}: sandbox = 'bwrap' but bwrap is not installed here")
+    return problems
+
+
+def _scripts(spec: BotSpec) -> list[str]:
+    program = spec.cmd[0]
+    return [program] if os.path.isabs(program) and os.path.isfile(program) else []
+
+
+def _shebang(path: str) -> str | None:
+    """The interpreter a ``#!`` line names (``/usr/bin/env X`` gives X), None for binaries."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(256)
+    except OSError:
+        return None
+    if not head.startswith(b"#!"):
+        return None
+    words = head[2:].split(b"\n", 1)[0].decode(errors="replace").split()
+    if not words:
+        return None
+    if os.path.basename(words[0]) == "env":
+        rest = [w for w in words[1:] if not w.startswith("-")]
+        return rest[0] if rest else None
+    return words[0]

@@ -1,0 +1,242 @@
+"""``arena run --cluster``: the same tournament on a real Dask cluster of worker processes.
+
+Every test runs ``arena run`` as a subprocess, with real bots, and leaves no Dask process
+behind: the processes of a test carry a tag in their environment (inherited by the worker
+processes a LocalCluster spawns), and the test checks that none is left when it ends.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from test_runner import RANDOM_BOT, bot, check_complete, journal, run_argv, write_config
+
+from referee.record import GameRecord, Termination
+
+pytestmark = pytest.mark.slow
+ROOT = Path(__file__).resolve().parent.parent
+TAG_VAR = "ARENA_TEST_CLUSTER_TAG"
+RUN_TIMEOUT = 300
+
+
+def tagged_env(tag: str) -> list[int]:
+    """Live processes whose environment holds ``TAG_VAR=tag``."""
+    needle = f"{TAG_VAR}={tag}".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            if needle not in (entry / "environ").read_bytes():
+                continue
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if state not in ("Z", "X"):
+            found.append(int(entry.name))
+    return found
+
+
+@pytest.fixture
+def tag() -> Iterator[str]:
+    """A tag for this test's processes; the test fails if any outlives it."""
+    value = uuid.uuid4().hex
+    yield value
+    deadline = time.monotonic() + 20
+    while (left := tagged_env(value)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    assert not left, f"processes left behind: {left}"
+
+
+def env_with(tag: str) -> dict[str, str]:
+    return {**os.environ, TAG_VAR: tag}
+
+
+def run(config: Path, out: Path, tag: str, *extra: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(run_argv(config, out, "--plain", *extra), capture_output=True,
+                          text=True, timeout=RUN_TIMEOUT, cwd=ROOT, env=env_with(tag))
+
+
+HEAD = """
+game = "dobutsu"
+tc = "10+0.1"
+seed = 5
+[openings]
+random_plies = 2
+[adjudication]
+max_plies = 60
+"""
+
+
+def comparable(record: GameRecord) -> dict[str, object]:
+    """A record without what differs between two runs of the same games (times, worker)."""
+    import msgspec
+
+    data = msgspec.to_builtins(record)
+    for key in ("started_at", "ended_at", "worker"):
+        data.pop(key, None)
+    for move in data["moves"]:
+        move.pop("elapsed_ms", None)
+        move.pop("clock_ms", None)
+    return data
+
+
+def test_local_cluster_gives_the_local_journal(tmp_path: Path, tag: str) -> None:
+    bots = [bot(f"rnd{i}", RANDOM_BOT, "--seed", str(i)) for i in range(3)]
+    config = write_config(tmp_path, HEAD, bots)
+    local, cluster = tmp_path / "local", tmp_path / "cluster"
+    done = run(config, local, tag)
+    assert done.returncode == 0, done.stderr
+    done = run(config, cluster, tag, "--cluster", "local:2")
+    assert done.returncode == 0, done.stderr
+    assert "arena: cluster tcp://" in done.stdout and "2 workers, 2 threads" in done.stdout
+    assert "concurrency 2" in done.stdout
+    assert (local / "schedule.json").read_bytes() == (cluster / "schedule.json").read_bytes()
+    here, there = check_complete(local), check_complete(cluster)
+    # Same ids, same games move for move (seeded bots), same record format.
+    assert sorted(map(comparable, here), key=lambda r: str(r["id"])) == sorted(
+        map(comparable, there), key=lambda r: str(r["id"]))
+    assert all(r.worker is None for r in here)
+    assert len({r.worker for r in there}) == 2  # both workers played
+    assert all(str(r.worker).startswith("tcp://") for r in there)
+    raw = (local / "games.jsonl").read_text()
+    assert '"worker"' not in raw  # the local record format is unchanged
+    local_keys = {frozenset(json.loads(line)) for line in raw.splitlines()}
+    cluster_keys = {frozenset(json.loads(line)) - {"worker"}
+                    for line in (cluster / "games.jsonl").read_text().splitlines()}
+    assert local_keys == cluster_keys
+
+
+def test_killing_a_worker_mid_game_loses_and_doubles_nothing(tmp_path: Path, tag: str) -> None:
+    from distributed import Client
+
+    head = 'game = "dobutsu"\ntc = "20+0.2"\ngames_per_pairing = 4\n'
+    head += "[adjudication]\nmax_plies = 30\n"
+    bots = [bot(f"slow{i}", RANDOM_BOT, "--seed", str(i), "--delay", "0.04") for i in range(2)]
+    out = tmp_path / "out"
+    proc = subprocess.Popen(
+        run_argv(write_config(tmp_path, head, bots), out, "--plain", "--cluster", "local:2"),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env_with(tag))
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert line.startswith("arena: cluster tcp://"), line + proc.communicate()[1]
+        address = line.split()[2].rstrip(":")
+        with Client(address, timeout=30) as client:
+            deadline = time.monotonic() + 60
+            victim = None
+            while victim is None and time.monotonic() < deadline:
+                busy = [w for w, keys in client.processing().items() if keys]
+                if busy and (out / "games.jsonl").exists() and journal(out):
+                    victim = busy[0]
+                time.sleep(0.05)
+            assert victim is not None, "no game was running on a worker"
+            in_flight = client.processing(workers=[victim])[victim]
+            pid = client.run(os.getpid, workers=[victim])[victim]
+            os.kill(pid, signal.SIGKILL)
+        stdout, stderr = proc.communicate(timeout=RUN_TIMEOUT)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, stderr
+    records = check_complete(out)  # every game once: none lost, none doubled
+    assert len(records) == 4
+    lines = (out / "games.jsonl").read_text().splitlines()
+    assert len(lines) == len(set(lines)) == 4
+    killed = {key.split(":")[2] for key in in_flight}  # arena:RUN:GAME-ID:ATTEMPT
+    assert killed, in_flight
+    for record in records:
+        if record.id in killed:  # played again from the start on a live worker
+            assert record.worker != victim
+            assert record.termination in (Termination.NORMAL, Termination.ADJUDICATION)
+
+
+def _scheduler(tmp: Path, tag: str) -> tuple[subprocess.Popen[bytes], str]:
+    file = tmp / "scheduler.json"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "distributed.cli.dask_scheduler", "--port", "0",
+         "--no-dashboard", "--scheduler-file", str(file), "--host", "127.0.0.1"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env_with(tag))
+    deadline = time.monotonic() + 60
+    while not file.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert file.exists(), "the scheduler did not start"
+    return proc, json.loads(file.read_text())["address"]
+
+
+def _worker(address: str, name: str, tag: str, prefix: list[str] | None = None
+            ) -> subprocess.Popen[bytes]:
+    argv = [sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1",
+            "--no-nanny", "--no-dashboard", "--name", name, "--host", "127.0.0.1"]
+    return subprocess.Popen([*(prefix or []), *argv], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, env=env_with(tag))
+
+
+def _wait_for_workers(address: str, count: int) -> dict[str, str]:
+    from distributed import Client
+
+    with Client(address, timeout=30) as client:
+        client.wait_for_workers(count, timeout=90)
+        return {info["name"]: addr for addr, info in client.scheduler_info()["workers"].items()}
+
+
+def _stop(procs: list[subprocess.Popen[bytes]]) -> None:
+    for proc in procs:
+        if proc.poll() is None:
+            proc.terminate()
+    for proc in procs:
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("unshare") is None,
+                    reason="a worker with a different bot file needs a mount namespace (root)")
+def test_a_worker_whose_bot_file_differs_is_refused_by_name(tmp_path: Path, tag: str) -> None:
+    """Two workers of one scheduler; in the second's mount namespace the bot's script is
+    another file (as on another machine with a different copy of the bot)."""
+    script = tmp_path / "bot.py"
+    script.write_text(RANDOM_BOT.read_text())
+    other = tmp_path / "other.py"
+    other.write_text(RANDOM_BOT.read_text() + "\n# a different version\n")
+    bots = [bot("rnd0", script, "--seed", "0"), bot("rnd1", RANDOM_BOT, "--seed", "1")]
+    config = write_config(tmp_path, HEAD, bots)
+    scheduler, address = _scheduler(tmp_path, tag)
+    procs = [scheduler]
+    try:
+        bind = ["unshare", "-m", "sh", "-c", 'mount --bind "$1" "$2" && shift 2 && exec "$@"',
+                "sh", str(other), str(script)]
+        procs.append(_worker(address, "good", tag))
+        procs.append(_worker(address, "bad", tag, prefix=bind))
+        names = _wait_for_workers(address, 2)
+        done = run(config, tmp_path / "out", tag, "--cluster", address)
+        assert done.returncode == 0, done.stderr
+        assert f"worker {names['bad']} refused for bot 'rnd0'" in done.stderr, done.stderr
+        assert str(script) in done.stderr and "differs" in done.stderr
+        records = check_complete(tmp_path / "out")
+        assert {r.worker for r in records} == {names["good"]}
+        # Without the good worker no worker can play rnd0: the run fails and says why.
+        _stop(procs[1:2])
+        done = run(config, tmp_path / "out2", tag, "--cluster", address)
+        assert done.returncode != 0
+        assert "no worker of the cluster can play" in done.stderr, done.stderr
+        assert names["bad"] in done.stderr and "rnd0" in done.stderr
+        assert not (tmp_path / "out2" / "games.jsonl").read_text()
+    finally:
+        _stop(procs[::-1])
+
