@@ -10,7 +10,7 @@ bot needs at most N processes at once, so the pool never holds more than that pe
 Whether a process may play again is the bot's ``restart`` setting (:class:`BotSpec`):
 
 * ``auto`` (default): yes, unless it faulted in the game (crash, stall, protocol error,
-  illegal move, time loss; see :func:`referee.botsource.faulted`), died, or its spec has a
+  time loss; see :func:`referee.botsource.faulted`), died, or its spec has a
   ``cpu_seconds`` limit (a budget for a process's whole life, so every game gets a fresh one).
 * ``always``: never; a fresh process for every game.
 * ``never``: yes while it is alive; after a fault it must first send the ``bestmove`` it

@@ -17,11 +17,13 @@ from referee.connection import BotConnection
 from referee.record import GameRecord, Termination
 
 FAULTS: Final = frozenset({
-    Termination.CRASH, Termination.STALL, Termination.PROTOCOL_ERROR,
-    Termination.TIME_FORFEIT, Termination.ILLEGAL_MOVE,
+    Termination.CRASH, Termination.STALL, Termination.PROTOCOL_ERROR, Termination.TIME_FORFEIT,
 })
 """Terminations that say the losing bot's process misbehaved: after one, its state (a search
-still running, a half-read line, a confused position) cannot be trusted for another game."""
+still running, a half-read line, an answer still owed) cannot be trusted for another game.
+An illegal move is not one of them: the bot answered in time and in the protocol, and the next
+game gives it a whole new position (Fairy-Stockfish's ``bestmove (none)`` where its dobutsu
+rules see no move and ours do is the common case, and no reason to reload the engine)."""
 
 
 def faulted(record: GameRecord, side: int) -> bool:

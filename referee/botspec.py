@@ -50,9 +50,9 @@ class BotSpec(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
     restart: Restart = "auto"
     """When a tournament starts a fresh process for this bot (as cutechess's ``restart=``).
     ``auto``: the process plays game after game (``uginewgame`` + ``isready`` in between)
-    and is replaced only after it crashed, stalled, broke the protocol, played an illegal
-    move or lost on time, or when ``limits.cpu_seconds`` is set (that budget covers a
-    process's whole life, so each game gets a fresh one). ``always``: a fresh process for
+    and is replaced only after it crashed, stalled, broke the protocol or lost on time, or
+    when ``limits.cpu_seconds`` is set (that budget covers a process's whole life, so each
+    game gets a fresh one). ``always``: a fresh process for
     every game. ``never``: kept after a fault too, as long as it is alive and answers
     ``isready`` once its late ``bestmove`` is read; only a dead process is replaced."""
     ship: bool = False

@@ -82,6 +82,19 @@ async def test_a_crash_gets_a_fresh_process_and_the_opponent_keeps_its_own(
     assert len(started(tmp_path / "b.pids")) == 1
 
 
+async def test_an_illegal_move_loses_but_keeps_the_process(tmp_path: Path) -> None:
+    pool = BotPool(tmp_path / "logs")
+    a = pool_bot("a", tmp_path / "a.pids", "--illegal-game", "1")
+    b = pool_bot("b", tmp_path / "b.pids")
+    try:
+        records = await play_series(pool, a, b, 2)
+    finally:
+        await pool.aclose()
+    assert (records[0].termination, records[0].winner) == (Termination.ILLEGAL_MOVE, 1)
+    assert records[1].termination != Termination.ILLEGAL_MOVE
+    assert len(started(tmp_path / "a.pids")) == 1
+
+
 @pytest.mark.parametrize(("restart", "processes"), [("auto", 2), ("never", 1)])
 async def test_a_time_loss_gets_a_fresh_process_unless_restart_never(
         tmp_path: Path, restart: Restart, processes: int) -> None:

@@ -5,7 +5,8 @@ started) and writes ``hello from <pid>`` to stderr; it plays the first move of e
 line. The game count is per process (each ``uginewgame`` starts the next one):
 ``--crash-game K`` exits on the first ``go`` of its K-th game, ``--slow-game K`` answers the
 first ``go`` of its K-th game only after ``--slow-seconds`` (a time loss at a short control;
-the late ``bestmove`` still comes). Standard library only, so it starts fast.
+the late ``bestmove`` still comes), ``--illegal-game K`` answers it with a move that does not
+exist. Standard library only, so it starts fast.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ def main() -> int:
     parser.add_argument("--crash-game", type=int, default=0)
     parser.add_argument("--slow-game", type=int, default=0)
     parser.add_argument("--slow-seconds", type=float, default=1.0)
+    parser.add_argument("--illegal-game", type=int, default=0)
     parser.add_argument("--tag", default="")
     args = parser.parse_args()
     with open(args.pids, "a") as pids:
@@ -50,8 +52,11 @@ def main() -> int:
                 os._exit(3)
             if first_go and games == args.slow_game:
                 time.sleep(args.slow_seconds)
+            move = legal[0] if legal else "(none)"
+            if first_go and games == args.illegal_game:
+                move = "z9z9"
             first_go = False
-            reply = f"bestmove {legal[0] if legal else '(none)'}"
+            reply = f"bestmove {move}"
         elif command == "quit":
             return 0
         if reply is not None:
