@@ -145,6 +145,9 @@ class Engine:
         except KeyError as exc:
             log(str(exc) + "; playing random legal moves")
             self.evaluator = None
+        else:
+            if self.evaluator.NEUTRAL:
+                log(f"no evaluation written for game {game!r}: searching for its ends only")
         self.base = None
 
     def new_game(self) -> None:

@@ -6,6 +6,11 @@ tune one game's numbers without touching the search. Each evaluator reads the ga
 internals (``_board``, ``_stacks``...) because going through notation strings would cost more
 than the evaluation itself; they stay read-only.
 
+The registry drives the choice: a registered game without an evaluator of its own (a sixth
+game, a plug-in) gets :class:`NeutralEval`, which scores every position 0, so the search still
+plays it, finding wins, losses and draws within its depth; a name the registry does not know
+is a ``KeyError`` naming it.
+
 Scores are centipawn-like integers from the point of view of the side to move. Every
 evaluator also says which moves are "forcing" (captures, den or castle entries, lion tries),
 for move ordering and the quiescence search, and gives a cheap hashable key per position for
@@ -17,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any, ClassVar
 
+from referee.games import Game, GameError, get_game
 from referee.games import _draughts_bits as bits
 from referee.games import dobutsu as dob
 from referee.games import donkan as don
@@ -31,6 +37,8 @@ class Evaluator:
     """The interface the search uses; subclasses override what their game needs."""
 
     NAME: ClassVar[str] = ""
+    NEUTRAL: ClassVar[bool] = False
+    """True for the stand-in of a game nobody wrote an evaluation for (bots say so)."""
     REPETITION: ClassVar[bool] = False
     """Whether a repeated position is a draw in this game (search scores a repeat as 0)."""
     FORCED_CAPTURES: ClassVar[bool] = False
@@ -336,14 +344,35 @@ class DonkanEval(Evaluator):
         return bool(game._partie_plies == 0 or game.outcome() is not None)
 
 
+class NeutralEval(Evaluator):
+    """Every position scores 0: the search sees only the game's own ends (and, when the game
+    has a repetition draw, repeats as draws). Made per game by :func:`neutral_evaluator`."""
+
+    NEUTRAL = True
+
+    def evaluate(self, game: Any) -> int:
+        return 0
+
+
+def neutral_evaluator(rules: type[Game[Any]]) -> type[Evaluator]:
+    """The :class:`NeutralEval` of one registered game."""
+    attributes = {"NAME": rules.NAME, "REPETITION": rules.REPETITION_COUNT is not None}
+    return type(f"NeutralEval_{rules.NAME}", (NeutralEval,), attributes)
+
+
 EVALUATORS: dict[str, type[Evaluator]] = {
     cls.NAME: cls for cls in (JungleEval, DobutsuEval, DraughtsEval, DvonnEval, DonkanEval)
 }
+"""The games someone wrote an evaluation for; other registered games get a neutral one."""
 
 
 def get_evaluator(game: str) -> Evaluator:
-    """The evaluator for a game name; ``KeyError`` names the known games."""
-    try:
+    """The evaluator for a game name: its own, else the neutral one of a registered game;
+    ``KeyError`` for a name the registry does not know (the message names it)."""
+    if game in EVALUATORS:
         return EVALUATORS[game]()
-    except KeyError:
-        raise KeyError(f"no evaluation for game {game!r}; known: {', '.join(EVALUATORS)}") from None
+    try:
+        rules = get_game(game)
+    except GameError as exc:
+        raise KeyError(f"no evaluation for game {game!r}: {exc}") from None
+    return neutral_evaluator(rules)()

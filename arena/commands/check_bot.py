@@ -23,7 +23,7 @@ from protocol.messages import Go
 from referee.botspec import BotSpec
 from referee.connection import BotConnection, BotError, BotTimedOut, Turn
 from referee.errors import BotStartError
-from referee.games import GAME_NAMES, Game, get_game
+from referee.games import Game, game_names, get_game
 
 STEP_TIMEOUT_S = 10.0
 """Handshake and isready answers must come within this."""
@@ -256,7 +256,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "check-bot", help="check that a bot speaks the protocol (numbered PASS/FAIL steps)",
         description="Run protocol conformance steps against a bot: arena check-bot GAME -- CMD",
     )
-    parser.add_argument("game", choices=GAME_NAMES)
+    parser.add_argument("game", choices=game_names())
     _add_options(parser)
     parser.add_argument("cmd", nargs=argparse.REMAINDER, help="-- then the bot's command")
     parser.set_defaults(func=run)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from referee.games import GAME_NAMES, get_game
+from referee.games import game_names, get_game
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -13,6 +13,6 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run(args: argparse.Namespace) -> int:
-    for name in GAME_NAMES:
+    for name in game_names():
         print(f"{name:10} {get_game(name).DESCRIPTION}")
     return 0

@@ -21,7 +21,7 @@ from referee.adjudication import Adjudication
 from referee.botspec import BotSpec
 from referee.connection import BotConnection, BotError
 from referee.errors import BotStartError
-from referee.games import GAME_NAMES, Game, GameError
+from referee.games import Game, GameError, game_names
 from referee.match import open_bot, play_game, play_on, prepare_game, side_time_controls
 from referee.record import GameRecord, MoveRecord, Termination, encode_record
 from referee.timecontrol import TimeControl, TimeControlError
@@ -37,7 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "play", help="play games between two bot commands, live",
         description="Play games between two bots given as commands, showing moves and clocks.",
     )
-    parser.add_argument("game", choices=GAME_NAMES, help="the game")
+    parser.add_argument("game", choices=game_names(), help="the game")
     parser.add_argument("--p1", required=True, metavar="CMD", help="first bot's command line")
     parser.add_argument("--p2", required=True, metavar="CMD", help="second bot's command line")
     parser.add_argument("--p1-name", help="first bot's name (default: from its command)")
