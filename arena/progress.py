@@ -2,8 +2,9 @@
 
 On a terminal this is a rich live panel redrawn about once a second; when stdout is not a TTY
 (CI, a pipe, a log file) it is one plain line per finished game, so logs stay greppable. Both
-end with the same final standings table. The standings here are a plain W/D/L count for
-watching; ratings with error bars are :mod:`arena.ratings`' job.
+end with the same final standings table: W/D/L counts ranked by a quick rating fit (no error
+bars; :mod:`arena.ratings` gives those), never by raw points, which favour whoever played
+more games (a gauntlet's first bot plays everyone).
 """
 
 from __future__ import annotations
@@ -55,6 +56,9 @@ class Standings:
     bots: dict[str, BotScore] = field(default_factory=dict)
     forfeits: Counter[str] = field(default_factory=Counter)
     """Termination value -> count, for games a bot lost by its own fault."""
+    results: list[tuple[str, str, float]] = field(default_factory=list)
+    """(p1, p2, p1's score) of every finished game, for the rating fit that ranks."""
+    _elo: tuple[int, dict[str, float]] = (0, {})
 
     @classmethod
     def of(cls, names: Iterable[str], records: Iterable[GameRecord] = ()) -> Standings:
@@ -79,9 +83,32 @@ class Standings:
             two.draws += 1
         if record.termination in FAULT_TERMINATIONS:
             self.forfeits[str(record.termination)] += 1
+        score = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}[record.result]
+        self.results.append((record.p1, record.p2, score))
+
+    def elo(self) -> dict[str, float]:
+        """Ratings of the games so far (bounds for perfect scores), refitted when games came
+        in since the last call; bots without games are absent."""
+        if self._elo[0] != len(self.results):
+            from arena.ratings import GameResult, aggregate, fit_ratings
+
+            fit = fit_ratings(
+                aggregate([GameResult(a, b, x) for a, b, x in self.results]), errors="none"
+            )
+            values = {p: float(fit.ratings[i]) for i, p in enumerate(fit.players)}
+            self._elo = (len(self.results), {p: v for p, v in values.items() if v == v})
+        return self._elo[1]
 
     def ranked(self) -> list[tuple[str, BotScore]]:
-        return sorted(self.bots.items(), key=lambda kv: (-kv[1].score, kv[1].games, kv[0]))
+        """Best first by rating; then by score per game; bots without games last."""
+        elo = self.elo()
+
+        def key(kv: tuple[str, BotScore]) -> tuple[float, float, str]:
+            name, s = kv
+            pct = s.score / s.games if s.games else -1.0
+            return (-elo.get(name, -1e18), -pct, name)
+
+        return sorted(self.bots.items(), key=key)
 
     def table(self, title: str = "Standings") -> Table:
         table = Table(title=title, title_justify="left")
@@ -94,13 +121,18 @@ class Standings:
             ("L", "right"),
             ("score", "right"),
             ("%", "right"),
+            ("Elo", "right"),
         ):
             table.add_column(column, justify=justify)  # type: ignore[arg-type]
+        elo = self.elo()
         for rank, (name, s) in enumerate(self.ranked(), start=1):
             pct = f"{100 * s.score / s.games:.1f}" if s.games else "-"
+            rating = elo.get(name)
+            bound = "≥ " if s.games and s.wins == s.games else "≤ " if s.losses == s.games else ""
+            shown = "-" if rating is None or not s.games else f"{bound}{rating:.0f}"
             table.add_row(
                 str(rank), name, str(s.games), str(s.wins), str(s.draws), str(s.losses),
-                f"{s.score:g}", pct,
+                f"{s.score:g}", pct, shown,
             )  # fmt: skip
         return table
 

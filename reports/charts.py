@@ -15,8 +15,11 @@ from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import LinearSegmentedColormap
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.text import Text
 
 from reports.files import write_with
+from reports.rating_tables import SMALL_SAMPLE
 from reports.tables import BotMoves
 
 WIN, DRAW, LOSS = "#3a7d44", "#b0b7bf", "#c0392b"
@@ -28,6 +31,7 @@ FAULT_COLOURS = {
     "protocol-error": "#2c3e50",
 }
 DPI = 100
+BOUND_COLOUR = "#b35900"
 
 
 def _figure(width: float, height: float) -> Figure:
@@ -37,7 +41,22 @@ def _figure(width: float, height: float) -> Figure:
 
 
 def _save(fig: Figure, path: Path) -> Path:
-    return write_with(path, lambda tmp: fig.savefig(tmp, format="png"))
+    """Write the PNG with every text drawn on it (tick labels, legend entries, notes) in its
+    ``Labels`` metadata, one per line: what a reader of the chart can see, checkable by tests."""
+    for ax in fig.axes:  # tick labels are made on demand: make them now
+        ax.get_xticklabels()
+        ax.get_yticklabels()
+    labels = [t.get_text() for t in fig.findobj(Text) if t.get_visible() and t.get_text()]
+    metadata = {"Labels": "\n".join(labels)}
+    return write_with(path, lambda tmp: fig.savefig(tmp, format="png", metadata=metadata))
+
+
+def chart_labels(path: Path) -> list[str]:
+    """The texts :func:`_save` recorded in a chart (for tests and tools)."""
+    from PIL import Image
+
+    with Image.open(path) as image:
+        return str(image.info.get("Labels", "")).split("\n")
 
 
 def _empty(fig: Figure, text: str) -> None:
@@ -46,38 +65,108 @@ def _empty(fig: Figure, text: str) -> None:
     ax.text(0.5, 0.5, text, ha="center", va="center", color="#666")
 
 
+def _bot_label(bot: str, games: int) -> str:
+    """A bot's name on an axis, flagged when its sample is small."""
+    flag = " *" if games < SMALL_SAMPLE else ""
+    return f"{bot} ({games} g){flag}"
+
+
 def elo_chart(standings: pd.DataFrame, path: Path) -> Path:
-    """Elo with its error bar per bot, best at the top."""
+    """Every bot's Elo in standings order, best at the top: a point with its 95% error bar; a
+    rating that is only a bound (a perfect or a zero score) as a one-sided arrow from the
+    bound; an infinite error as arrows to both edges; an unrated bot as a note on its row."""
+    bots = list(standings["bot"])
+    fig = _figure(6.4, 1.2 + 0.38 * max(len(bots), 1))
     rated = standings.dropna(subset=["elo"])
-    fig = _figure(5.6, 0.9 + 0.35 * max(len(rated), 1))
     if rated.empty:
         _empty(fig, "no rated games yet")
         return _save(fig, path)
     ax = fig.add_subplot()
-    y = np.arange(len(rated))[::-1]
-    err = rated["elo_error"].fillna(0).to_numpy()
-    ax.errorbar(rated["elo"], y, xerr=err, fmt="o", color="#1f5f99", ecolor="#7aa6cf",
-                capsize=3)
-    ax.set_yticks(y, rated["bot"])
+    y_of = {b: len(bots) - 1 - i for i, b in enumerate(bots)}
+    finite_err = rated["elo_error"].replace([np.inf], np.nan)
+    lo = float((rated["elo"] - finite_err.fillna(0)).min())
+    hi = float((rated["elo"] + finite_err.fillna(0)).max())
+    span = max(hi - lo, 100.0)
+    left, right = lo - 0.25 * span, hi + 0.25 * span
+    small = False
+    for row in standings.itertuples(index=False):
+        y = y_of[str(row.bot)]
+        small |= int(row.games) < SMALL_SAMPLE
+        elo, err, bound = float(row.elo), float(row.elo_error), str(row.bound)
+        if np.isnan(elo):
+            ax.text(0.5 * (left + right), y, "not rated: " + str(row.note or "no games"),
+                    ha="center", va="center", color="#666", fontsize=8)
+            continue
+        if bound:
+            end = right if bound == "lower" else left
+            ax.annotate("", xy=(end, y), xytext=(elo, y),
+                        arrowprops={"arrowstyle": "->", "color": BOUND_COLOUR, "lw": 1.5})
+            ax.plot([elo], [y], marker="|", ms=14, mew=2, color=BOUND_COLOUR)
+            sign = ">=" if bound == "lower" else "<="
+            ax.text(elo, y + 0.28, f"{sign} {elo:.0f} ({bound} bound)", ha="center",
+                    fontsize=7, color=BOUND_COLOUR)
+        elif not np.isfinite(err):
+            ax.annotate("", xy=(right, y), xytext=(left, y),
+                        arrowprops={"arrowstyle": "<->", "color": "#7aa6cf"})
+            ax.plot([elo], [y], "o", color="#1f5f99")
+            ax.text(elo, y + 0.28, "error ∞", ha="center", fontsize=7, color="#1f5f99")
+        else:
+            ax.errorbar([elo], [y], xerr=[err], fmt="o", color="#1f5f99", ecolor="#7aa6cf",
+                        capsize=3)
+    ax.set_yticks([y_of[b] for b in bots],
+                  [_bot_label(str(b), int(g)) for b, g in zip(bots, standings["games"],
+                                                               strict=True)])
+    ax.set_ylim(-0.7, len(bots) - 0.3)
+    ax.set_xlim(left, right)
     ax.axvline(0, color="#999", lw=0.8)
-    ax.set_xlabel("Elo (95% error bars)")
+    label = "Elo (95% error bars; arrows: the rating is only a bound)"
+    if small:
+        label += f"\n* fewer than {SMALL_SAMPLE} games: error bars are rough"
+    ax.set_xlabel(label)
     ax.grid(axis="x", alpha=0.3)
     return _save(fig, path)
 
 
-def progression_chart(progress: pd.DataFrame, path: Path) -> Path:
-    """Elo of every bot refitted as games accumulate (columns: games, bot, elo)."""
-    fig = _figure(5.6, 3.6)
+def progression_chart(progress: pd.DataFrame, path: Path, order: list[str] | None = None) -> Path:
+    """Elo of every bot refitted as games accumulate (columns: games, bot, elo, error, bound),
+    with its 95% band; a rating that is only a bound is drawn dashed with triangles. The
+    legend sits outside the plot, in ``order`` (the standings)."""
+    fig = _figure(8.0, 4.0)
     if progress.empty:
         _empty(fig, "not enough games yet")
         return _save(fig, path)
     ax = fig.add_subplot()
-    for bot, part in progress.groupby("bot", sort=False):
-        ax.plot(part["games"], part["elo"], marker=".", label=str(bot))
-    ax.set_xlabel("games played")
-    ax.set_ylabel("Elo")
+    present = list(dict.fromkeys(progress["bot"]))
+    bots = [b for b in (order or present) if b in set(present)]
+    bots += [b for b in present if b not in bots]
+    colours = [f"C{i % 10}" for i in range(len(bots))]
+    for bot, colour in zip(bots, colours, strict=True):
+        part = progress[progress["bot"] == bot]
+        est = part[part["bound"] == ""]
+        if len(est):
+            ax.plot(est["games"], est["elo"], marker=".", color=colour, label=str(bot))
+        err = est["error"].to_numpy(dtype=float)
+        if np.isfinite(err).any():
+            ax.fill_between(est["games"], est["elo"] - err, est["elo"] + err, color=colour,
+                            alpha=0.15, lw=0)
+        for kind, marker in (("lower", "^"), ("upper", "v")):
+            bounded = part[part["bound"] == kind]
+            if len(bounded):
+                ax.plot(bounded["games"], bounded["elo"], ls="--", marker=marker, ms=5,
+                        color=colour, label=f"{bot} ({kind} bound)" if est.empty else None)
+    first = int(progress["games"].min())
+    ax.set_xlabel(f"games played\n(first point: after game {first}, once every bot had played)")
+    ax.set_ylabel("Elo (bands: 95%)")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8, ncols=2 if progress["bot"].nunique() > 6 else 1, loc="best")
+    values = progress["elo"].to_numpy(dtype=float)
+    lo, hi = float(np.nanmin(values)), float(np.nanmax(values))
+    pad = max(0.1 * (hi - lo), 50.0)
+    ax.set_ylim(lo - pad, hi + pad)
+    handles, labels = ax.get_legend_handles_labels()
+    if progress["bound"].ne("").any():
+        handles.append(Line2D([], [], ls="--", marker="^", color="#666"))
+        labels.append("dashed: a bound\n(perfect or zero score so far)")
+    fig.legend(handles, labels, fontsize=8, loc="outside right upper")
     return _save(fig, path)
 
 
@@ -174,26 +263,35 @@ def length_histogram(games: pd.DataFrame, path: Path) -> Path:
     return _save(fig, path)
 
 
-def _box(ax: Axes, data: list[np.ndarray], labels: list[str]) -> None:
+def _box(ax: Axes, data: list[np.ndarray], labels: list[str], missing: str = "") -> None:
     """Horizontal boxes (quartiles, median; whiskers at the 5th and 95th percentiles) from
-    statistics computed here with numpy, so millions of samples cost one sort each."""
-    stats = []
-    for values, label in zip(data, labels, strict=True):
+    statistics computed here with numpy, so millions of samples cost one sort each. A row
+    without data keeps its place and its name, followed by ``missing``."""
+    stats, positions = [], []
+    for k, (values, label) in enumerate(zip(data, labels, strict=True), start=1):
+        if not len(values):
+            continue
         p5, q1, med, q3, p95 = np.percentile(values, [5, 25, 50, 75, 95])
         stats.append({"label": label, "whislo": p5, "q1": q1, "med": med, "q3": q3,
                       "whishi": p95, "fliers": []})
-    ax.bxp(stats, orientation="horizontal", showfliers=False)
+        positions.append(k)
+    if stats:
+        ax.bxp(stats, positions=positions, orientation="horizontal", showfliers=False)
+    ax.set_yticks(range(1, len(labels) + 1),
+                  [lab if len(v) else f"{lab} {missing}" for v, lab in zip(data, labels,
+                                                                            strict=True)])
+    ax.set_ylim(0.5, len(labels) + 0.5)
 
 
 def move_time_chart(by_bot: dict[str, BotMoves], path: Path) -> Path:
     """Time per move per bot (box: quartiles, whiskers: 5th-95th percentile)."""
     fig = _figure(5.6, 0.9 + 0.4 * max(len(by_bot), 1))
-    present = [b for b, mv in by_bot.items() if len(mv.ms)]
-    if not present:
+    if not any(len(mv.ms) for mv in by_bot.values()):
         _empty(fig, "no timed moves yet")
         return _save(fig, path)
     ax = fig.add_subplot()
-    _box(ax, [by_bot[b].ms for b in present][::-1], present[::-1])
+    names = list(by_bot)[::-1]
+    _box(ax, [by_bot[b].ms for b in names], names, "(no moves)")
     ax.set_xlabel("ms per move")
     ax.grid(axis="x", alpha=0.3)
     return _save(fig, path)
@@ -201,22 +299,41 @@ def move_time_chart(by_bot: dict[str, BotMoves], path: Path) -> Path:
 
 def search_chart(by_bot: dict[str, BotMoves], path: Path) -> Path | None:
     """Reported search depth and nodes per bot; None when no bot reports them."""
-    depth = {b: mv.depth for b, mv in by_bot.items() if len(mv.depth)}
+    depth = {b: mv.depth for b, mv in by_bot.items()}
     nodes = {b: mv.nodes[mv.nodes > 0] for b, mv in by_bot.items()}
-    nodes = {b: v for b, v in nodes.items() if len(v)}
-    if not depth and not nodes:
+    if not any(len(v) for v in depth.values()) and not any(len(v) for v in nodes.values()):
         return None
     fig = _figure(9, 0.9 + 0.4 * max(len(depth), len(nodes), 1))
     for k, (groups, label) in enumerate(((depth, "search depth"), (nodes, "nodes per move"))):
         ax = fig.add_subplot(1, 2, k + 1)
-        if not groups:
+        if not any(len(v) for v in groups.values()):
             ax.axis("off")
             ax.text(0.5, 0.5, f"no {label} reported", ha="center", va="center", color="#666")
             continue
         names = list(groups)[::-1]
-        _box(ax, [groups[b] for b in names], names)
+        _box(ax, [groups[b] for b in names], names, "(not reported)")
         if groups is nodes:
             ax.set_xscale("log")
         ax.set_xlabel(label)
         ax.grid(axis="x", alpha=0.3)
+    return _save(fig, path)
+
+
+def sprt_chart(llr: pd.DataFrame, lower: float, upper: float, title: str, path: Path) -> Path:
+    """The SPRT's log-likelihood ratio after each game, between its two decision bounds."""
+    fig = _figure(6.4, 3.2)
+    ax = fig.add_subplot()
+    ax.axhline(upper, color=WIN, ls="--", label=f"accept H1 ({upper:.2f})")
+    ax.axhline(lower, color=LOSS, ls="--", label=f"accept H0 ({lower:.2f})")
+    ax.axhline(0, color="#999", lw=0.8)
+    if len(llr):
+        ax.plot(llr["games"], llr["llr"], color="#1f5f99", label="LLR")
+    else:
+        ax.text(0.5, 0.5, "no finished games yet", transform=ax.transAxes, ha="center",
+                color="#666")
+    ax.set_xlabel("games played")
+    ax.set_ylabel("log-likelihood ratio")
+    ax.set_title(title, fontsize=9)
+    ax.grid(alpha=0.3)
+    fig.legend(fontsize=8, loc="outside right upper")
     return _save(fig, path)

@@ -28,6 +28,7 @@ from pathlib import Path
 import pandas as pd
 
 from reports import charts, rating_tables, tables
+from reports.context import context_rows, game_statistics, read_context, sprt_llr
 from reports.files import write_text, write_with
 from reports.journal import FAULTS, Journal, read_journal
 from reports.viewer_files import DEFAULT_VIEWER_LIMIT, render_viewers
@@ -35,7 +36,10 @@ from reports.viewer_files import DEFAULT_VIEWER_LIMIT, render_viewers
 REPORT_NAME = "report.html"
 ASSET_DIR = "report"
 SUMMARY_CACHE = "journal-summary.pickle"
-NAV = ("faults", "standings", "ratings", "crosstable", "endings", "colours", "moves", "games")
+NAV = (
+    "context", "faults", "standings", "ratings", "crosstable", "endings", "colours", "moves",
+    "games",
+)
 
 
 @dataclass
@@ -73,18 +77,25 @@ def build(run_dir: Path, viewer_limit: int | None = DEFAULT_VIEWER_LIMIT) -> Bui
     standings = rating_tables.standings(wdl, rating)
     if rating is not None:
         notes.extend(rating.notes)
-    points, count = tables.crosstable(games, list(standings["bot"]))
-    faults = tables.terminations(games, bots)
+    # One order everywhere: the standings'.
+    order = list(standings["bot"])
+    wdl = wdl.reindex(order)
+    points, count = tables.crosstable(games, order)
+    faults = tables.terminations(games, bots).reindex(order)
     colours = tables.colours(games)
     advantage = rating_tables.first_move_advantage(games, bots)
-    by_bot = tables.moves_by_bot(journal)
+    moves = tables.moves_by_bot(journal)
+    by_bot = {b: moves[b] for b in order if b in moves}
     move_table = tables.move_stats(by_bot)
     progress = rating_tables.progression(games, bots)
-    pairs = rating_tables.head_to_head(journal, list(standings["bot"]))
+    pairs = rating_tables.head_to_head(journal, order)
+    context = read_context(run_dir)
+    notes.extend(context.problems)
+    stats = game_statistics(games)
 
     built_charts = {
         "elo": charts.elo_chart(standings, out / "elo.png"),
-        "progression": charts.progression_chart(progress, out / "progression.png"),
+        "progression": charts.progression_chart(progress, out / "progression.png", order),
         "crosstable": charts.crosstable_heatmap(points, count, out / "crosstable.png"),
         "colours": charts.colour_chart(colours, out / "colours.png"),
         "endings": charts.endings_chart(wdl, faults, out / "endings.png"),
@@ -94,6 +105,13 @@ def build(run_dir: Path, viewer_limit: int | None = DEFAULT_VIEWER_LIMIT) -> Bui
     search = charts.search_chart(by_bot, out / "search.png")
     if search is not None:
         built_charts["search"] = search
+    sprt_text = ""
+    if context.sprt is not None and context.config is not None and len(context.config.bots) >= 2:
+        tested, opponent = context.config.bots[0].name, context.config.bots[1].name
+        llr, status = sprt_llr(context.sprt, tested, opponent, journal.games)
+        sprt_text = f"SPRT {tested} vs {opponent}: {status.describe()}"
+        built_charts["sprt"] = charts.sprt_chart(
+            llr, status.lower, status.upper, f"SPRT {tested} vs {opponent}", out / "sprt.png")
 
     viewers = render_viewers(journal, out, viewer_limit)
     if len(viewers) < len(journal.games):
@@ -110,6 +128,8 @@ def build(run_dir: Path, viewer_limit: int | None = DEFAULT_VIEWER_LIMIT) -> Bui
     page = _page(
         run_dir, journal, games, standings, points, count, pairs, faults, colours, advantage,
         move_table, built_charts, notes,
+        context_html=_context_section(context_rows(context, games)), stats=stats,
+        sprt_text=sprt_text,
     )
     target = run_dir / REPORT_NAME
     write_text(target, page)
@@ -158,12 +178,25 @@ def _img(path: Path, alt: str) -> str:
     return f'<img src="{ASSET_DIR}/{_e(path.name)}?v={stamp}" alt="{_e(alt)}">'
 
 
-def _pm(value: float, error: float) -> str:
+def _pm(value: float, error: float, bound: str = "") -> str:
+    """A rating as read: an estimate with its error, or a bound, or an unbounded error."""
     if math.isnan(value):
         return ""
+    if bound:
+        return f"{'≥' if bound == 'lower' else '≤'} {value:+.1f} ({bound} bound)"
+    if math.isinf(error):
+        return f"{value:+.1f} ± ∞"
     if math.isnan(error):
         return f"{value:+.1f}"
     return f"{value:+.1f} ± {error:.1f}"
+
+
+def _context_section(rows: list[tuple[str, str]]) -> str:
+    body = "".join(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in rows)
+    return (
+        '<section id="context"><h2>Context</h2>'
+        f'<table class="data context" id="context-table">{body}</table></section>'
+    )
 
 
 def _standings_display(standings: pd.DataFrame) -> pd.DataFrame:
@@ -171,8 +204,8 @@ def _standings_display(standings: pd.DataFrame) -> pd.DataFrame:
         {
             "rank": standings["rank"],
             "bot": standings["bot"],
-            "Elo": [_pm(v, e) for v, e in zip(standings["elo"], standings["elo_error"],
-                                               strict=True)],
+            "Elo": [_pm(v, e, b) for v, e, b in zip(standings["elo"], standings["elo_error"],
+                                                     standings["bound"], strict=True)],
             "games": standings["games"],
             "W": standings["wins"],
             "D": standings["draws"],
@@ -233,6 +266,10 @@ def _page(
     move_table: pd.DataFrame,
     built_charts: dict[str, Path],
     notes: list[str],
+    *,
+    context_html: str = "",
+    stats: pd.DataFrame | None = None,
+    sprt_text: str = "",
 ) -> str:
     n = len(games)
     done = len(tables.finished(games))
@@ -245,17 +282,27 @@ def _page(
         if "search" in built_charts else '<p class="hint">No bot reported depth or nodes.</p>'
     )
     note_html = "".join(f"<li>{_e(t)}</li>" for t in notes)
+    sprt_html = (
+        f'<h3>SPRT</h3><p class="hint">{_e(sprt_text)}</p><div class="charts">'
+        f'{_img(built_charts["sprt"], "SPRT log-likelihood ratio against games")}</div>'
+        if "sprt" in built_charts else ""
+    )
+    stats_html = _table(stats, "game-stats-table") if stats is not None else ""
     sections = f"""
+{context_html}
 {_fault_section(faults, games)}
 <section id="standings"><h2>Standings</h2>
 <p class="hint">Elo: maximum-likelihood fit (arena.ratings, Ordo scale) with 95% error;
-LOS: likelihood that the bot is stronger than the one ranked below it.</p>
+a bot that won (lost) every game has no finite estimate: its rating is a lower (upper) bound,
+shown with ≥ (≤) and drawn as an arrow. ∞: the error is unbounded. LOS: likelihood that the
+bot is stronger than the one ranked below it. Fewer than {rating_tables.SMALL_SAMPLE} games:
+flagged as a small sample (rough error bars).</p>
 {_table(_standings_display(standings), "standings-table")}
 </section>
 <section id="ratings"><h2>Ratings</h2><div class="charts">
 {_img(built_charts["elo"], "Elo with error bars per bot")}
 {_img(built_charts["progression"], "rating progression as games accumulate")}
-</div></section>
+</div>{sprt_html}</section>
 <section id="crosstable"><h2>Crosstable</h2>
 <p class="hint">Points of the row bot against the column bot / games played.</p>
 <div class="charts">
@@ -264,7 +311,8 @@ LOS: likelihood that the bot is stronger than the one ranked below it.</p>
 <h3>Head to head</h3>
 <p class="hint">From the higher-ranked bot's side. Elo diff: what the score implies (95% error);
 LOS from wins and losses; pairs: colour pairs (same opening, colours swapped) scoring 0, 1/2, 1,
-3/2, 2 points.</p>
+3/2, 2 points. ∞ (or +∞/−∞): the games say nothing finite, because every game ended
+the same way (all wins, all losses or all draws): play more games.</p>
 {_table(pairs, "pairs-table")}
 </section>
 <section id="endings"><h2>How games ended, per bot</h2>
@@ -278,9 +326,13 @@ LOS from wins and losses; pairs: colour pairs (same opening, colours swapped) sc
 <div class="charts">{_img(built_charts["colours"], "results by colour")}</div>
 </section>
 <section id="moves"><h2>Moves: length, time, search</h2>
+<div class="charts"><div><h3>Games</h3>
+<p class="hint">Finished games per game type: wins of the player who moves first (p1)
+and second (p2), draws, and game length in plies.</p>
+{stats_html}</div>
+{_img(built_charts["lengths"], "game length histogram")}</div>
 {_table(move_table, "moves-table", index=True)}
 <div class="charts">
-{_img(built_charts["lengths"], "game length histogram")}
 {_img(built_charts["move_time"], "time per move per bot")}
 {search_img}
 </div></section>

@@ -2,8 +2,8 @@
 
 The fit itself is :func:`arena.ratings.model.fit_ratings` (maximum likelihood, Ordo-compatible);
 this module only feeds it counts aggregated from the journal summary and lays its results
-out as tables. Progression refits the games played so far at a few checkpoints, without
-error bars, which costs one small Newton solve per checkpoint whatever the number of games.
+out as tables. Progression refits the games played so far at a few checkpoints, with error
+bars, which costs one small Newton solve per checkpoint whatever the number of games.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import pandas as pd
 
 from arena.ratings import GameResult, pairwise
 from arena.ratings.counts import Counts, aggregate_arrays
-from arena.ratings.model import MARK_TEXT, RatingFit, fit_ratings
+from arena.ratings.model import ALL_LOSSES, ALL_WINS, MARK_TEXT, RatingFit, fit_ratings
 from reports.journal import Journal
 from reports.tables import DECISIVE_OR_DRAWN, finished
 
@@ -23,6 +23,23 @@ PROGRESS_POINTS = 24
 """How many times the rating progression chart refits (evenly spaced in games played)."""
 
 _P1_SCORE = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
+
+SMALL_SAMPLE = 20
+"""Fewer games than this and an error bar is flagged as rough (the normal approximation behind
+it needs a few dozen games)."""
+
+BOUND_OF = {ALL_WINS: "lower", ALL_LOSSES: "upper"}
+"""Which side a bounded rating is a bound on."""
+
+
+def _note(mark: str, games: int, error: float) -> str:
+    """The standings' note: the rating's mark, an infinite error, a small sample."""
+    parts = [mark] if mark else []
+    if math.isinf(error):
+        parts.append("error unbounded (∞)")
+    if 0 < games < SMALL_SAMPLE:
+        parts.append(f"small sample ({games} games)")
+    return "; ".join(parts)
 
 
 def counts_of(games: pd.DataFrame, bots: list[str]) -> Counts:
@@ -54,11 +71,13 @@ def standings(wdl: pd.DataFrame, rating: RatingFit | None) -> pd.DataFrame:
         err = dict(elo)
         los_next: dict[str, float] = dict(elo)
         marks = {b: "" for b in bots}
+        bound = dict(marks)
     else:
         order = [rating.players[i] for i in rating.order()]
         elo = {p: float(rating.ratings[i]) for i, p in enumerate(rating.players)}
         err = {p: float(rating.errors[i]) for i, p in enumerate(rating.players)}
         marks = {p: MARK_TEXT.get(rating.marks[i], "") for i, p in enumerate(rating.players)}
+        bound = {p: BOUND_OF.get(rating.marks[i], "") for i, p in enumerate(rating.players)}
         los_next = {}
         for here, below in zip(order, [*order[1:], None], strict=True):
             if below is None:
@@ -81,12 +100,13 @@ def standings(wdl: pd.DataFrame, rating: RatingFit | None) -> pd.DataFrame:
                 "score_pct": float(wdl.at[bot, "score_pct"]),
                 "los_next_pct": round(100.0 * los_next[bot], 1)
                 if not math.isnan(los_next[bot]) else math.nan,
-                "note": marks[bot],
+                "bound": bound[bot],
+                "note": _note(marks[bot], int(wdl.at[bot, "games"]), err[bot]),
             }
         )
     return pd.DataFrame(rows, columns=[
         "rank", "bot", "elo", "elo_error", "games", "wins", "draws", "losses", "points",
-        "score_pct", "los_next_pct", "note",
+        "score_pct", "los_next_pct", "bound", "note",
     ])
 
 
@@ -114,29 +134,36 @@ def first_move_advantage(games: pd.DataFrame, bots: list[str]) -> pd.DataFrame:
 
 def progression(games: pd.DataFrame, bots: list[str],
                 points: int = PROGRESS_POINTS) -> pd.DataFrame:
-    """Elo of every bot after the first k finished games, at ``points`` checkpoints
-    (columns: games, bot, elo); bots without a finite rating yet are left out."""
+    """Elo of every bot after the first k finished games, at ``points`` checkpoints, with its
+    95% error (columns: games, bot, elo, error, bound). The first checkpoint is the game after
+    which every bot had played once (before it some bots have no rating at all); ratings that
+    are only bounds so far are kept, marked in ``bound``."""
     done = finished(games)
     n = len(done)
     if n < 2:
-        return pd.DataFrame({"games": [], "bot": [], "elo": []})
+        return pd.DataFrame({"games": [], "bot": [], "elo": [], "error": [], "bound": []})
     index = {b: i for i, b in enumerate(bots)}
     first = done["p1"].map(index).to_numpy(dtype=np.int64)
     second = done["p2"].map(index).to_numpy(dtype=np.int64)
     score = done["result"].map(_P1_SCORE).to_numpy(dtype=float)
-    # The first few games say little and their fits swing by thousands of points: start once
-    # every bot could have played a handful of games.
-    start = min(n, max(n // points, 5 * len(bots)))
+    # The game after which every bot that plays at all has played once.
+    first_game = np.full(len(bots), n, dtype=np.int64)
+    np.minimum.at(first_game, first, np.arange(n))
+    np.minimum.at(first_game, second, np.arange(n))
+    start = max(2, int(first_game[first_game < n].max()) + 1)
     marks = sorted({int(x) for x in np.linspace(start, n, points)})
     rows = []
     for k in marks:
         counts = aggregate_arrays(bots, first[:k], second[:k], score[:k])
-        result = fit_ratings(counts, errors="none")
+        result = fit_ratings(counts)
         for i, bot in enumerate(result.players):
             value = float(result.ratings[i])
-            if not math.isnan(value) and not result.marks[i]:
-                rows.append({"games": k, "bot": bot, "elo": value})
-    return pd.DataFrame(rows, columns=["games", "bot", "elo"])
+            if math.isnan(value):
+                continue
+            bound = BOUND_OF.get(result.marks[i], "")
+            error = float(result.errors[i]) if not bound else math.nan
+            rows.append({"games": k, "bot": bot, "elo": value, "error": error, "bound": bound})
+    return pd.DataFrame(rows, columns=["games", "bot", "elo", "error", "bound"])
 
 
 def head_to_head(journal: Journal, order: list[str]) -> pd.DataFrame:
@@ -163,16 +190,35 @@ def head_to_head(journal: Journal, order: list[str]) -> pd.DataFrame:
                 "D": stats.draws,
                 "L": stats.losses,
                 "score %": round(100.0 * stats.score, 1),
-                "Elo diff": stats.elo if math.isfinite(stats.elo) else math.nan,
-                "+-": stats.elo_error if math.isfinite(stats.elo_error) else math.nan,
+                "Elo diff": _signed(stats.elo),
+                "+-": _error(stats.elo_error),
                 "LOS %": round(100.0 * stats.los, 1),
                 "pairs 0/0.5/1/1.5/2": " ".join(str(n) for n in penta.five())
                 if penta.pairs else "",
+                "note": f"small sample ({stats.games} games)"
+                if stats.games < SMALL_SAMPLE else "",
                 "_rank": (rank.get(stats.player, 0), rank.get(stats.opponent, 0)),
             }
         )
     frame = pd.DataFrame(rows)
     if frame.empty:
         return pd.DataFrame(columns=["bot", "opponent", "games", "W", "D", "L", "score %",
-                                     "Elo diff", "+-", "LOS %", "pairs 0/0.5/1/1.5/2"])
+                                     "Elo diff", "+-", "LOS %", "pairs 0/0.5/1/1.5/2",
+                                     "note"])
     return frame.sort_values("_rank").drop(columns="_rank").reset_index(drop=True)
+
+
+def _signed(x: float) -> str:
+    if math.isnan(x):
+        return ""
+    if math.isinf(x):
+        return "+∞" if x > 0 else "−∞"
+    return f"{x:+.1f}"
+
+
+def _error(x: float) -> str:
+    """An error half-width; ∞ when the sample bounds nothing (one result only: all wins, all
+    losses or all draws), explained in the table's caption."""
+    if math.isnan(x):
+        return ""
+    return "∞" if math.isinf(x) else f"{x:.1f}"

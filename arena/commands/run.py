@@ -4,8 +4,9 @@ Output directory (``--output``, else the config's ``output``, else ``runs/<confi
 ``games.jsonl`` (the journal: one game record per line, the source of truth), ``games.pgn``
 (rebuilt from the journal on every start, then appended game by game), ``logs/`` (the bots'
 stderr), ``config.toml`` (the config used) and ``schedule.json`` (the games and the
-fingerprint that guards resume). Running the same command again resumes: only the games
-missing from the journal are played.
+fingerprint that guards resume), ``sessions.jsonl`` (when each session started and ended,
+the arena version and concurrency, for the report). Running the same command again resumes:
+only the games missing from the journal are played.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from arena.journal import iter_records
 from arena.progress import Progress
 from arena.runner import OutputDir, RunResult, Tournament, lock_output, prepare_output
 from arena.schedule import build_schedule
+from arena.sessions import log_session
 from referee.record import GameRecord
 from reports.pgn import append_pgn, write_pgn
 
@@ -119,8 +121,12 @@ def run(args: argparse.Namespace) -> int:
         concurrency=concurrency,
         executor=executor,
     )
-    with cluster, progress:
-        result: RunResult = trio.run(tournament.run) if pending else RunResult()
+    log_session(out.root, "start", concurrency, warn)
+    try:
+        with cluster, progress:
+            result: RunResult = trio.run(tournament.run) if pending else RunResult()
+    finally:
+        log_session(out.root, "end", concurrency, warn)
     progress.summary()
     print_ratings(out.journal)
     if sprt is not None:

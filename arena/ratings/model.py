@@ -273,9 +273,18 @@ def fit_ratings(
         f_all = expit(beta * (pinned[counts.first[both]] - pinned[counts.second[both]] + adv))
         d0 = draws.fit_draw_rate(f_all, counts.wins[both], counts.draws[both], counts.losses[both])
 
+        # A draw rate at 100% (only draws so far) would make every game's score certain and
+        # the error bars zero: with no estimate of it, treat games as win-or-loss coins (the
+        # widest error bars) instead.
+        d0_var = d0 if d0 == d0 and d0 < 1.0 - 1e-6 else 0.0
+        if d0_var != d0 and d0 == d0:
+            notes.append(
+                "the draw rate of equals cannot be estimated from these games (only draws "
+                "between rated players): error bars treat every game as a win or a loss"
+            )
         if errors == "hessian" and m >= 2:
             core_cov = uncertainty.sandwich_covariance(
-                pairings, pts, r_core, adv, d0 if d0 == d0 else 0.0, beta, fit_adv
+                pairings, pts, r_core, adv, d0_var, beta, fit_adv
             )
             if fit_adv:
                 adv_sd = float(np.sqrt(max(core_cov[-1, -1], 0.0)))
@@ -283,7 +292,7 @@ def fit_ratings(
             d0_sd = draws.draw_rate_sd(f_all, counts.games[both], d0)
         elif errors == "simulation" and m >= 2:
             sim_r, sim_a, sim_d = uncertainty.simulate(
-                pairings, r_core, adv, d0 if d0 == d0 else 0.0, beta, fit_adv, simulations, seed
+                pairings, r_core, adv, d0_var, beta, fit_adv, simulations, seed
             )
             core_cov = np.atleast_2d(np.cov(sim_r[:, 1:] - sim_r[:, :1], rowvar=False))
             if fit_adv:

@@ -77,7 +77,13 @@ def _z(confidence: float) -> float:
 
 
 def _interval(score: float, sd: float, scale: str, confidence: float) -> float:
-    """Half-width in rating points of ``score ± z sd`` (fastchess's convention)."""
+    """Half-width in rating points of ``score ± z sd`` (fastchess's convention).
+
+    Infinite when the interval reaches a score of 0 or 1, and when the sample has no spread at
+    all (every game or pair the same result, e.g. eight draws): a zero sample variance says
+    nothing about the true one, so it bounds nothing, rather than an error of 0."""
+    if sd <= 0.0:
+        return math.inf
     z = _z(confidence)
     lo, hi = score - z * sd, score + z * sd
     if lo <= 0.0 or hi >= 1.0:

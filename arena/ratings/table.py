@@ -53,13 +53,22 @@ def format_table(fit: RatingFit) -> str:
         )
     else:
         lines.append(f"White advantage = {fit.white_advantage:.2f} (not fitted)")
-    lines.append(
-        f"Draw rate (equal opponents) = {_num(100 * fit.draw_rate)} % "
-        f"+/- {_num(100 * fit.draw_rate_sd)}"
-    )
+    lines.append(f"Draw rate (equal opponents) = {draw_rate_text(fit)}")
     for note in fit.notes:
         lines.append(f"Note: {note}")
     return "\n".join(lines) + "\n"
+
+
+def draw_rate_text(fit: RatingFit) -> str:
+    """The fitted draw rate of equals with its sd, or why there is none: a rate at 0 or 100%
+    fitted to a handful of games has no error estimate and is not a finding."""
+    draws = int(fit.counts.draws.sum())
+    games = int(fit.counts.games.sum())
+    if not math.isnan(fit.draw_rate_sd) and 0.0 < fit.draw_rate < 1.0 - 1e-6:
+        return f"{_num(100 * fit.draw_rate)} % +/- {_num(100 * fit.draw_rate_sd)}"
+    if draws == 0 and games and fit.draw_rate == 0.0:
+        return f"0.00 % (no draws in {games} games; no error estimate)"
+    return f"- (not estimable: {draws} draw(s) in {games} games)"
 
 
 def _num(x: float) -> str:

@@ -1,0 +1,62 @@
+"""The session log of a run directory (``sessions.jsonl``): when each ``arena run`` started and
+ended, with which arena version and concurrency, so a report can say when and how a run was
+played (a resumed run has several sessions). One JSON line per event, appended and flushed;
+a failure to write it is a warning, never a lost tournament."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from importlib import metadata
+from pathlib import Path
+from typing import Final, Literal
+
+import msgspec
+
+SESSIONS_FILE: Final = "sessions.jsonl"
+
+
+class Session(msgspec.Struct, omit_defaults=True):
+    """One line of ``sessions.jsonl``."""
+
+    event: Literal["start", "end"]
+    at: float
+    """Unix time of the event."""
+    arena_version: str = ""
+    concurrency: int = 0
+    """Games at once in this session (``start`` lines)."""
+
+
+def arena_version() -> str:
+    try:
+        return metadata.version("arena")
+    except metadata.PackageNotFoundError:
+        return "unknown (not installed)"
+
+
+def log_session(
+    run_dir: Path, event: Literal["start", "end"], concurrency: int, warn: Callable[[str], None]
+) -> None:
+    line = Session(event, time.time(), arena_version(), concurrency)
+    try:
+        with (run_dir / SESSIONS_FILE).open("ab") as fh:
+            fh.write(msgspec.json.encode(line) + b"\n")
+    except OSError as exc:
+        warn(f"cannot write {run_dir / SESSIONS_FILE}: {exc.strerror or exc}")
+
+
+def read_sessions(run_dir: Path) -> tuple[list[Session], list[str]]:
+    """The sessions of ``run_dir`` and a problem per unreadable line (skipped)."""
+    path = run_dir / SESSIONS_FILE
+    sessions: list[Session] = []
+    problems: list[str] = []
+    if not path.is_file():
+        return sessions, problems
+    for number, raw in enumerate(path.read_bytes().splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            sessions.append(msgspec.json.decode(raw, type=Session))
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            problems.append(f"{path}:{number}: not a session line; skipped")
+    return sessions, problems
