@@ -9,6 +9,8 @@ This is the walk-through of docs/adding-a-game.md, executed.
 from __future__ import annotations
 
 import ast
+import os
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +18,7 @@ from pathlib import Path
 import pytest
 import trio
 
+import referee.games as games
 from arena.config import load_config
 from referee.adjudication import Adjudication
 from referee.botspec import BotSpec
@@ -107,6 +110,26 @@ def test_an_incomplete_rules_class_is_refused_with_what_it_lacks() -> None:
         register_game(Nameless)
     with pytest.raises(GameError, match="is not a subclass"):
         check_rules_class(dict)
+
+
+def test_an_installed_plugin_reaches_the_command_line(tmp_path: Path) -> None:
+    env = {**os.environ, **plugin_env(tmp_path)}
+    arena = [sys.executable, "-c", "import sys; from arena.cli import main; sys.exit(main())"]
+    listed = subprocess.run([*arena, "games"], env=env, capture_output=True, text=True,
+                            timeout=60, check=True).stdout
+    assert "tictactoe" in listed and "Tic-tac-toe, 3x3" in listed
+    counted = subprocess.run([*arena, "perft", "tictactoe", "5"], env=env, capture_output=True,
+                             text=True, timeout=60, check=True).stdout
+    assert counted.splitlines()[-1] == "perft 5: 15120"
+
+
+def test_a_broken_plugin_entry_is_an_error_naming_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(games, "_plugins", {"ghost": "no_such_module:Ghost",
+                                            "liar": "arena_tictactoe:TicTacToe"})
+    with pytest.raises(GameError, match="game 'ghost': cannot load 'no_such_module:Ghost'"):
+        get_game("ghost")
+    with pytest.raises(GameError, match="says its NAME is 'tictactoe'"):
+        get_game("liar")
 
 
 # ----- the rules ------------------------------------------------------------------------------
