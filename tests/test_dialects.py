@@ -250,7 +250,7 @@ async def test_hub_position_level_and_info(autojump_clock: Any) -> None:
     await bot.handshake()
     t = turn("draughts", [], Go(p1time=5000, p2time=4000, p1inc=50, p2inc=50))
     reply = await bot.request_move(t, 6.0)
-    assert channel.sent[-3:] == [f"pos pos={HUB_START}", "level time=5.000 inc=0.050",
+    assert channel.sent[-3:] == [f"pos pos={HUB_START}", "level time=4.950 inc=0.050",
                                  "go think"]
     assert reply.move == "32-28"
     info = reply.info

@@ -83,7 +83,8 @@ def reversible_tail(board: Any) -> tuple[Any, list[str]]:
 
 
 def level_line(go: Go, side: int) -> str:
-    """The ``level`` line for ``go`` when ``side`` (0 white, 1 black) is to move."""
+    """The ``level`` line for ``go`` when ``side`` (0 white, 1 black) is to move: times in
+    seconds, the side's own clock only."""
     args: dict[str, object] = {}
     if go.depth is not None:
         args["depth"] = go.depth
@@ -96,7 +97,9 @@ def level_line(go: Go, side: int) -> str:
     if mine is not None and go.movetime is None:
         if go.movestogo is not None:
             args["moves"] = go.movestogo
-        args["time"] = mine / 1000
+        # Hub adds the increment before each move, the arena's clock after it: the engine
+        # that reads time=T inc=I plans with T + I now, so T is the clock minus one increment.
+        args["time"] = max(mine - (inc or 0), 0) / 1000
         if inc:
             args["inc"] = inc / 1000
     if go.infinite or not args:
