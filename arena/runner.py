@@ -45,6 +45,7 @@ CONFIG_COPY: Final = "config.toml"
 JOURNAL_FILE: Final = "games.jsonl"
 PGN_FILE: Final = "games.pgn"
 LOGS_DIR: Final = "logs"
+TRANSCRIPTS_DIR: Final = "transcripts"
 LOCK_FILE: Final = ".lock"
 
 
@@ -65,6 +66,11 @@ class OutputDir:
     @property
     def logs(self) -> Path:
         return self.root / LOGS_DIR
+
+    @property
+    def transcripts(self) -> Path:
+        """Protocol transcripts of ``debug`` bots, one file per game."""
+        return self.root / TRANSCRIPTS_DIR
 
     @property
     def config(self) -> Path:
@@ -285,6 +291,7 @@ class Tournament:
                     game_id=game.id,
                     round=game.round,
                     bots=self.pool,
+                    transcript_dir=self.out.transcripts,
                 )
         except trio.Cancelled:
             self.result.aborted += 1

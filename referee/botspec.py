@@ -47,6 +47,9 @@ class BotSpec(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
     sandbox: Literal["none", "bwrap"] = "none"
     variant: str | None = None
     """UCI dialect: the ``UCI_Variant`` value, when it differs from the game's name."""
+    debug: bool = False
+    """Write every line exchanged with the bot, both ways with millisecond times, to a
+    transcript per game (as cutechess ``-debug``); ``arena run --debug`` sets it on all."""
     restart: Restart = "auto"
     """When a tournament starts a fresh process for this bot (as cutechess's ``restart=``).
     ``auto``: the process plays game after game (``uginewgame`` + ``isready`` in between)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections import deque
 from collections.abc import Iterable
 from pathlib import Path
 from typing import IO, Protocol
@@ -52,16 +53,22 @@ class LineChannel(Protocol):
 
 
 class RecordingChannel:
-    """A channel that also appends every line to a transcript file, as cutechess ``-debug``.
+    """A channel that also writes every line to a transcript file, as cutechess ``-debug``.
 
-    Each line is written as ``<seconds since the file was opened, ms> <name> > line`` (sent) or
-    ``... < line`` (received); :meth:`record_to` switches files between games."""
+    Each line is ``<ms since the game started> <bot> > line`` (sent) or ``... < line``
+    (received). :meth:`record_to` switches files between games; lines exchanged while no file
+    is open (the handshake of a fresh process, the checks between games) are held, a bounded
+    number, and written at the top of the next file, so a game's transcript starts where its
+    process's conversation did."""
+
+    HELD_LINES = 256
 
     def __init__(self, inner: LineChannel, name: str) -> None:
         self.inner = inner
         self.name = name
         self._file: IO[str] | None = None
-        self._opened_at = 0.0
+        self._origin = time.monotonic()
+        self._held: deque[tuple[float, str, str]] = deque(maxlen=self.HELD_LINES)
 
     # The channel interface, delegated.
     @property
@@ -76,20 +83,31 @@ class RecordingChannel:
     def pid(self) -> int | None:
         return getattr(self.inner, "pid", None)
 
-    def record_to(self, path: Path | None) -> None:
-        """Write the following lines to ``path`` (appending), or stop recording (None)."""
+    def record_to(self, path: Path | None, origin: float | None = None) -> None:
+        """Write the following lines to ``path`` (appending; times counted from ``origin``, a
+        ``time.monotonic()`` value shared by both bots of a game), or stop (None)."""
         self._close_file()
-        if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = open(path, "a", encoding="utf-8", errors="replace")  # noqa: SIM115
-            self._opened_at = time.monotonic()
+        if path is None:
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._file = open(path, "a", encoding="utf-8", errors="replace")  # noqa: SIM115
+        self._origin = time.monotonic() if origin is None else origin
+        held, self._held = list(self._held), deque(maxlen=self.HELD_LINES)
+        for at, arrow, line in held:
+            self._write_line(at, arrow, line)
 
     def _write(self, arrow: str, line: str) -> None:
+        now = time.monotonic()
+        if self._file is None:
+            self._held.append((now, arrow, line[:1000]))
+        else:
+            self._write_line(now, arrow, line)
+
+    def _write_line(self, at: float, arrow: str, line: str) -> None:
         if self._file is None:
             return
-        ms = (time.monotonic() - self._opened_at) * 1000
         with contextlib.suppress(OSError, ValueError):
-            self._file.write(f"{ms:10.3f} {self.name} {arrow} {line}\n")
+            self._file.write(f"{(at - self._origin) * 1000:10.3f} {self.name} {arrow} {line}\n")
             self._file.flush()
 
     async def send(self, text: str) -> None:
@@ -116,6 +134,8 @@ class RecordingChannel:
         return await self.inner.wait_exit(timeout)
 
     async def aclose(self) -> None:
+        if not self.inner.closed and self.inner.exit_status() is None:
+            self._write(">", "quit (closing)")
         try:
             await self.inner.aclose()
         finally:

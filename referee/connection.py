@@ -144,16 +144,15 @@ class BotConnection:
         must be drained before the next game, or it would answer the next search."""
 
     @classmethod
-    async def start(cls, spec: BotSpec, stderr_path: Path | None = None,
-                    transcript_name: str | None = None) -> BotConnection:
-        """Start the bot's process and wrap it in the connection class of its dialect; with
-        ``transcript_name`` every line can be recorded (see :meth:`record_to`)."""
+    async def start(cls, spec: BotSpec, stderr_path: Path | None = None) -> BotConnection:
+        """Start the bot's process and wrap it in the connection class of its dialect; a
+        ``debug`` bot's lines are recorded (see :meth:`record_to`)."""
         from referee.dialects import connection_class
         from referee.process import BotProcess
 
         channel: LineChannel = await BotProcess.start(spec, stderr_path)
-        if transcript_name is not None:
-            channel = RecordingChannel(channel, transcript_name)
+        if spec.debug:
+            channel = RecordingChannel(channel, spec.name)
         return connection_class(spec.protocol)(channel, spec)
 
     @property
@@ -164,10 +163,11 @@ class BotConnection:
     def pid(self) -> int | None:
         return getattr(self.channel, "pid", None)
 
-    def record_to(self, path: Path | None) -> bool:
-        """Write the following lines to the transcript ``path``; False if not recording."""
+    def record_to(self, path: Path | None, origin: float | None = None) -> bool:
+        """Write the following lines to the transcript ``path`` (None: stop), times counted
+        from ``origin`` (``time.monotonic()``); False when this bot is not recorded."""
         if isinstance(self.channel, RecordingChannel):
-            self.channel.record_to(path)
+            self.channel.record_to(path, origin)
             return True
         return False
 

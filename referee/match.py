@@ -113,6 +113,11 @@ class FreshBots:
         await connection.aclose()
 
 
+def transcript_path(transcript_dir: Path, game_id: str) -> Path:
+    """Where a game's protocol transcript goes: ``<dir>/<game id>.log``."""
+    return transcript_dir / f"{_file_safe(game_id, 'game')}.log"
+
+
 def side_time_controls(p1: BotSpec, p2: BotSpec, tc: TimeControl | None
                        ) -> tuple[TimeControl, TimeControl]:
     """Each side's time control: its own ``BotSpec.tc`` override, else ``tc``, else none."""
@@ -179,11 +184,13 @@ async def play_game(
     round: int = 1,
     on_move: Callable[[MoveRecord], None] | None = None,
     bots: BotSource | None = None,
+    transcript_dir: Path | None = None,
 ) -> GameRecord:
     """Play one game between two bots and return its full record.
 
     The connections come from ``bots`` and go back to it with the record (default: fresh
     processes, started for this game and ended after it, their stderr in ``log_dir``).
+    The lines of ``debug`` bots go to ``transcript_dir/<game id>.log``.
     Raises :class:`GameError` (before starting anything) for a bad game name, position, option
     or opening. Bot failures never raise: they end the game with the right termination. When
     cancelled, both connections go back without a record and the cancellation propagates."""
@@ -218,6 +225,8 @@ async def play_game(
             game, (c1, c2), tcs=tcs, start_position=start_position, opening=opening,
             adjudication=adjudication, game_options=game_options, game_id=game_id,
             round=round, on_move=on_move,
+            transcript=None if transcript_dir is None else transcript_path(transcript_dir,
+                                                                            game_id),
         )
         return record
     finally:
@@ -296,13 +305,16 @@ async def play_on(
     round: int = 1,
     on_move: Callable[[MoveRecord], None] | None = None,
     overheads: list[tuple[float, float]] | None = None,
+    transcript: Path | None = None,
 ) -> GameRecord:
     """Play one game on two connections that have completed their handshake.
 
     Starts with ``uginewgame`` on both, so the same processes can play game after game. The
     connections stay open (the caller closes them). ``overheads`` collects, per bot move, the
     seconds from reading one bot's ``bestmove`` to the start and to the end of the write of
-    the other's ``position``/``legal``/``go`` (for the benchmark)."""
+    the other's ``position``/``legal``/``go`` (for the benchmark). The lines of ``debug``
+    bots are written to ``transcript`` (one file for both, with a shared clock); the record's
+    ``transcript`` tag names the file."""
     game_options = game_options_for(game, game_options, adjudication)
     board, start_text = prepare_game(game, start_position, opening, game_options)
     specs = (connections[0].spec, connections[1].spec)
@@ -312,6 +324,11 @@ async def play_on(
     fen = None if start_position in (None, "", "startpos") else start_text
     played: list[str] = []
     clocks = (Clock(tcs[0]), Clock(tcs[1]))
+    recorded = False
+    if transcript is not None:
+        origin = time.monotonic()
+        for connection in connections:
+            recorded = connection.record_to(transcript, origin) or recorded
     try:
         await _new_game(game, connections, game_options)
         for text in opening:
@@ -334,9 +351,16 @@ async def play_on(
                      game_id, round, started_at)
     notice = GameOver(result=record.result, termination=str(record.termination),
                       score=record.score, text=record.reason)
-    with trio.move_on_after(1.0):
-        for connection in connections:
-            await connection.game_over(notice)
+    try:
+        with trio.move_on_after(1.0):
+            for connection in connections:
+                await connection.game_over(notice)
+    finally:
+        if recorded:
+            for connection in connections:
+                connection.record_to(None)
+    if recorded and transcript is not None:
+        record.tags = {**record.tags, "transcript": transcript.name}
     return record
 
 

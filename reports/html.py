@@ -143,7 +143,8 @@ def _index_js(journal: Journal, viewers: dict[str, str]) -> str:
     game_index = {n: i for i, n in enumerate(names)}
     rows = [
         [g.key, g.id, game_index[g.game], bots[g.p1], bots[g.p2], g.result, g.termination,
-         g.plies, g.reason, viewers.get(g.key, 0)]
+         g.plies, g.reason, viewers.get(g.key, 0),
+         f"transcripts/{g.transcript}" if g.transcript else 0]
         for g in journal.games
     ]
     data = {"bots": journal.bots, "games": names, "rows": rows}
@@ -360,7 +361,9 @@ and second (p2), draws, and game length in plies.</p>
     viewer = """
 <div id="viewer" role="dialog" aria-modal="true"><div class="panel">
 <div class="top"><h2 id="v-title"></h2><button type="button" id="v-close">close (Esc)</button></div>
-<div id="v-players" class="hint"></div><div id="v-error" class="err"></div>
+<div id="v-players" class="hint"></div>
+<div class="hint"><a id="v-transcript" hidden>protocol transcript</a></div>
+<div id="v-error" class="err"></div>
 <div class="body"><div class="boardcol"><div id="board"></div>
 <div class="caption" id="v-caption"></div>
 <div class="controls"><button type="button" id="v-first" title="Home">|&lt;</button>

@@ -61,6 +61,8 @@ class GameSummary:
     opening: str
     pair: str | None
     """The colour pair the game belongs to (runner tag ``pair``), for pentanomial statistics."""
+    transcript: str | None
+    """The game's protocol transcript (``transcripts/<file>``, runner tag ``transcript``)."""
     fingerprint: str
     """Checksum of the journal line: a viewer file is re-rendered only when it changes."""
     offset: int
@@ -103,7 +105,7 @@ class Journal:
     if the file still holds the same bytes there (the runner only ever appends)."""
 
 
-CACHE_VERSION = 2
+CACHE_VERSION = 3
 _CHECK_BYTES = 4096
 
 
@@ -269,6 +271,7 @@ def _summarise(journal: Journal) -> None:
                 ended_at=rec.ended_at,
                 opening=" ".join(rec.opening),
                 pair=next((rec.tags[t] for t in PAIR_TAGS if rec.tags.get(t)), None),
+                transcript=rec.tags.get("transcript") or None,
                 fingerprint=f"{zlib.crc32(line):08x}",
                 offset=offset,
                 length=len(line),

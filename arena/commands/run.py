@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
+import msgspec
 import trio
 
 from arena.config import LoadedConfig, load_config
@@ -54,6 +56,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="play the games on a Dask cluster: local:N (N worker processes here) or "
         "tcp://HOST:8786 (a running scheduler); everything else stays on this machine",
     )
+    parser.add_argument("--debug", action="store_true",
+                        help="write every bot's protocol lines to transcripts/<game>.log "
+                        "(as 'debug = true' on each bot)")
     parser.set_defaults(func=run)
 
 
@@ -63,6 +68,9 @@ def warn(text: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     loaded = load_config(args.config)
+    if args.debug:
+        loaded = dataclasses.replace(loaded, bots=tuple(
+            msgspec.structs.replace(bot, debug=True) for bot in loaded.bots))
     schedule = build_schedule(loaded)
     root = args.output or loaded.default_output() or Path("runs") / loaded.path.stem
     out = OutputDir(root)

@@ -38,10 +38,12 @@ function svg(tag, attrs, text) {
 var FAULTS = ["time-forfeit", "illegal-move", "crash", "stall", "protocol-error"];
 
 function gameRow(g) {
-  /* index rows: [key, id, game, p1, p2, result, termination, plies, reason, file] */
+  /* index rows: [key, id, game, p1, p2, result, termination, plies, reason, file,
+     transcript] */
   var ix = ARENA.index;
   return { key: g[0], id: g[1], game: ix.games[g[2]], p1: ix.bots[g[3]], p2: ix.bots[g[4]],
-           result: g[5], termination: g[6], plies: g[7], reason: g[8], file: g[9] };
+           result: g[5], termination: g[6], plies: g[7], reason: g[8], file: g[9],
+           transcript: g[10] || "" };
 }
 
 function fillSelect(select, values, first) {
@@ -203,6 +205,9 @@ function openGame(key, ply) {
   document.getElementById("v-players").textContent =
     g.game + ": " + g.p1 + " (p1) vs " + g.p2 + " (p2), " + g.result + ", " + g.termination +
     (g.reason ? " - " + g.reason : "");
+  var link = document.getElementById("v-transcript");
+  link.hidden = !g.transcript;
+  if (g.transcript) link.setAttribute("href", g.transcript); else link.removeAttribute("href");
   document.getElementById("v-state").textContent = "loading...";
   loadGame(key, function (doc) {
     document.getElementById("v-state").textContent = "";
