@@ -24,9 +24,12 @@ from typing import Final
 
 import msgspec
 
+from arena.errors import UserError
 from referee.botspec import BotSpec
 
 CHUNK: Final = 1 << 20
+SHIP_MAX_BYTES: Final = 256 << 20
+"""The largest archive ``ship = true`` sends (the scheduler holds it in memory)."""
 CODE_PACKAGES: Final = ("arena", "referee", "protocol")
 """The packages whose source must be the same on every worker (the referee's rules and clocks)."""
 
@@ -84,6 +87,11 @@ def describe(spec: BotSpec, *, ship: bool = False) -> tuple[BotFiles, bytes | No
     if ship:
         folder = Path(spec.cwd or os.getcwd())
         data = folder_archive(folder)
+        if len(data) > SHIP_MAX_BYTES:
+            raise UserError(
+                f"bot {spec.name!r}: its folder {folder} packs to {len(data) >> 20} MiB, more "
+                f"than ship = true sends ({SHIP_MAX_BYTES >> 20} MiB): install the bot on the "
+                "workers instead, or move what it does not need out of its folder")
         return BotFiles(spec.name, arena_python=arena_python, shipped=str(folder),
                         archive_sha256=hashlib.sha256(data).hexdigest()), data
     files = tuple(FileHash(path, file_sha256(path), program)

@@ -406,6 +406,13 @@ def _prepare_bot(bot: BotSpec, i: int, base: Path, fail: _Fail) -> BotSpec:
         raise fail(
             ["bots", i, "cmd"], f"bot {bot.name!r} has an empty cmd", 'e.g. cmd = ["./mybot"]'
         )
+    if bot.ship and not bot.cwd:
+        raise fail(
+            ["bots", i, "ship"],
+            f"bot {bot.name!r}: ship = true sends the bot's folder to the cluster's workers, "
+            "and this bot has no cwd (it would send the config's whole directory)",
+            'set cwd = "path/to/the/bot/folder" (relative to the config file)',
+        )
     cwd = (base / bot.cwd).resolve() if bot.cwd else base
     if not cwd.is_dir():
         raise fail(

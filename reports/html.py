@@ -32,6 +32,7 @@ from reports.context import context_rows, game_statistics, read_context, sprt_ll
 from reports.files import write_text, write_with
 from reports.journal import FAULTS, Journal, read_journal
 from reports.viewer_files import DEFAULT_VIEWER_LIMIT, render_viewers
+from reports.workers import worker_table
 
 REPORT_NAME = "report.html"
 ASSET_DIR = "report"
@@ -124,12 +125,15 @@ def build(run_dir: Path, viewer_limit: int | None = DEFAULT_VIEWER_LIMIT) -> Bui
 
     write_with(run_dir / "games.csv", lambda tmp: games.to_csv(tmp, index=False))
     write_with(run_dir / "standings.csv", lambda tmp: standings.to_csv(tmp, index=False))
+    by_worker = worker_table(journal.path)
+    if by_worker is not None:
+        write_with(run_dir / "workers.csv", lambda tmp: by_worker.to_csv(tmp))
 
     page = _page(
         run_dir, journal, games, standings, points, count, pairs, faults, colours, advantage,
         move_table, built_charts, notes,
         context_html=_context_section(context_rows(context, games)), stats=stats,
-        sprt_text=sprt_text,
+        sprt_text=sprt_text, by_worker=by_worker,
     )
     target = run_dir / REPORT_NAME
     write_text(target, page)
@@ -253,6 +257,17 @@ def _fault_section(faults: pd.DataFrame, games: pd.DataFrame) -> str:
     )
 
 
+def _worker_section(by_worker: pd.DataFrame | None) -> str:
+    """Results per cluster worker (``arena run --cluster``); nothing for a local run."""
+    if by_worker is None:
+        return ""
+    return (
+        '<section id="workers"><h2>By worker</h2><p class="hint">Games, mean time per bot '
+        "move and each bot's score on every cluster worker: a slower machine shows as longer "
+        "moves.</p>" + _table(by_worker, "workers-table", index=True) + "</section>"
+    )
+
+
 def _page(
     run_dir: Path,
     journal: Journal,
@@ -271,6 +286,7 @@ def _page(
     context_html: str = "",
     stats: pd.DataFrame | None = None,
     sprt_text: str = "",
+    by_worker: pd.DataFrame | None = None,
 ) -> str:
     n = len(games)
     done = len(tables.finished(games))
@@ -337,6 +353,7 @@ and second (p2), draws, and game length in plies.</p>
 {_img(built_charts["move_time"], "time per move per bot")}
 {search_img}
 </div></section>
+{_worker_section(by_worker)}
 <section id="games"><h2>Games</h2>
 <div class="filters">
 <label>bot <select id="f-bot"></select></label>

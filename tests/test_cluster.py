@@ -22,6 +22,7 @@ import pytest
 from test_runner import RANDOM_BOT, bot, check_complete, journal, run_argv, write_config
 
 from referee.record import GameRecord, Termination
+from reports.workers import worker_table
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parent.parent
@@ -64,9 +65,11 @@ def env_with(tag: str) -> dict[str, str]:
     return {**os.environ, TAG_VAR: tag}
 
 
-def run(config: Path, out: Path, tag: str, *extra: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(run_argv(config, out, "--plain", *extra), capture_output=True,
-                          text=True, timeout=RUN_TIMEOUT, cwd=ROOT, env=env_with(tag))
+def run(config: Path, out: Path, tag: str, *extra: str, report: bool = False
+        ) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(run_argv(config, out, "--plain", *extra, report=report),
+                          capture_output=True, text=True, timeout=RUN_TIMEOUT, cwd=ROOT,
+                          env=env_with(tag))
 
 
 HEAD = """
@@ -96,7 +99,7 @@ def test_local_cluster_gives_the_local_journal(tmp_path: Path, tag: str) -> None
     local, cluster = tmp_path / "local", tmp_path / "cluster"
     done = run(config, local, tag)
     assert done.returncode == 0, done.stderr
-    done = run(config, cluster, tag, "--cluster", "local:2")
+    done = run(config, cluster, tag, "--cluster", "local:2", report=True)
     assert done.returncode == 0, done.stderr
     assert "arena: cluster tcp://" in done.stdout and "2 workers, 2 threads" in done.stdout
     assert "concurrency 2" in done.stdout
@@ -114,6 +117,13 @@ def test_local_cluster_gives_the_local_journal(tmp_path: Path, tag: str) -> None
     cluster_keys = {frozenset(json.loads(line)) - {"worker"}
                     for line in (cluster / "games.jsonl").read_text().splitlines()}
     assert local_keys == cluster_keys
+    # The report splits the results by worker (and a local run has no such table).
+    assert worker_table(local / "games.jsonl") is None
+    table = worker_table(cluster / "games.jsonl")
+    assert table is not None and sorted(table.index) == sorted({str(r.worker) for r in there})
+    assert table["games"].sum() == len(there) and "by worker:" in done.stdout
+    assert 'id="workers"' in (cluster / "report.html").read_text()
+    assert (cluster / "workers.csv").is_file()
 
 
 def test_killing_a_worker_mid_game_loses_and_doubles_nothing(tmp_path: Path, tag: str) -> None:
@@ -237,3 +247,53 @@ def test_a_worker_whose_bot_file_differs_is_refused_by_name(tmp_path: Path, tag:
     finally:
         _stop(procs[::-1])
 
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("unshare") is None,
+                    reason="a worker without the bot's folder needs a mount namespace (root)")
+def test_a_shipped_bot_runs_from_the_workers_cache(tmp_path: Path, tag: str) -> None:
+    """On the worker the bot's folder is empty (as on a machine without the bot): refused as
+    it is, played once ``ship = true`` sends the folder, which the worker unpacks in its cache."""
+    folder = tmp_path / "shipbot"
+    (folder / "lib").mkdir(parents=True)
+    (folder / "bot.py").write_text(RANDOM_BOT.read_text())
+    (folder / "lib" / "data.txt").write_text("the bot's own files come along\n")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    cache = tmp_path / "cache"
+    shipped = '[[bots]]\nname = "shipped"\ncmd = ["{python}", "bot.py", "--seed", "3"]\n'
+    shipped += 'cwd = "shipbot"\n'
+    plain = bot("rnd1", RANDOM_BOT, "--seed", "1")
+    scheduler, address = _scheduler(tmp_path, tag)
+    procs = [scheduler]
+    try:
+        bind = ["unshare", "-m", "sh", "-c", 'mount --bind "$1" "$2" && shift 2 && exec "$@"',
+                "sh", str(empty), str(folder), "env", f"ARENA_CACHE={cache}"]
+        procs.append(_worker(address, "elsewhere", tag, prefix=bind))
+        names = _wait_for_workers(address, 1)
+        config = write_config(tmp_path, HEAD, [shipped, plain])
+        done = run(config, tmp_path / "out1", tag, "--cluster", address)
+        assert done.returncode != 0 and "no worker of the cluster can play bot 'shipped'" in \
+            done.stderr, done.stderr
+        assert f"{folder / 'bot.py'} not found" in done.stderr
+        config = write_config(tmp_path, HEAD, [shipped + "ship = true\n", plain])
+        done = run(config, tmp_path / "out2", tag, "--cluster", address)
+        assert done.returncode == 0, done.stderr
+        records = check_complete(tmp_path / "out2")
+        assert {r.worker for r in records} == {names["elsewhere"]}
+        assert all(r.moves[2:] and r.termination.value in ("normal", "adjudication")
+                   for r in records)
+        unpacked = list((cache / "bots").iterdir())
+        assert len(unpacked) == 1 and (unpacked[0] / "lib" / "data.txt").is_file()
+        assert (unpacked[0] / "bot.py").read_text() == RANDOM_BOT.read_text()
+    finally:
+        _stop(procs[::-1])
+
+
+def test_ship_needs_the_bots_own_folder(tmp_path: Path) -> None:
+    from arena.config import ConfigError, load_config
+
+    config = write_config(tmp_path, HEAD, [bot("a", RANDOM_BOT) + "ship = true\n",
+                                           bot("b", RANDOM_BOT)])
+    with pytest.raises(ConfigError, match=r"t\.toml:\d+: bots\[0\]\.ship: .*no cwd"):
+        load_config(config)

@@ -137,6 +137,8 @@ def run(args: argparse.Namespace) -> int:
         log_session(out.root, "end", concurrency, warn)
     progress.summary()
     print_ratings(out.journal)
+    if args.cluster:
+        print_workers(out.journal)
     if sprt is not None:
         print(f"arena: {sprt.message()}")
     report.build(final=True)
@@ -153,6 +155,16 @@ def cluster_concurrency(cap: int | None, loaded: LoadedConfig, threads: int) -> 
     if cap is None and "concurrency" in msgspec.toml.decode(loaded.text.encode()):
         cap = loaded.config.concurrency
     return max(1, min(threads, cap) if cap else threads)
+
+
+def print_workers(journal: Path) -> None:
+    """Games, mean move time and scores per cluster worker (fair time controls need equal
+    machines)."""
+    from reports.workers import worker_table
+
+    table = worker_table(journal)
+    if table is not None:
+        print(f"by worker:\n{table.to_string()}", flush=True)
 
 
 def print_ratings(journal: Path) -> None:
