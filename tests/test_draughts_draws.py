@@ -153,3 +153,24 @@ def test_a_capture_restarts_the_5_move_count_inside_the_same_group() -> None:
     g.play("17x26")
     g.play("1-18")
     assert g.position() == "W:WK26:BK18" and g.adjudication() is None
+
+
+def test_repetition_window_survives_pop_and_copy_across_a_man_move() -> None:
+    shuffle = ["46-41", "5-10", "41-46", "10-5"]
+    g = Draughts.new("W:WK46,31,32:BK5,19,20", [*shuffle, "31-27", "19-23", *shuffle])
+    assert g.repetitions() == 2 and g.adjudication() is None  # the man moves began a window
+    twin = g.copy()
+    for _ in range(6):  # back before the man moves: the first window's counts come back
+        twin.pop()
+    assert twin.repetitions() == 2
+    twin.play("46-41")
+    twin.play("5-10")
+    assert twin.repetitions() == 2
+    for move in ["41-46", "10-5"]:
+        twin.play(move)
+    assert twin.adjudication() is not None and twin.adjudication().reason == "repetition"  # type: ignore[union-attr]
+    g.play("46-41")  # the original is untouched by what its copy did
+    assert g.repetitions() == 2 and g.adjudication() is None
+    for move in ["5-10", "41-46", "10-5"]:
+        g.play(move)
+    assert g.repetitions() == 3 and g.adjudication() is not None

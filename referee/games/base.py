@@ -143,6 +143,10 @@ class Game(ABC, Generic[M]):
     construction, oldest first; empty when ``REPETITION_COUNT`` is None."""
     _windows: list[int]
     """Indices into ``_keys`` where repetition windows start, the last one current."""
+    _seen: dict[Hashable, int]
+    """How often each key occurs in the current window (so a count costs one look-up)."""
+    _saved: list[dict[Hashable, int]]
+    """The ``_seen`` of each earlier window, restored when ``pop`` goes back past its end."""
 
     # ----- construction -------------------------------------------------------------------
     @classmethod
@@ -193,31 +197,61 @@ class Game(ABC, Generic[M]):
         self._side = side
         self._history = []
         self._windows = [0]
+        self._saved = []
         if self.REPETITION_COUNT is None:
             self._keys = []
+            self._seen = {}
         else:
-            self._keys = [self.repetition_key() if key is None else key]
+            first = self.repetition_key() if key is None else key
+            self._keys = [first]
+            self._seen = {first: 1}
 
     def _record(self, move: M, key: Hashable = None) -> None:
         """Note a move just pushed and the position it reached (same ``key`` rule as above)."""
         self._history.append(move)
         if self.REPETITION_COUNT is not None:
-            self._keys.append(self.repetition_key() if key is None else key)
+            if key is None:
+                key = self.repetition_key()
+            self._keys.append(key)
+            seen = self._seen
+            seen[key] = seen.get(key, 0) + 1
 
-    def _restart_repetitions(self) -> None:
+    def _forget(self, key: Hashable) -> None:
+        seen = self._seen
+        count = seen[key] - 1
+        if count:
+            seen[key] = count
+        else:
+            del seen[key]
+
+    def _restart_repetitions(self, key: Hashable = None) -> None:
         """The position just recorded opens a new repetition window: play can never come back
-        to the earlier ones (a man move or capture in draughts, a new partie in Donkan)."""
-        self._windows.append(len(self._keys) - 1)
+        to the earlier ones (a man move or capture in draughts, a new partie in Donkan).
+        ``key``, when given, first replaces the key recorded for it (Donkan: the move's board
+        was reset to the start of the next partie)."""
+        keys = self._keys
+        if not keys:
+            return
+        self._forget(keys[-1])
+        if key is not None:
+            keys[-1] = key
+        self._saved.append(self._seen)
+        self._seen = {keys[-1]: 1}
+        self._windows.append(len(keys) - 1)
 
     def _unrecord(self) -> M:
         """Forget the last recorded move (and its position); return the move."""
+        move = self._history.pop()
         keys = self._keys
         if keys:
             last = len(keys) - 1
-            if last and self._windows[-1] == last:
+            key = keys.pop()
+            if self._windows[-1] == last:
                 self._windows.pop()
-            keys.pop()
-        return self._history.pop()
+                self._seen = self._saved.pop()
+            else:
+                self._forget(key)
+        return move
 
     def _copy_history(self, other: Game[M]) -> None:
         """Give ``other`` (a fresh copy of this position) the same side, history and keys."""
@@ -225,14 +259,14 @@ class Game(ABC, Generic[M]):
         other._history = list(self._history)
         other._keys = list(self._keys)
         other._windows = list(self._windows)
+        other._seen = dict(self._seen)
+        other._saved = [dict(seen) for seen in self._saved]  # pop mutates a restored one
 
     def repetitions(self) -> int:
         """How often the current position has occurred in its repetition window, this time
         included (0 for a game without a repetition rule)."""
         keys = self._keys
-        if not keys:
-            return 0
-        return keys[self._windows[-1]:].count(keys[-1])
+        return self._seen[keys[-1]] if keys else 0
 
     def repetition_draw(self) -> Outcome | None:
         """The default repetition draw: the same position (same side to move) for the

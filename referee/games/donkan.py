@@ -509,8 +509,7 @@ class Donkan(Game[int]):
         self._starter = next_starter
         self._side = next_starter
         self._partie_plies = 0
-        self._keys[-1] = self.repetition_key()
-        self._restart_repetitions()
+        self._restart_repetitions(self.repetition_key())
 
     def pop(self) -> int:
         move = self._unrecord()
