@@ -4,7 +4,8 @@ On a terminal this is a rich live panel redrawn about once a second; when stdout
 (CI, a pipe, a log file) it is one plain line per finished game, so logs stay greppable. Both
 end with the same final standings table: W/D/L counts ranked by a quick rating fit (no error
 bars; :mod:`arena.ratings` gives those), never by raw points, which favour whoever played
-more games (a gauntlet's first bot plays everyone).
+more games (a gauntlet's first bot plays everyone). rich is imported only when something is
+drawn with it (the live panel, the final table), not before the first game.
 """
 
 from __future__ import annotations
@@ -14,14 +15,14 @@ import time
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TextIO
-
-from rich.console import Console, Group
-from rich.live import Live
-from rich.table import Table
-from rich.text import Text
+from typing import TYPE_CHECKING, TextIO
 
 from referee.record import GameRecord, Termination
+
+if TYPE_CHECKING:
+    from rich.console import Console, Group
+    from rich.live import Live
+    from rich.table import Table
 
 FAULT_TERMINATIONS = frozenset(
     {
@@ -111,6 +112,8 @@ class Standings:
         return sorted(self.bots.items(), key=key)
 
     def table(self, title: str = "Standings") -> Table:
+        from rich.table import Table
+
         table = Table(title=title, title_justify="left")
         for column, justify in (
             ("#", "right"),
@@ -174,13 +177,24 @@ class Progress:
         self.running: dict[str, str] = {}
         self.started = time.monotonic()
         self.note = ""
-        self.console = Console(file=self.out, highlight=False)
+        self._console: Console | None = None
         self.is_live = self.console.is_terminal if live is None else live
         self._live: Live | None = None
+
+    @property
+    def console(self) -> Console:
+        """The rich console on ``out``, made on first use."""
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(file=self.out, highlight=False)
+        return self._console
 
     # ----- events -------------------------------------------------------------------------
     def __enter__(self) -> Progress:
         if self.is_live:
+            from rich.live import Live
+
             self._live = Live(
                 self._render(), console=self.console, auto_refresh=False, transient=True
             )
@@ -253,6 +267,9 @@ class Progress:
         print(text, file=self.out, flush=True)
 
     def _render(self) -> Group:
+        from rich.console import Group
+        from rich.text import Text
+
         elapsed = _duration(time.monotonic() - self.started)
         head = Text(
             f"{self.title}: {self.done}/{self.total} games, {self.rate_text()}, "

@@ -43,17 +43,9 @@ def format_go(go: Go) -> str:
 
 
 def can_win_at_once(board: Any) -> bool:
-    """Does the side to move have a move that ends the game in its favour right away?"""
-    mover = board.side_to_move
-    for move in board.moves():
-        board.push(move)
-        try:
-            outcome = board.outcome()
-        finally:
-            board.pop()
-        if outcome is not None and outcome.winner == mover:
-            return True
-    return False
+    """Does the side to move have a move that ends the game in its favour right away? (The
+    game answers: :meth:`referee.games.base.Game.wins_at_once`, fast where it matters.)"""
+    return bool(board.wins_at_once())
 
 
 class UciConnection(BotConnection):

@@ -340,6 +340,22 @@ class Game(ABC, Generic[M]):
     def is_over(self) -> bool:
         return self.outcome() is not None
 
+    def wins_at_once(self) -> bool:
+        """Does the side to move have a move that ends the game in its favour right away?
+
+        The UCI dialect asks this of every position (where a stricter engine may have dropped
+        a move), so games override it with a faster exact test; this default tries every move."""
+        mover = self.side_to_move
+        for move in self.moves():
+            self.push(move)
+            try:
+                outcome = self.outcome()
+            finally:
+                self.pop()
+            if outcome is not None and outcome.winner == mover:
+                return True
+        return False
+
     # ----- rounds (optional) --------------------------------------------------------------
     def round_state(self) -> RoundState | None:
         """For a game whose one game is a round of several parties (Donkan): the parties

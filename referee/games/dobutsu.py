@@ -492,6 +492,35 @@ class Dobutsu(Game[int]):
             )
         return None
 
+    def wins_at_once(self) -> bool:
+        """Exact, mostly without playing the moves: the enemy lion can be captured, or our lion
+        can step onto the far rank where no enemy piece attacks it. No piece slides, so a move
+        never opens or blocks an attack; the rare rest (our lion already on the far rank under
+        attack, the enemy lion walled in by its own pieces) tries the moves."""
+        if self._outcome is not None:
+            return False
+        board = self._board
+        mover = self._side
+        enemy = 1 - mover
+        sign = 1 if mover == WHITE else -1
+        enemy_lion = board.index(-LION * sign)
+        if self._attacked_by(enemy_lion, mover):
+            return True
+        own_lion = board.index(LION * sign)
+        if own_lion in FAR_RANK[mover]:  # capturing its attacker would win: try them all
+            return super().wins_at_once()
+        for to in TARGETS[mover][LION][own_lion]:
+            # The enemy lion is not on its far rank unattacked (that game would be over), and
+            # not attacked (see above), so this is a plain win, never a both-try draw.
+            if to in FAR_RANK[mover] and board[to] * sign <= 0 \
+                    and not self._attacked_by(to, enemy):
+                return True
+        # Left without a move? Never while the enemy lion can step to a square its own side
+        # does not hold: no move of ours adds an enemy piece, and ours on it are captures.
+        if any(board[to] * sign >= 0 for to in TARGETS[enemy][LION][enemy_lion]):
+            return False
+        return super().wins_at_once()
+
     def outcome(self) -> Outcome | None:
         if self._outcome is not None:
             return self._outcome

@@ -1,0 +1,386 @@
+"""The arena next to cutechess-cli: the same Fairy-Stockfish dobutsu matches run by both.
+
+Both runners play Fairy-Stockfish against itself from the same start positions (the balanced
+openings of ``examples/openings/dobutsu-balanced.txt``, each with both colours), at the same
+settings, in interleaved runs (arena, cutechess, arena, cutechess...) so that the machine's
+load hits both alike; each figure is the median over the runs with the spread (min-max), and
+the ratio arena/cutechess. What is measured, per run:
+
+* games/min (wall clock from the runner's start to its exit);
+* the runner's own CPU per ply (its utime + stime, read from /proc while it is a zombie, so
+  the engines' CPU is not counted), and its RSS at the end (last sample before it exits);
+* time forfeits (from the journal, or the PGN's ``Termination`` tags).
+
+Then, for the arena alone (cutechess has no counterpart worth timing): ``arena --help`` and
+the time from ``arena run``'s start to the first ``go`` a bot receives (cutechess's figure,
+with the same probe engine, is printed next to it).
+
+Fairy-Stockfish comes from the Debian package ``fairy-stockfish`` (``/usr/games``); without it
+this benchmark prints a message and returns. cutechess-cli is found through the
+``CUTECHESS_CLI`` environment variable, else on PATH; without it only the arena's figures
+are printed. Building it: bench/README.md. ``BENCH_QUICK=1`` runs small sizes (a smoke test).
+
+A rules difference to know: Fairy-Stockfish's dobutsu forbids leaving one's lion attacked,
+ours (and cutechess's) allow it, so in some positions FSF answers ``bestmove (none)``; the
+arena scores that as an illegal move, cutechess by its own rules. The games end either way,
+so the throughput comparison holds; the results are not meant to agree.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import select
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OPENINGS = ROOT / "examples" / "openings" / "dobutsu-balanced.txt"
+QUICK = os.environ.get("BENCH_QUICK") == "1"
+REPEATS = 2 if QUICK else 3
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+MAX_PLIES = 400
+
+
+@dataclass
+class Run:
+    """One runner process, measured."""
+
+    wall: float
+    cpu: float
+    """The runner's own user + system seconds (not its children's)."""
+    rss_mb: float
+    """Resident set size at the last sample before it exited."""
+    games: int = 0
+    plies: int = 0
+    forfeits: int = 0
+    status: int = 0
+
+    @property
+    def games_per_min(self) -> float:
+        return 60.0 * self.games / self.wall if self.wall > 0 else 0.0
+
+    @property
+    def cpu_per_ply_us(self) -> float:
+        return 1e6 * self.cpu / self.plies if self.plies else float("nan")
+
+
+def measure(argv: Sequence[str], *, cwd: Path, log: Path) -> Run:
+    """Run ``argv`` to its end; its wall time, own CPU (from its zombie's /proc stat) and RSS."""
+    with open(log, "wb") as out:
+        started = time.perf_counter()
+        proc = subprocess.Popen(list(argv), cwd=cwd, stdout=out, stderr=subprocess.STDOUT)
+        pidfd = os.pidfd_open(proc.pid)
+        rss_kb = 0
+        try:
+            while True:
+                status = os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT | os.WNOHANG)
+                if status is not None:
+                    break
+                rss_kb = _rss_kb(proc.pid) or rss_kb
+                select.select([pidfd], [], [], 0.25)
+            wall = time.perf_counter() - started
+            fields = Path(f"/proc/{proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+            cpu = (int(fields[11]) + int(fields[12])) / CLOCK_TICKS  # utime, stime
+        finally:
+            os.close(pidfd)
+            code = proc.wait()
+    return Run(wall=wall, cpu=cpu, rss_mb=rss_kb / 1024, status=code)
+
+
+def _rss_kb(pid: int) -> int:
+    with contextlib.suppress(OSError):
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+# ----------------------------------------------------------------------------- openings
+def start_positions() -> list[str]:
+    """Our position text after each balanced opening."""
+    from referee.games import get_game
+
+    rules = get_game("dobutsu")
+    positions = []
+    for line in OPENINGS.read_text().splitlines():
+        line = line.split("#", 1)[0].strip()
+        if not line.startswith("moves "):
+            continue
+        board = rules.start()
+        for move in line.split()[1:]:
+            board.play(move)
+        positions.append(board.position())
+    return positions
+
+
+def cutechess_fen(position: str) -> str:
+    """Our dobutsu text (``board[hand] side - - half full``) in cutechess's shogi-style FEN
+    (``board[hand] side - full``, an empty hand written ``-``)."""
+    board, side, _castling, _ep, _half, full = position.split()
+    return f"{board.replace('[]', '[-]')} {side} - {full}"
+
+
+def write_openings(directory: Path) -> tuple[Path, Path]:
+    positions = start_positions()
+    ours = directory / "openings.txt"
+    ours.write_text("".join(f"fen {p}\n" for p in positions))
+    theirs = directory / "openings.pgn"
+    theirs.write_text("".join(
+        f'[Event "opening {i + 1}"]\n[Variant "dobutsu"]\n[SetUp "1"]\n'
+        f'[FEN "{cutechess_fen(p)}"]\n\n*\n\n' for i, p in enumerate(positions)))
+    return ours, theirs
+
+
+# ----------------------------------------------------------------------------- runners
+@dataclass(frozen=True)
+class Match:
+    """One benchmark setting, for both runners."""
+
+    name: str
+    games: int
+    concurrency: int
+    tc: str
+    """Arena time-control text."""
+    cutechess_tc: list[str]
+    """The same, as cutechess ``-each`` arguments."""
+
+
+def arena_run(match: Match, work: Path, engine: str, openings: Path, tag: str) -> Run:
+    config = work / f"{tag}.toml"
+    out = work / f"{tag}-out"
+    shutil.rmtree(out, ignore_errors=True)
+    bots = "".join(f'[[bots]]\nname = "fsf{i}"\ncmd = ["{engine}"]\nprotocol = "uci"\n'
+                   for i in (1, 2))
+    config.write_text(
+        f'game = "dobutsu"\ngames_per_pairing = {match.games}\ntc = "{match.tc}"\n'
+        f"concurrency = {match.concurrency}\n[openings]\nfile = \"{openings}\"\n"
+        f"[adjudication]\nmax_plies = {MAX_PLIES}\n{bots}")
+    argv = [sys.executable, "-m", "arena.cli", "run", str(config), "-o", str(out), "--plain",
+            "--no-report"]
+    run = measure(argv, cwd=ROOT, log=work / f"{tag}.log")
+    lines = (out / "games.jsonl").read_bytes().splitlines() if (out / "games.jsonl").exists() \
+        else []
+    for line in lines:
+        plies = re.search(rb'"plies":(\d+)', line)
+        run.games += 1
+        run.plies += int(plies.group(1)) if plies else 0
+        run.forfeits += b'"termination":"time-forfeit"' in line
+    return run
+
+
+def cutechess_run(match: Match, work: Path, cutechess: str, engine: str, openings: Path,
+                  tag: str) -> Run:
+    pgn = work / f"{tag}.pgn"
+    pgn.unlink(missing_ok=True)
+    argv = [cutechess, "-variant", "dobutsu",
+            "-engine", f"cmd={engine}", "name=fsf1", "proto=uci",
+            "-engine", f"cmd={engine}", "name=fsf2", "proto=uci",
+            "-each", *match.cutechess_tc,
+            "-games", "2", "-rounds", str(match.games // 2), "-repeat",
+            "-openings", f"file={openings}", "format=pgn", "order=sequential",
+            "-concurrency", str(match.concurrency), "-maxmoves", str(MAX_PLIES // 2),
+            "-pgnout", str(pgn)]
+    run = measure(argv, cwd=work, log=work / f"{tag}.log")
+    text = pgn.read_text(errors="replace") if pgn.exists() else ""
+    run.games = text.count("[Event ")
+    run.plies = sum(int(n) for n in re.findall(r'\[PlyCount "(\d+)"\]', text))
+    run.forfeits = len(re.findall(r'\[Termination "time forfeit"\]', text))
+    return run
+
+
+# ----------------------------------------------------------------------------- reporting
+def spread(values: list[float], unit: str, digits: int = 0) -> str:
+    if not values:
+        return "-"
+    fmt = f"{{:.{digits}f}}"
+    median = fmt.format(statistics.median(values))
+    return f"{median}{unit} [{fmt.format(min(values))}-{fmt.format(max(values))}]"
+
+
+def ratio(ours: list[float], theirs: list[float]) -> str:
+    if not ours or not theirs or statistics.median(theirs) == 0:
+        return "-"
+    return f"{statistics.median(ours) / statistics.median(theirs):.2f}x"
+
+
+def report(match: Match, ours: list[Run], theirs: list[Run]) -> None:
+    print(f"-- {match.name}: {match.games} games, concurrency {match.concurrency}, "
+          f"tc {match.tc} ({len(ours)} interleaved runs each; median [min-max])")
+    rows: list[tuple[str, Callable[[Run], float], str, int]] = [
+        ("games/min", lambda r: r.games_per_min, "", 0),
+        ("wall", lambda r: r.wall, " s", 1),
+        ("runner CPU/ply", lambda r: r.cpu_per_ply_us, " us", 0),
+        ("runner RSS end", lambda r: r.rss_mb, " MB", 0),
+        ("time forfeits", lambda r: float(r.forfeits), "", 0),
+    ]
+    for label, get, unit, digits in rows:
+        a = [get(r) for r in ours]
+        c = [get(r) for r in theirs]
+        line = f"   {label:15} arena {spread(a, unit, digits):26}"
+        if theirs:
+            line += f" cutechess {spread(c, unit, digits):26} ratio {ratio(a, c)}"
+        print(line, flush=True)
+    bad = [r for r in ours + theirs if r.status != 0 or r.games < match.games]
+    if bad:
+        print(f"   WARNING: {len(bad)} run(s) ended with a non-zero status or missing games "
+              f"(statuses {[r.status for r in bad]}, games {[r.games for r in bad]})")
+
+
+# ----------------------------------------------------------------------------- start-up
+PROBE = """
+import os, sys, time
+log = sys.argv[1]
+ticks = os.sysconf("SC_CLK_TCK")
+for line in sys.stdin:
+    word = line.split()[:1]
+    if word == ["uci"] or word == ["ugi"]:
+        sys.stdout.write("id name probe\\n" + line.strip() + "ok\\n"); sys.stdout.flush()
+    elif word == ["isready"]:
+        sys.stdout.write("readyok\\n"); sys.stdout.flush()
+    elif word == ["go"]:
+        now = time.time()
+        with open("/proc/%d/stat" % os.getppid()) as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        with open(log, "a") as f:
+            f.write("%r %r\\n" % (now, (int(fields[11]) + int(fields[12])) / ticks))
+        sys.stdout.write("bestmove a1a1\\n"); sys.stdout.flush()
+    elif word == ["quit"]:
+        break
+"""
+
+
+def first_go(argv_for: Callable[[Path], list[str]], work: Path, tag: str
+             ) -> tuple[float, float]:
+    """Seconds from starting a runner to the first ``go`` its probe engine reads, and the
+    runner's own CPU seconds by then (the probe reads its parent's /proc stat)."""
+    stamps = work / f"{tag}.stamps"
+    stamps.unlink(missing_ok=True)
+    started = time.time()
+    subprocess.run(argv_for(stamps), cwd=work, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, timeout=120, check=False)
+    stamped = sorted(tuple(float(x) for x in line.split())
+                     for line in stamps.read_text().splitlines()) if stamps.exists() else []
+    if not stamped:
+        return float("nan"), float("nan")
+    return stamped[0][0] - started, stamped[0][1]
+
+
+def startup(work: Path, cutechess: str | None) -> None:
+    probe = work / "probe.py"
+    probe.write_text(PROBE)
+    python = sys.executable
+
+    def ours(stamps: Path) -> list[str]:
+        out = work / "probe-out"
+        shutil.rmtree(out, ignore_errors=True)
+        config = work / "probe.toml"
+        config.write_text(
+            'game = "dobutsu"\ngames_per_pairing = 2\ntc = "10+0.1"\n' + "".join(
+                f'[[bots]]\nname = "p{i}"\nprotocol = "uci"\n'
+                f'cmd = ["{python}", "-S", "{probe}", "{stamps}"]\n' for i in (1, 2)))
+        return [python, "-m", "arena.cli", "run", str(config), "-o", str(out), "--plain",
+                "--no-report"]
+
+    def theirs(stamps: Path) -> list[str]:
+        engine = f"cmd={python}", "arg=-S", f"arg={probe}", f"arg={stamps}"
+        return [str(cutechess), "-variant", "dobutsu", "-engine", *engine, "name=p1",
+                "proto=uci", "-engine", *engine, "name=p2", "proto=uci", "-each", "tc=10+0.1",
+                "-games", "1"]
+
+    help_times: list[float] = []
+    ours_go: list[tuple[float, float]] = []
+    theirs_go: list[tuple[float, float]] = []
+    arena = [python, "-m", "arena.cli", "--help"]
+    script = Path(python).with_name("arena")
+    if script.exists():
+        arena = [str(script), "--help"]
+    for _ in range(3 if QUICK else 7):
+        started = time.perf_counter()
+        subprocess.run(arena, stdout=subprocess.DEVNULL, check=True, timeout=60)
+        help_times.append(time.perf_counter() - started)
+        ours_go.append(first_go(ours, work, "ours"))
+        if cutechess:
+            theirs_go.append(first_go(theirs, work, "theirs"))
+    print("-- start-up (median [min-max])")
+    print(f"   arena --help       {spread(help_times, ' s', 3):26} (target < 0.2 s)")
+    for index, label in ((0, "first go (wall)"), (1, "CPU by first go")):
+        a = [pair[index] for pair in ours_go]
+        c = [pair[index] for pair in theirs_go]
+        line = f"   {label:18} arena {spread(a, ' s', 3):26}"
+        if c:
+            line += f" cutechess {spread(c, ' s', 3):26} ratio {ratio(a, c)}"
+        print(line + (" (target < 0.25 s)" if index == 0 else ""), flush=True)
+
+
+# ----------------------------------------------------------------------------- main
+def find_cutechess() -> str | None:
+    named = os.environ.get("CUTECHESS_CLI")
+    if named:
+        if not os.access(named, os.X_OK):
+            print(f"CUTECHESS_CLI={named} is not an executable file; comparison skipped")
+            return None
+        return named
+    return shutil.which("cutechess-cli")
+
+
+def compile_sources() -> None:
+    """Byte-compile the project first, as an installed copy is: a run that compiles its
+    sources each time (PYTHONDONTWRITEBYTECODE) would measure the compiler."""
+    import compileall
+
+    for package in ("arena", "protocol", "referee", "reports"):
+        compileall.compile_dir(ROOT / package, quiet=1)
+
+
+def main() -> None:
+    compile_sources()
+    engine = shutil.which("fairy-stockfish") or "/usr/games/fairy-stockfish"
+    if not os.access(engine, os.X_OK):
+        print("fairy-stockfish not installed (apt-get install -y fairy-stockfish): skipped")
+        return
+    cutechess = find_cutechess()
+    if cutechess is None:
+        print("cutechess-cli not found (set CUTECHESS_CLI or put it on PATH; bench/README.md "
+              "says how to build it): the arena's figures only, no ratios")
+    scale = 10 if QUICK else 1
+    matches = [
+        Match("nodes=1", 200 // scale, 1, "inf nodes=1", ["tc=inf", "nodes=1"]),
+        Match("nodes=1", 200 // scale, 2, "inf nodes=1", ["tc=inf", "nodes=1"]),
+        Match("st=0.02", 40 // (scale // 5 or 1), 2, "st=0.02", ["st=0.02"]),
+        Match("tc=2+0.05", 16 // (scale // 5 or 1), 2, "2+0.05", ["tc=2+0.05"]),
+    ]
+    with tempfile.TemporaryDirectory(prefix="bench-cutechess-") as tmp:
+        work = Path(tmp)
+        ours_openings, their_openings = write_openings(work)
+        for match in matches:
+            ours: list[Run] = []
+            theirs: list[Run] = []
+            for rep in range(REPEATS):
+                ours.append(arena_run(match, work, engine, ours_openings, f"a{rep}"))
+                if cutechess:
+                    theirs.append(cutechess_run(match, work, cutechess, engine, their_openings,
+                                                f"c{rep}"))
+            report(match, ours, theirs)
+        # Long runs: memory at the end of 1,000 games, and CPU per ply against 100 games.
+        long_games = 100 if QUICK else 1000
+        for games in (100 // scale, long_games):
+            match = Match(f"nodes=1 long ({games} games)", games, 2, "inf nodes=1",
+                          ["tc=inf", "nodes=1"])
+            ours = [arena_run(match, work, engine, ours_openings, "long")]
+            theirs = ([cutechess_run(match, work, cutechess, engine, their_openings, "long")]
+                      if cutechess else [])
+            report(match, ours, theirs)
+        startup(work, cutechess)
+
+
+if __name__ == "__main__":
+    main()
