@@ -7,6 +7,10 @@ share measured in process) and the write system call, which wakes the next bot. 
 line written to a minimal echo process and its echo read back, alternating between two such
 processes, with the same trio pipes the referee uses. The bots here answer instantly with
 a random legal move (seeded), so the games are all referee. Target: median overhead <= 2x raw.
+
+The machine is shared and noisy, so the whole measurement (raw round trips, then every game)
+is repeated :data:`REPEATS` times, interleaved, and the verdict reads the median and the best
+(min) of the per-run ratios: one noisy run cannot flip it.
 """
 
 from __future__ import annotations
@@ -52,8 +56,9 @@ for line in inp:
     out.write(line); out.flush()
 """
 
-ROUND_TRIPS = 3000
-MOVES_PER_GAME_KIND = 2000
+REPEATS = 5
+ROUND_TRIPS = 1500
+MOVES_PER_GAME_KIND = 800
 MAX_GAMES = 300
 MAX_PLIES = 300
 
@@ -125,37 +130,61 @@ def rules_cost(game: str, moves: int = 2000) -> float:
     return statistics.median(times)
 
 
+async def one_run(bot_path: Path) -> tuple[float, float]:
+    """One interleaved measurement; (overhead / raw, referee work / raw), medians."""
+    raw_median, _ = _quantiles(await raw_round_trips(ROUND_TRIPS))
+    work: list[float] = []
+    total: list[float] = []
+    for game in GAME_NAMES:
+        overheads, _plies = await referee_overheads(game, bot_path)
+        work += [before for before, _ in overheads]
+        total += [after for _, after in overheads]
+    return _quantiles(total)[0] / raw_median, _quantiles(work)[0] / raw_median
+
+
 async def run() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         bot_path = Path(tmp) / "instant_bot.py"
         bot_path.write_text(INSTANT_BOT)
-        raw = await raw_round_trips(ROUND_TRIPS)
-        raw_median, raw_p99 = _quantiles(raw)
-        print(f"raw pipe round trip ({len(raw)} lines): median {raw_median * 1e6:7.1f} us, "
-              f"p99 {raw_p99 * 1e6:7.1f} us")
-        work: list[float] = []
-        total: list[float] = []
-        for game in GAME_NAMES:
-            started = time.perf_counter()
-            overheads, plies = await referee_overheads(game, bot_path)
-            wall = time.perf_counter() - started
-            work += [before for before, _ in overheads]
-            total += [after for _, after in overheads]
-            w_median, _ = _quantiles([before for before, _ in overheads])
-            median, p99 = _quantiles([after for _, after in overheads])
-            print(f"{game:9} ({len(overheads):4} moves) overhead median {median * 1e6:5.1f} us "
-                  f"[work {w_median * 1e6:5.1f}, of which rules {rules_cost(game) * 1e6:4.1f}; "
-                  f"write {(median - w_median) * 1e6:5.1f}], p99 {p99 * 1e6:6.1f} us, "
-                  f"{median / raw_median:4.2f}x raw; {plies / wall:5.0f} plies/s")
-        w_median, w_p99 = _quantiles(work)
-        median, p99 = _quantiles(total)
-        ratio = median / raw_median
-        verdict = "within" if ratio <= 2 else "OVER"
-        print(f"all games: overhead to the end of the write: median {median * 1e6:5.1f} us, p99 "
-              f"{p99 * 1e6:6.1f} us = {ratio:4.2f}x raw ({verdict} the 2x target)")
-        print(f"           referee work alone (to the start of the write): median "
-              f"{w_median * 1e6:5.1f} us, p99 {w_p99 * 1e6:6.1f} us = "
-              f"{w_median / raw_median:4.2f}x raw")
+        await detailed(bot_path)
+        ratios = [await one_run(bot_path) for _ in range(REPEATS)]
+        total = [r[0] for r in ratios]
+        work = [r[1] for r in ratios]
+        verdict = "within" if statistics.median(total) <= 2 else "OVER"
+        print(f"{REPEATS} interleaved runs: overhead / raw round trip: median "
+              f"{statistics.median(total):4.2f}x, min {min(total):4.2f}x, max {max(total):4.2f}x "
+              f"({verdict} the 2x target by the median); referee work alone: median "
+              f"{statistics.median(work):4.2f}x, min {min(work):4.2f}x")
+
+
+async def detailed(bot_path: Path) -> None:
+    """The first run, printed per game (where the time goes)."""
+    raw = await raw_round_trips(ROUND_TRIPS)
+    raw_median, raw_p99 = _quantiles(raw)
+    print(f"raw pipe round trip ({len(raw)} lines): median {raw_median * 1e6:7.1f} us, "
+          f"p99 {raw_p99 * 1e6:7.1f} us")
+    work: list[float] = []
+    total: list[float] = []
+    for game in GAME_NAMES:
+        started = time.perf_counter()
+        overheads, plies = await referee_overheads(game, bot_path)
+        wall = time.perf_counter() - started
+        work += [before for before, _ in overheads]
+        total += [after for _, after in overheads]
+        w_median, _ = _quantiles([before for before, _ in overheads])
+        median, p99 = _quantiles([after for _, after in overheads])
+        print(f"{game:9} ({len(overheads):4} moves) overhead median {median * 1e6:5.1f} us "
+              f"[work {w_median * 1e6:5.1f}, of which rules {rules_cost(game) * 1e6:4.1f}; "
+              f"write {(median - w_median) * 1e6:5.1f}], p99 {p99 * 1e6:6.1f} us, "
+              f"{median / raw_median:4.2f}x raw; {plies / wall:5.0f} plies/s")
+    w_median, w_p99 = _quantiles(work)
+    median, p99 = _quantiles(total)
+    ratio = median / raw_median
+    print(f"all games: overhead to the end of the write: median {median * 1e6:5.1f} us, p99 "
+          f"{p99 * 1e6:6.1f} us = {ratio:4.2f}x raw (this run)")
+    print(f"           referee work alone (to the start of the write): median "
+          f"{w_median * 1e6:5.1f} us, p99 {w_p99 * 1e6:6.1f} us = "
+          f"{w_median / raw_median:4.2f}x raw")
 
 
 def main() -> None:
