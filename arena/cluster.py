@@ -30,6 +30,7 @@ from distributed.diagnostics.plugin import WorkerPlugin
 
 from arena.botfiles import BotFiles, code_hash, describe
 from arena.cluster_worker import (
+    RUN_SUBDIRS,
     GameSpec,
     WorkerFault,
     WorkerResult,
@@ -73,10 +74,10 @@ def game_spec(loaded: LoadedConfig, bots: dict[str, BotSpec], game: ScheduledGam
 class DaskExecutor:
     """Plays games on a Dask cluster for a :class:`~arena.runner.Tournament`."""
 
-    def __init__(self, client: Any, loaded: LoadedConfig, logs: Path, warn: Warn) -> None:
+    def __init__(self, client: Any, loaded: LoadedConfig, run_dir: Path, warn: Warn) -> None:
         self.client = client
         self.loaded = loaded
-        self.logs = logs
+        self.run_dir = run_dir
         self.warn = warn
         self._bots = {bot.name: bot for bot in loaded.bots}
         described = [describe(bot, ship=bot.ship) for bot in loaded.bots]
@@ -157,7 +158,7 @@ class DaskExecutor:
             if spec.id in self._delivered:  # never two records for one game
                 raise RuntimeError(f"game {spec.id} came back twice from the cluster")
             self._delivered.add(spec.id)
-            self._write_logs(outcome.logs)
+            self._write_files(outcome.files)
             return outcome.record
         raise RuntimeError(
             f"game {spec.id} failed on {MAX_ATTEMPTS} workers: " + "; ".join(faults[-2:]))
@@ -191,18 +192,20 @@ class DaskExecutor:
                 who = "every bot" if not bot else f"bot {bot!r}"
                 self.warn(f"worker {exc.worker} refused for {who}: {'; '.join(texts)}")
 
-    def _write_logs(self, logs: dict[str, bytes]) -> None:
-        for relative, data in logs.items():
-            path = (self.logs / relative).resolve()
-            if not path.is_relative_to(self.logs.resolve()):
-                continue  # a log path from a worker never leaves the run's logs/
+    def _write_files(self, files: dict[str, bytes]) -> None:
+        """A game's logs and transcripts, where a local run would have written them."""
+        root = self.run_dir.resolve()
+        for relative, data in files.items():
+            path = (root / relative).resolve()
+            if not path.is_relative_to(root) or relative.split("/")[0] not in RUN_SUBDIRS:
+                continue  # a path from a worker never lands elsewhere in the run directory
             path.parent.mkdir(parents=True, exist_ok=True)
             with open(path, "ab") as handle:
                 handle.write(data)
 
 
 @contextlib.contextmanager
-def open_cluster(address: str, loaded: LoadedConfig, logs: Path, warn: Warn
+def open_cluster(address: str, loaded: LoadedConfig, run_dir: Path, warn: Warn
                  ) -> Iterator[DaskExecutor]:
     """Connect to (or, for ``local:N``, start) a cluster; everything is closed on exit."""
     from distributed import Client, LocalCluster
@@ -229,7 +232,7 @@ def open_cluster(address: str, loaded: LoadedConfig, logs: Path, warn: Warn
                                 ) from None
         else:
             raise UserError(f"--cluster {address!r}: expected local:N or tcp://HOST:PORT")
-        executor = DaskExecutor(client, loaded, logs, warn)
+        executor = DaskExecutor(client, loaded, run_dir, warn)
         executor.check_workers()
         print(f"arena: cluster {client.scheduler.address}: {len(executor.workers())} workers, "
               f"{executor.slots} threads", flush=True)

@@ -40,8 +40,11 @@ from referee.record import GameRecord
 
 CACHE_ENV: Final = "ARENA_CACHE"
 """Where a worker unpacks shipped bots (default ``~/.cache/arena``)."""
-LOG_CAP_BYTES: Final = 1 << 20
-"""The most of one bot's stderr log sent back per game (head and tail kept)."""
+FILE_CAP_BYTES: Final = 8 << 20
+"""The most of one file (a bot's stderr log, a transcript) sent back per game; head and tail
+are kept."""
+RUN_SUBDIRS: Final = ("logs", "transcripts")
+"""The folders of a run directory that a game writes into (as ``OutputDir`` names them)."""
 CANCEL_POLL_S: Final = 0.25
 """How often a game checks that its Dask task is still wanted."""
 
@@ -62,11 +65,11 @@ class GameSpec(msgspec.Struct, frozen=True):
 
 
 class WorkerResult(msgspec.Struct):
-    """What comes back from a worker: the record (``worker`` set) and the bots' stderr logs,
-    keyed by their path under the run's ``logs/``."""
+    """What comes back from a worker: the record (``worker`` set) and the files the game
+    wrote (the bots' stderr logs, transcripts), keyed by their path in the run directory."""
 
     record: GameRecord
-    logs: dict[str, bytes] = {}
+    files: dict[str, bytes] = {}
 
 
 class WorkerUnfit(Exception):
@@ -127,15 +130,15 @@ def play_on_worker(
         raise WorkerUnfit(address, problems)
     p1, p2 = ready.specs[spec.p1.name], ready.specs[spec.p2.name]
     key = worker.get_current_task()
-    with tempfile.TemporaryDirectory(prefix="arena-logs-") as logs:
+    with tempfile.TemporaryDirectory(prefix="arena-game-") as scratch:
         try:
-            record = trio.run(partial(_play, spec, p1, p2, Path(logs), worker, key))
+            record = trio.run(partial(_play, spec, p1, p2, Path(scratch), worker, key))
         except GameError:
             raise  # the game's own problem (bad opening...): the same on every machine
         except Exception as exc:
             raise WorkerFault(address, spec.id, f"{type(exc).__name__}: {exc}") from None
         record.worker = address
-        return WorkerResult(record, _collect_logs(Path(logs)))
+        return WorkerResult(record, _collect_files(Path(scratch)))
 
 
 def check_on_worker(bots: tuple[BotFiles, ...], code: str, originals: dict[str, BotSpec],
@@ -147,7 +150,7 @@ def check_on_worker(bots: tuple[BotFiles, ...], code: str, originals: dict[str, 
     return get_worker().address, prepare_bots(bots, code, originals, archives).problems
 
 
-async def _play(spec: GameSpec, p1: BotSpec, p2: BotSpec, logs: Path, worker: object,
+async def _play(spec: GameSpec, p1: BotSpec, p2: BotSpec, run_dir: Path, worker: object,
                 key: object) -> GameRecord:
     from referee.match import play_game
     from referee.timecontrol import TimeControl
@@ -161,9 +164,10 @@ async def _play(spec: GameSpec, p1: BotSpec, p2: BotSpec, logs: Path, worker: ob
             opening=spec.opening,
             adjudication=spec.adjudication,
             game_options=spec.game_options,
-            log_dir=logs,
+            log_dir=run_dir / RUN_SUBDIRS[0],
             game_id=spec.id,
             round=spec.round,
+            transcript_dir=run_dir / RUN_SUBDIRS[1],
         )  # fmt: skip
         nursery.cancel_scope.cancel()
     return record
@@ -182,21 +186,21 @@ async def _cancel_when_unwanted(worker: object, key: object, scope: trio.CancelS
             return
 
 
-def _collect_logs(root: Path) -> dict[str, bytes]:
-    logs: dict[str, bytes] = {}
-    for path in sorted(root.rglob("*.log")):
+def _collect_files(root: Path) -> dict[str, bytes]:
+    files: dict[str, bytes] = {}
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
         size = path.stat().st_size
         with open(path, "rb") as handle:
-            if size <= LOG_CAP_BYTES:
+            if size <= FILE_CAP_BYTES:
                 data = handle.read()
             else:
-                half = LOG_CAP_BYTES // 2
+                half = FILE_CAP_BYTES // 2
                 head = handle.read(half)
                 handle.seek(size - half)
                 note = f"\n[arena: {size - 2 * half} bytes cut on the worker]\n".encode()
                 data = head + note + handle.read()
-        logs[str(path.relative_to(root))] = data
-    return logs
+        files[str(path.relative_to(root))] = data
+    return files
 
 
 # ----------------------------------------------------------------------------- bot checks

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from test_runner import RANDOM_BOT, bot, check_complete, journal, run_argv, write_config
+from test_runner import BOTS, RANDOM_BOT, bot, check_complete, journal, run_argv, write_config
 
 from referee.record import GameRecord, Termination
 from reports.workers import worker_table
@@ -169,6 +169,22 @@ def test_killing_a_worker_mid_game_loses_and_doubles_nothing(tmp_path: Path, tag
         if record.id in killed:  # played again from the start on a live worker
             assert record.worker != victim
             assert record.termination in (Termination.NORMAL, Termination.ADJUDICATION)
+
+
+def test_logs_and_transcripts_come_back_from_the_worker(tmp_path: Path, tag: str) -> None:
+    head = 'game = "dobutsu"\ntc = "10+0.1"\n[adjudication]\nmax_plies = 20\n'
+    bots = [bot("rnd", RANDOM_BOT, "--seed", "1"), bot("crasher", BOTS / "runner_crash_bot.py")]
+    out = tmp_path / "out"
+    done = run(write_config(tmp_path, head, bots), out, tag, "--cluster", "local:1", "--debug")
+    assert done.returncode == 0, done.stderr
+    records = check_complete(out)
+    assert len(records) == 2 and all(r.termination == Termination.CRASH for r in records)
+    logs = sorted((out / "logs" / "crasher").glob("*.stderr.log"))
+    assert [log.name for log in logs] == sorted(f"{r.id}.stderr.log" for r in records)
+    assert all("crashing on purpose" in log.read_text() for log in logs)
+    for record in records:
+        transcript = out / "transcripts" / record.tags["transcript"]
+        assert transcript.is_file() and "uginewgame" in transcript.read_text()
 
 
 def _scheduler(tmp: Path, tag: str) -> tuple[subprocess.Popen[bytes], str]:

@@ -97,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
     if args.cluster and pending:
         from arena.cluster import open_cluster
 
-        executor = cluster.enter_context(open_cluster(args.cluster, loaded, out.logs, warn))
+        executor = cluster.enter_context(open_cluster(args.cluster, loaded, out.root, warn))
         concurrency = cluster_concurrency(args.concurrency, loaded, executor.slots)
     report = ReportHook(out.root, enabled=not args.no_report)
 
