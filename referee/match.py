@@ -27,7 +27,7 @@ from protocol.bounds import (
     clip,
 )
 from protocol.messages import GameOver, Go, Partie
-from referee.adjudication import Adjudication
+from referee.adjudication import Adjudication, ScoreVerdict, ScoreWatch, score_of
 from referee.botsource import BotSource
 from referee.botspec import BotSpec
 from referee.connection import (
@@ -51,8 +51,11 @@ class _End(Exception):
     """The game ended; carries everything the record needs."""
 
     def __init__(self, winner: int | None, termination: Termination, reason: str,
-                 result: str | None = None) -> None:
+                 result: str | None = None, rule: str = "") -> None:
         super().__init__(reason)
+        self.rule = rule
+        """The adjudication rule that ended the game (``resign``, ``draw``, ``draw_rules``,
+        ``max_plies``), "" when none did."""
         self.winner = winner
         self.termination = termination
         self.reason = reason
@@ -283,6 +286,12 @@ def _info_record(info: Any) -> SearchInfo | None:
                       string=string)
 
 
+def _scored(reply: Any) -> Any:
+    """The move's latest search report that carries a score (the last ``info`` may not)."""
+    infos = getattr(reply, "infos", None)
+    return infos[-1] if infos else None
+
+
 def _parties(board: Game[Any]) -> tuple[list[PartieRecord], list[int]]:
     """The parties and round score of a game played in rounds (the base's ``round_state``
     hook, Donkan's); empty for other games."""
@@ -389,10 +398,12 @@ def _check_end(board: Game[Any], adjudication: Adjudication) -> None:
     if adjudication.draw_rules:
         outcome = board.adjudication()
         if outcome is not None:
-            raise _End(outcome.winner, Termination.ADJUDICATION, _outcome_text(outcome))
+            raise _End(outcome.winner, Termination.ADJUDICATION, _outcome_text(outcome),
+                       rule="draw_rules")
     if adjudication.max_plies is not None and board.ply >= adjudication.max_plies:
         raise _End(None, Termination.ADJUDICATION,
-                   f"draw by move cap: {board.ply} plies (max_plies = {adjudication.max_plies})")
+                   f"draw by move cap: {board.ply} plies (max_plies = {adjudication.max_plies})",
+                   rule="max_plies")
 
 
 def _outcome_text(outcome: Outcome) -> str:
@@ -416,8 +427,17 @@ async def _play_moves(
     last_read: float | None = None
     track_parties = board.round_state() is not None
     parties_seen = len(_parties(board)[0]) if track_parties else 0
+    watch = ScoreWatch(adjudication)
+    verdict: ScoreVerdict | None = None
     while True:
         _check_end(board, adjudication)
+        if verdict is not None:  # the rules' own end, checked first, takes precedence
+            text = verdict.text
+            if verdict.winner is not None:
+                loser = 1 - verdict.winner
+                text = text.format(loser=_who(loser, names[loser]),
+                                   winner=_who(verdict.winner, names[verdict.winner]))
+            raise _End(verdict.winner, Termination.ADJUDICATION, text, rule=verdict.rule)
         side = board.side_to_move
         connection = connections[side]
         # One move generation per turn serves the legal line and the check of the answer.
@@ -453,6 +473,8 @@ async def _play_moves(
         moves.append(record)
         if on_move is not None:
             on_move(record)
+        if watch.active:
+            verdict = watch.observe(side, score_of(_scored(reply)), board.ply)
         if track_parties:
             parties, score = _parties(board)
             if len(parties) > parties_seen:
@@ -495,7 +517,7 @@ def _record(game: str, specs: tuple[BotSpec, BotSpec], board: Game[Any], start_t
         round=round, start_position=start_text, opening=list(opening), moves=moves,
         final_position=board.position(), time_control=_tc_text(tcs), started_at=started_at,
         ended_at=time.time(), plies=len(moves), parties=parties, score=score,
-        options={k: str(v) for k, v in game_options.items()},
+        options={k: str(v) for k, v in game_options.items()}, adjudication=end.rule,
     )
 
 

@@ -105,6 +105,10 @@ class GameRecord(msgspec.Struct, omit_defaults=True):
     """Game options in force (e.g. Donkan's ``target``)."""
     tags: dict[str, str] = {}
     """Extra data from the runner (pairing, opening index, ...)."""
+    adjudication: str = ""
+    """Which adjudication rule ended the game: ``resign`` or ``draw`` (score adjudication
+    from the bots' own ``info score``), ``draw_rules`` (the game's draw rules), ``max_plies``
+    (the move cap); empty when the game was not adjudicated."""
     worker: str | None = None
     """The Dask worker that played the game (``arena run --cluster``); None in a local run."""
 
