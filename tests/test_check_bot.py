@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
 import pytest
+from system_packages import FAIRY_STOCKFISH
 
 from arena.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM = [sys.executable, str(ROOT / "sample_bots" / "random_bot.py")]
 MISBEHAVE = [sys.executable, str(ROOT / "tests" / "bots" / "misbehave.py")]
-FSF = "/usr/games/fairy-stockfish"
+FSF = FAIRY_STOCKFISH
 
 
 @pytest.mark.parametrize("game", ["dvonn", "donkan"])
@@ -55,7 +55,7 @@ def test_silent_bot_stalls_in_the_handshake(capsys: pytest.CaptureFixture[str],
     assert "> ugi" in out
 
 
-@pytest.mark.skipif(not os.path.exists(FSF), reason=f"Fairy-Stockfish not installed at {FSF}")
+@pytest.mark.needs("fairy-stockfish")
 def test_fairy_stockfish_passes_in_uci(capsys: pytest.CaptureFixture[str]) -> None:
     status = main(["check-bot", "dobutsu", "--protocol", "uci", "--", FSF])
     out = capsys.readouterr().out

@@ -135,7 +135,9 @@ def test_round_ply_cap_is_adjudicated_on_points() -> None:
     assert off.adjudication() is None
 
 
-def test_random_rounds_round_trip_and_undo() -> None:
+def test_random_rounds_keep_score_and_undo_across_parties() -> None:
+    """Whole rounds (several parties), which the generic round trips of
+    tests/test_game_conformance.py do not reach."""
     rng = random.Random(3)
     for seed in range(3):
         rng.seed(seed)
@@ -143,11 +145,7 @@ def test_random_rounds_round_trip_and_undo() -> None:
         texts = [g.position()]
         while g.outcome() is None:
             g.play(rng.choice(g.legal_moves()))
-            text = g.position()
-            twin = Donkan.from_position(text)
-            assert twin.position() == text and twin.legal_moves() == g.legal_moves()
-            assert g.copy().position() == text
-            texts.append(text)
+            texts.append(g.position())
         assert sum(g.score) == sum(p.points for p in g.parties)
         assert g.ply == g.round_plies == sum(p.plies for p in g.parties)
         while g.history:

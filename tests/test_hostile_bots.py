@@ -9,8 +9,6 @@ children's), which the leftover checks look for in /proc.
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 import sys
 import time
 import uuid
@@ -348,18 +346,7 @@ async def test_child_that_left_the_group_with_setsid_is_killed_too(tmp_path: Pat
     assert_nothing_left(tmp_path, spec, tag)
 
 
-def bwrap_usable() -> str | None:
-    """Why the bubblewrap sandbox cannot run here, or None when it can."""
-    if shutil.which("bwrap") is None:
-        return "bubblewrap (bwrap) is not installed: apt-get install bubblewrap"
-    probe = subprocess.run(["bwrap", "--ro-bind", "/", "/", "--unshare-all", "--", "true"],
-                           capture_output=True, text=True, timeout=30)
-    if probe.returncode != 0:
-        return f"bwrap cannot create namespaces here: {probe.stderr.strip()}"
-    return None
-
-
-@pytest.mark.skipif(bwrap_usable() is not None, reason=str(bwrap_usable()))
+@pytest.mark.needs("bubblewrap")
 async def test_double_forked_daemon_dies_with_a_sandboxed_bot(tmp_path: Path) -> None:
     """Without a sandbox a daemon reparented to init escapes (documented best effort in
     referee/process.py); in the bwrap sandbox's PID namespace it dies with the bot."""

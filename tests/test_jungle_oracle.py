@@ -1,5 +1,6 @@
-"""Jungle move generation against a slow, literal reading of docs/rules.md, section Jungle, plus the
-conformance checks every game owes: text round-trips, push/pop, copy, perft consistency.
+"""Jungle move generation against a slow, literal reading of docs/rules.md, section Jungle, and the
+fast perft against the generic one (the round trips every game owes are in
+tests/test_game_conformance.py).
 
 The oracle below shares no tables with ``referee.games.jungle``: it works on square names and
 re-derives water, traps, dens and jumps from the rule text, so an indexing slip in the fast
@@ -139,35 +140,6 @@ def test_generator_matches_the_oracle_along_games_from_the_start() -> None:
             if not moves:
                 break
             game.play(rng.choice(moves))
-
-
-def test_round_trips_push_pop_and_copy_along_random_games() -> None:
-    rng = random.Random(3)
-    for _ in range(10):
-        game = Jungle.start()
-        seen = [(game.position(), game.repetition_key())]
-        for _ in range(120):
-            moves = game.legal_moves()
-            if not moves:
-                break
-            for text in moves:
-                assert game.format_move(game.parse_move(text)) == text
-            game.play(rng.choice(moves))
-            again = Jungle.from_position(game.position())
-            assert again.position() == game.position()
-            assert again.repetition_key() == game.repetition_key()
-            assert again.outcome() == game.outcome()
-            seen.append((game.position(), game.repetition_key()))
-        twin = game.copy()
-        if twin.moves():
-            before = game.position()
-            twin.push(twin.moves()[0])
-            assert game.position() == before and len(game.history) == len(twin.history) - 1
-        while game.history:
-            seen.pop()
-            game.pop()
-            assert (game.position(), game.repetition_key()) == seen[-1]
-        assert game.position() == Jungle.START_POSITION
 
 
 @pytest.mark.parametrize("depth", [1, 2, 3])

@@ -82,7 +82,7 @@ def test_trinomial_without_draws_is_the_binomial_llr() -> None:
     w, lo = 60, 40
     s0, s1 = logistic_score(0.0), logistic_score(10.0)
     by_hand = w * math.log(s1 / s0) + lo * math.log((1 - s1) / (1 - s0))
-    assert s0 == 0.5 and s1 == pytest.approx(0.514387, abs=1e-6)
+    assert s0 == pytest.approx(0.5) and s1 == pytest.approx(0.514387, abs=1e-6)
     # The 1e-3 regularisation of the empty draw class moves it by less than 1e-3.
     assert llr_trinomial(w, 0, lo, 0.0, 10.0) == pytest.approx(by_hand, abs=1e-3)
     # 60 ln(0.514387/0.5) + 40 ln(0.485613/0.5) = 1.70251 - 1.16782

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 import sys
 from pathlib import Path
 
@@ -89,7 +88,7 @@ async def test_start_errors_name_the_bot(tmp_path: Path) -> None:
         await BotProcess.start(BotSpec(name="empty", cmd=[]))
 
 
-@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap (bwrap) not installed")
+@pytest.mark.needs("bubblewrap")
 async def test_bwrap_sandbox_runs_the_bot_privately_without_network(tmp_path: Path) -> None:
     code = ("import os, socket\n"
             "try:\n"

@@ -25,8 +25,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import system_packages
 
-CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM = Path(system_packages.CHROMIUM)
 FLAGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -174,10 +175,7 @@ def pieces_on_board(page: Page) -> int:
 
 # ----- tests -----------------------------------------------------------------------------
 
-needs_chromium = pytest.mark.skipif(
-    not CHROMIUM.exists(),
-    reason="headless browser check needs /usr/bin/chromium (apt-get install -y chromium)",
-)
+needs_chromium = pytest.mark.needs("chromium")
 
 
 @pytest.fixture(scope="module")

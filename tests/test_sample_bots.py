@@ -8,13 +8,13 @@ fails here exactly as it would in a tournament. Strength is measured in
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import msgspec
 import pytest
+from system_packages import require
 
 from referee.games import GAME_NAMES, get_game
 from referee.record import GameRecord, Termination
@@ -35,16 +35,15 @@ BOTS: dict[str, list[str]] = {
 @pytest.fixture(scope="session")
 def c_bot() -> None:
     """Build the C bot the way ``make bots`` does."""
-    if shutil.which("make") is None or shutil.which("cc") is None:
-        pytest.skip("make or cc is missing: cannot build sample_bots/c/randbot")
+    require("gcc")
     subprocess.run(["make", "-s", "-C", str(BOTS_DIR)], check=True, timeout=120)
 
 
 def _needs(bot: str, request: pytest.FixtureRequest) -> None:
     if bot == "c-randbot":
         request.getfixturevalue("c_bot")
-    if bot == "js-randbot" and shutil.which("node") is None:
-        pytest.skip("node is not installed: the JavaScript sample bot cannot run")
+    if bot == "js-randbot":
+        require("nodejs")
 
 
 @pytest.mark.timeout(120)
