@@ -56,6 +56,7 @@ def test_silent_bot_stalls_in_the_handshake(capsys: pytest.CaptureFixture[str],
 
 
 @pytest.mark.needs("fairy-stockfish")
+@pytest.mark.slow
 def test_fairy_stockfish_passes_in_uci(capsys: pytest.CaptureFixture[str]) -> None:
     status = main(["check-bot", "dobutsu", "--protocol", "uci", "--", FSF])
     out = capsys.readouterr().out

@@ -25,6 +25,7 @@ CASES = [(fen, depth, n) for fen, counts in REFERENCE.items()
 
 @pytest.mark.parametrize(("fen", "depth", "expected"), CASES,
                          ids=[f"{fen[:12]}-d{d}" for fen, d, _ in CASES])
+@pytest.mark.slow
 def test_reference_perft(fen: str, depth: int, expected: int) -> None:
     assert Draughts.from_position(fen).perft(depth) == expected
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from referee.games.dvonn import Dvonn
 
 
@@ -44,6 +46,7 @@ def test_perft_across_the_end_of_placement() -> None:
     assert g.perft(3) == 6  # 3 * 2 * 1 placements
 
 
+@pytest.mark.slow
 def test_perft_in_the_movement_phase_with_passes() -> None:
     rng = random.Random(21)
     for seed in (1, 2, 3, 4, 5, 6):

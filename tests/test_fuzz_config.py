@@ -8,11 +8,14 @@ import re
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from arena.config import load_config
 from arena.errors import UserError
+
+pytestmark = pytest.mark.slow  # hypothesis, hundreds of examples
 
 FUZZ = settings(max_examples=300, deadline=None, derandomize=True)  # same examples in CI
 

@@ -21,6 +21,8 @@ from hypothesis import strategies as st
 
 from referee.games import GAME_NAMES, Game, GameError, get_game
 
+pytestmark = pytest.mark.slow  # hypothesis, hundreds of examples per game
+
 FUZZ = settings(max_examples=300, deadline=None, derandomize=True)  # same examples in CI
 
 

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import contextlib
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from protocol.lines import ProtocolError, decode_line, format_message, parse_command, parse_reply
 from protocol.messages import BestMove, Info, OptionDecl
+
+pytestmark = pytest.mark.slow  # hypothesis, hundreds of examples
 
 FUZZ = settings(max_examples=300, deadline=None, derandomize=True)  # same examples in CI
 

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import math
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from referee.timecontrol import Clock, TimeControl, TimeControlError
+
+pytestmark = pytest.mark.slow  # hypothesis, hundreds of examples
 
 FUZZ = settings(max_examples=300, deadline=None, derandomize=True)  # same examples in CI
 

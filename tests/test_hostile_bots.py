@@ -26,6 +26,8 @@ from referee.proctree import alive
 from referee.record import GameRecord, Termination
 from referee.timecontrol import TimeControl
 
+pytestmark = pytest.mark.slow  # each hostile bot plays a real game
+
 HERE = Path(__file__).resolve().parent
 HOSTILE = HERE / "hostile"
 FIRST_BOT = HERE / "bots" / "runner_first_bot.py"

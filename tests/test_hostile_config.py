@@ -13,6 +13,8 @@ import pytest
 from arena.config import load_config
 from referee.botspec import Limits
 
+pytestmark = pytest.mark.slow  # each case runs the `arena` CLI in a child process
+
 ROOT = Path(__file__).resolve().parent.parent
 
 CONFIG = """\

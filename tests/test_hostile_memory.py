@@ -17,6 +17,8 @@ from protocol.lines import MAX_LINE_BYTES, BadLine
 from referee.botspec import BotSpec
 from referee.process import BotExited, BotProcess
 
+pytestmark = pytest.mark.slow  # 100 MB floods and descriptor counts over many games
+
 HOSTILE = Path(__file__).resolve().parent / "hostile"
 FLOOD_BYTES = 100 << 20
 GROWTH_LIMIT_MB = 40

@@ -11,9 +11,12 @@ import uuid
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from proc_scan import tagged
 
 from referee.record import Termination, decode_record
+
+pytestmark = pytest.mark.slow  # a hostile tournament through `arena run`
 
 ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = Path(__file__).resolve().parent / "hostile"

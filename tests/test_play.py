@@ -11,6 +11,8 @@ import pytest
 from arena.cli import main
 from referee.record import Termination, decode_record
 
+pytestmark = pytest.mark.slow  # `arena play` matches between real bot processes
+
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM = f"{shlex.quote(sys.executable)} {ROOT / 'sample_bots' / 'random_bot.py'}"
 MISBEHAVE = f"{shlex.quote(sys.executable)} {ROOT / 'tests' / 'bots' / 'misbehave.py'}"

@@ -20,6 +20,8 @@ from referee.match import play_game
 from referee.record import GameRecord, Termination
 from referee.timecontrol import TimeControl
 
+pytestmark = pytest.mark.slow  # tournaments with bot processes kept between games
+
 POOL_BOT = Path(__file__).resolve().parent / "bots" / "pool_bot.py"
 TC = TimeControl.parse("st=0.3")
 

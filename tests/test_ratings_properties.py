@@ -142,6 +142,7 @@ results = st.lists(
 
 @settings(max_examples=60, deadline=None)
 @given(results)
+@pytest.mark.slow
 def test_any_results_give_finite_centred_ratings(raw: list[tuple[int, int, float]]) -> None:
     games = [GameResult(f"p{i}", f"p{j}", s) for i, j, s in raw if i != j]
     if not games:

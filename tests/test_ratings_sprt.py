@@ -262,6 +262,7 @@ def test_sprt_stops_for_a_clearly_stronger_player() -> None:
     assert "accept-h1" in status.describe()
 
 
+@pytest.mark.slow
 def test_sprt_accepts_h0_for_an_equal_player_and_trinomial_model() -> None:
     rng = np.random.default_rng(11)
     test = Sprt(5.0, 15.0, 0.05, 0.05, model="trinomial")
@@ -302,6 +303,7 @@ def test_sprt_rejects_bad_scores() -> None:
         Sprt(0, 5).update(2.0)
 
 
+@pytest.mark.slow
 def test_sprt_with_normalized_elo_decides_and_reports_its_model() -> None:
     rng = np.random.default_rng(5)
     test = Sprt(0.0, 10.0, 0.05, 0.05, elo_model="normalized")

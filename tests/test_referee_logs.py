@@ -5,11 +5,14 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
 import trio
 
 from referee.botspec import BotSpec
 from referee.match import play_game
 from referee.timecontrol import TimeControl
+
+pytestmark = pytest.mark.slow  # real games between chatty bots
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM_BOT = str(ROOT / "sample_bots" / "random_bot.py")

@@ -46,6 +46,7 @@ def check_consistent(record: GameRecord) -> None:
 
 
 @pytest.mark.parametrize("game", GAME_NAMES)
+@pytest.mark.slow
 async def test_random_bots_play_every_game_to_its_end(game: str, tmp_path: Path) -> None:
     seen: list[MoveRecord] = []
     with trio.fail_after(60):
@@ -91,6 +92,7 @@ async def test_bad_opening_is_an_error_before_any_process_starts() -> None:
 
 
 @pytest.mark.needs("fairy-stockfish")
+@pytest.mark.slow
 async def test_fairy_stockfish_beats_random_at_dobutsu(tmp_path: Path) -> None:
     """Depth-limited Fairy-Stockfish is deterministic, and so is the seeded random bot: these
     four games always end with FSF capturing the random bot's lion."""
@@ -127,6 +129,7 @@ async def test_fairy_stockfish_beats_random_at_dobutsu(tmp_path: Path) -> None:
     ],
 )
 @pytest.mark.parametrize("bad_side", [0, 1])
+@pytest.mark.slow
 async def test_each_failure_loses_with_its_reason(
     mode: str, termination: Termination, words: str, bad_side: int,
     monkeypatch: pytest.MonkeyPatch,

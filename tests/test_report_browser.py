@@ -27,6 +27,8 @@ from typing import Any
 import pytest
 import system_packages
 
+pytestmark = pytest.mark.slow  # a headless Chromium over a report of every game
+
 CHROMIUM = Path(system_packages.CHROMIUM)
 FLAGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

@@ -28,6 +28,8 @@ from reports.journal import FAULTS, JournalError, read_journal
 from reports.replay import apply_frames, replay, start_game
 from reports.synthetic import BotProfile, round_robin, write_journal
 
+pytestmark = pytest.mark.slow  # reports built from random tournaments of every game
+
 ROOT = Path(__file__).resolve().parents[1]
 GAMES = {
     "draughts": ({}, 160),

@@ -19,6 +19,8 @@ from proc_scan import tagged
 
 from referee.record import GameRecord, Termination, decode_record
 
+pytestmark = pytest.mark.slow  # whole tournaments through `arena run`
+
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM_BOT = ROOT / "sample_bots" / "random_bot.py"
 BOTS = Path(__file__).resolve().parent / "bots"

@@ -19,6 +19,8 @@ from system_packages import require
 from referee.games import GAME_NAMES, get_game
 from referee.record import GameRecord, Termination
 
+pytestmark = pytest.mark.slow  # every sample bot through check-bot in every game, and real games
+
 ROOT = Path(__file__).resolve().parent.parent
 BOTS_DIR = ROOT / "sample_bots"
 ARENA = [sys.executable, "-m", "arena.cli"]
