@@ -117,7 +117,12 @@ class Journal:
     async def append(self, record: GameRecord) -> None:
         """:meth:`append_sync` off the event loop (fsync can take a while), one writer at a time."""
         async with self._lock:
-            await trio.to_thread.run_sync(self.append_sync, record)
+            try:
+                await trio.to_thread.run_sync(self.append_sync, record)
+            except RuntimeError as exc:  # no thread to be had (a fork bomb took them all)
+                if "can't start new thread" not in str(exc):
+                    raise
+                self.append_sync(record)
 
 
 def load(path: Path, warn: Warn, *, repair: bool = False) -> list[GameRecord]:

@@ -31,10 +31,12 @@ import trio
 
 from arena.config import LoadedConfig
 from arena.errors import RunFailure, UserError
-from arena.journal import Journal, Warn
+from arena.journal import Journal, JournalWriteError, Warn
 from arena.pool import BotPool
 from arena.progress import Progress
+from arena.retry import START_ATTEMPTS, retry_machine_faults
 from arena.schedule import Schedule, ScheduledGame
+from referee.faults import MachineFault
 from referee.record import GameRecord, Termination
 
 TICK_SECONDS: Final = 1.0
@@ -137,7 +139,11 @@ def prepare_output(loaded: LoadedConfig, schedule: Schedule, out: OutputDir, war
             f"{out.journal} exists but {out.schedule} does not: this directory was not made by "
             "'arena run'; use a new --output directory"
         )
-    out.config.write_text(loaded.text, encoding="utf-8")
+    if not out.config.exists() or out.config.read_text(encoding="utf-8") != loaded.text:
+        # Through a temporary file: a full disk must not leave a truncated copy behind.
+        tmp = out.config.with_name(CONFIG_COPY + ".tmp")
+        tmp.write_text(loaded.text, encoding="utf-8")
+        tmp.replace(out.config)
     if not out.schedule.exists():
         payload = ScheduleFile(schedule.fingerprint, schedule.total, list(schedule.games))
         tmp = out.schedule.with_name(SCHEDULE_FILE + ".tmp")
@@ -168,6 +174,9 @@ class RunResult:
     """Why scheduling stopped early (Ctrl-C, SPRT decision), None if every game was fed."""
     error: str | None = None
     """A fault that stopped the whole run (:class:`RunFailure`), None if there was none."""
+    arena_fault: str | None = None
+    """Why the run stopped on a fault of the machine or the arena (bots that cannot be started,
+    a journal that cannot be written); such games have no result and are played on resume."""
 
 
 class GameExecutor(Protocol):
@@ -274,11 +283,17 @@ class Tournament:
 
         config = self.loaded.config
         self.progress.started_game(game.id, f"{game.p1}-{game.p2}")
+
+        def retrying(fault: MachineFault, attempt: int, wait: float) -> None:
+            self.progress.message(f"{game.id}: not the bots' fault, retrying in {wait:g} s "
+                                  f"(try {attempt + 1} of {START_ATTEMPTS}): {fault}")
+
         try:
-            if self.executor is not None:
-                record = await self.executor.play(game)
+            executor = self.executor
+            if executor is not None:
+                record = await retry_machine_faults(lambda: executor.play(game), retrying)
             else:
-                record = await play_game(
+                record = await retry_machine_faults(lambda: play_game(
                     config.game,
                     self._bots[game.p1],
                     self._bots[game.p2],
@@ -292,10 +307,14 @@ class Tournament:
                     round=game.round,
                     bots=self.pool,
                     transcript_dir=self.out.transcripts,
-                )
+                ), retrying)
         except trio.Cancelled:
             self.result.aborted += 1
             raise
+        except MachineFault as fault:
+            self._arena_fault(f"game {game.id} could not be started after {START_ATTEMPTS} "
+                              f"tries, for a reason that is not the bots': {fault}")
+            return
         except RunFailure as exc:
             self.result.failed.append(game.id)
             self.result.error = self.result.error or str(exc)
@@ -318,7 +337,11 @@ class Tournament:
             **({"opening": game.opening.source} if game.opening.source else {}),
         }
         with trio.CancelScope(shield=True):
-            await self.journal.append(record)
+            try:
+                await self.journal.append(record)
+            except JournalWriteError as exc:
+                self._arena_fault(str(exc), abort=True)
+                return
             self.result.played += 1
             self.progress.finished(record)
             self.on_record(record)
@@ -334,6 +357,17 @@ class Tournament:
         if reason:
             self.progress.message(reason)
             self.stop_scheduling(reason)
+
+    def _arena_fault(self, message: str, *, abort: bool = False) -> None:
+        """Stop the run on the machine's or the arena's fault (the first one is reported);
+        ``abort`` cancels the running games too (their results could not be kept)."""
+        if self.result.arena_fault is None:
+            self.result.arena_fault = message
+            self.progress.message(f"arena: {message}")
+        if abort:
+            self.abort("stopped: " + message)
+        else:
+            self.stop_scheduling("stopped: " + message)
 
     async def _watch_signals(
         self, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED

@@ -38,6 +38,7 @@ from referee.connection import (
     Turn,
 )
 from referee.errors import BotStartError
+from referee.faults import MachineFault, machine_fault
 from referee.games import Game, GameError, IllegalMove, MoveSyntaxError, get_game
 from referee.games.base import Outcome
 from referee.record import GameRecord, MoveRecord, PartieRecord, SearchInfo, Termination, result_for
@@ -195,8 +196,10 @@ async def play_game(
     processes, started for this game and ended after it, their stderr in ``log_dir``).
     The lines of ``debug`` bots go to ``transcript_dir/<game id>.log``.
     Raises :class:`GameError` (before starting anything) for a bad game name, position, option
-    or opening. Bot failures never raise: they end the game with the right termination. When
-    cancelled, both connections go back without a record and the cancellation propagates."""
+    or opening, and :class:`MachineFault` when a bot could not be started because of the
+    machine (too many open files, no processes left, disk full...): that game has no result.
+    Bot failures never raise: they end the game with the right termination. When cancelled,
+    both connections go back without a record and the cancellation propagates."""
     game_options = game_options_for(game, game_options, adjudication)
     board, _ = prepare_game(game, start_position, opening, game_options)
     tcs = side_time_controls(p1, p2, tc)
@@ -206,17 +209,26 @@ async def play_game(
     failures: list[BotError | BotStartError | None] = [None, None]
     source: BotSource = bots if bots is not None else FreshBots(log_dir)
     record: GameRecord | None = None
+    faults: list[MachineFault] = []
 
     async def open_side(side: int) -> None:
         try:
             connections[side] = await source.acquire(specs[side], game_id)
-        except (BotError, BotStartError) as exc:
-            failures[side] = exc
+        except Exception as exc:  # noqa: BLE001 - sorted just below: the bot's or the machine's
+            fault = machine_fault(exc)
+            if fault is not None:
+                faults.append(fault)
+            elif isinstance(exc, BotError | BotStartError):
+                failures[side] = exc
+            else:
+                raise
 
     try:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(open_side, 0)
             nursery.start_soon(open_side, 1)
+        if faults:  # the machine's trouble is nobody's loss: no record, the game is replayed
+            raise faults[0]
         if failures[0] is not None or failures[1] is not None:
             end = _start_failure(specs, failures)
             record = _record(game, specs, board, board.position(), [], end, tcs, opening,

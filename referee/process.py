@@ -22,7 +22,7 @@ import os
 import signal
 from collections import deque
 from pathlib import Path
-from typing import BinaryIO, Final
+from typing import Final
 
 import trio
 
@@ -32,6 +32,7 @@ from referee.errors import BotExited, BotStartError
 from referee.linereader import CappedLineReader
 from referee.proctree import descendants, kill_escaped
 from referee.spawn import ChildProcess, start_child
+from referee.stderrlog import StderrLog
 
 __all__ = ["BotExited", "BotProcess", "BotStartError"]
 
@@ -55,10 +56,10 @@ class BotProcess:
     """A running bot: line I/O over its pipes plus a guaranteed, group-wide shutdown."""
 
     def __init__(self, spec: BotSpec, process: ChildProcess,
-                 stderr_file: BinaryIO | None) -> None:
+                 stderr_log: StderrLog | None) -> None:
         self.spec = spec
         self.process = process
-        self._stderr_file = stderr_file
+        self.stderr_log = stderr_log
         assert process.stdin is not None and process.stdout is not None
         self._stdin = process.stdin
         self._stdin_fd: int = process.stdin.fileno()
@@ -75,22 +76,26 @@ class BotProcess:
 
     @classmethod
     async def start(cls, spec: BotSpec, stderr_path: Path | None = None) -> BotProcess:
-        """Start the bot; raises :class:`BotStartError` naming the bot and the cause."""
-        stderr_file = None
+        """Start the bot; raises :class:`BotStartError` naming the bot and the cause.
+
+        With ``stderr_path`` the bot's stderr is a pipe that the referee drains into a capped
+        log (:class:`StderrLog`): the bot never writes to the disk itself."""
+        log = None
         try:
-            if stderr_path is not None:
-                stderr_path.parent.mkdir(parents=True, exist_ok=True)
-                stderr_file = open(stderr_path, "ab")  # noqa: SIM115 - closed in aclose()
-            child = await start_child(spec, stderr_file)
+            if stderr_path is None:
+                child = await start_child(spec, None)
+            else:
+                read_fd, write_fd = os.pipe()
+                try:
+                    with open(write_fd, "wb", buffering=0) as child_stderr:  # the child's copy
+                        child = await start_child(spec, child_stderr)
+                except BaseException:
+                    os.close(read_fd)
+                    raise
+                log = StderrLog(read_fd, stderr_path)
         except OSError as exc:
-            if stderr_file is not None:
-                stderr_file.close()
             raise BotStartError(f"cannot start bot {spec.name!r}: {exc}") from exc
-        except BotStartError:
-            if stderr_file is not None:
-                stderr_file.close()
-            raise
-        return cls(spec, child, stderr_file)
+        return cls(spec, child, log)
 
     # ----- lines ----------------------------------------------------------------------------
     async def send(self, text: str) -> None:
@@ -134,12 +139,9 @@ class BotProcess:
 
     def _log_dropped(self, size: int, how: str) -> None:
         """Note a dropped overlong line in the bot's stderr log: counted, never stored."""
-        if self._stderr_file is not None and not self._stderr_file.closed:
-            note = (f"[arena] dropped a stdout line of {size} bytes ({how}; "
-                    f"the limit is {MAX_LINE_BYTES})\n")
-            with contextlib.suppress(OSError):
-                self._stderr_file.write(note.encode())
-                self._stderr_file.flush()
+        if self.stderr_log is not None:
+            self.stderr_log.note(f"dropped a stdout line of {size} bytes ({how}; "
+                                 f"the limit is {MAX_LINE_BYTES})")
 
     def _record(self, line: str | BadLine) -> str | BadLine:
         self.transcript.append("< " + (_clip(line) if isinstance(line, str) else repr(line)))
@@ -197,17 +199,10 @@ class BotProcess:
             self.process.close()  # a bot that exited by itself was never waited for
             with contextlib.suppress(trio.ClosedResourceError, OSError):
                 await self._stdout.aclose()
-            if self._stderr_file is not None:
-                self._stderr_file.close()
-                _remove_if_empty(Path(self._stderr_file.name))
+            if self.stderr_log is not None:
+                await self.stderr_log.aclose()
 
     def _signal_group(self, sig: signal.Signals) -> None:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.process.pid, sig)
 
-
-def _remove_if_empty(path: Path) -> None:
-    """A bot that wrote nothing to stderr leaves no log file (one per game adds up)."""
-    with contextlib.suppress(OSError):
-        if path.stat().st_size == 0:
-            path.unlink()

@@ -49,3 +49,46 @@ async def test_silent_bot_leaves_no_log_file(tmp_path: Path) -> None:
                         tc=TimeControl.parse("5+0.05"), log_dir=tmp_path, game_id="r1/g 1")
     assert not list(tmp_path.glob("quiet/*"))
     assert (tmp_path / "loud" / "r1_g_1.stderr.log").read_text() == "hello from loud\n"
+
+
+# A random bot that writes ``sys.argv[1]`` MiB to stderr before it starts, in one go.
+FLOODER = (
+    "import runpy, sys; n = int(sys.argv[1]); sys.stderr.write(('e' * 1023 + '\\n') * 1024 * n);"
+    " sys.stderr.flush(); sys.argv = [sys.argv[0]]; "
+    f"runpy.run_path({RANDOM_BOT!r}, run_name='__main__')"
+)
+
+
+def flooder(name: str, mib: int) -> BotSpec:
+    return BotSpec(name=name, cmd=[sys.executable, "-c", FLOODER, str(mib)])
+
+
+async def test_the_stderr_log_is_capped_and_says_what_it_dropped(tmp_path: Path) -> None:
+    from protocol.bounds import MAX_STDERR_LOG_BYTES
+
+    with trio.fail_after(60):
+        record = await play_game("dobutsu", flooder("loud", 8), chatty("quiet", "quiet"),
+                                 tc=TimeControl.parse("10+0.1"), log_dir=tmp_path, game_id="g1")
+    assert record.termination.value in ("normal", "adjudication"), record.reason
+    log = (tmp_path / "loud" / "g1.stderr.log").read_bytes()
+    assert MAX_STDERR_LOG_BYTES <= len(log) < MAX_STDERR_LOG_BYTES + 200
+    assert log.endswith(f"[arena] {(8 << 20) - MAX_STDERR_LOG_BYTES} more bytes of stderr not "
+                        f"logged (the log keeps {MAX_STDERR_LOG_BYTES} bytes per process)\n"
+                        .encode())
+
+
+async def test_a_log_that_cannot_be_written_never_counts_against_the_bot(tmp_path: Path) -> None:
+    """The disk is full (``/dev/full``: every write fails with ENOSPC): the bot, which writes
+    2 MiB of stderr, never sees the failure and plays its game as usual."""
+    full = Path("/dev/full")
+    if not full.exists():
+        import pytest
+
+        pytest.skip("no /dev/full on this machine")
+    (tmp_path / "loud").mkdir()
+    (tmp_path / "loud" / "g1.stderr.log").symlink_to(full)
+    with trio.fail_after(60):
+        record = await play_game("dobutsu", flooder("loud", 2), flooder("other", 2),
+                                 tc=TimeControl.parse("10+0.1"), log_dir=tmp_path, game_id="g1")
+    assert record.termination.value in ("normal", "adjudication"), record.reason
+    assert (tmp_path / "other" / "g1.stderr.log").stat().st_size > 1 << 20

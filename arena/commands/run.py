@@ -7,6 +7,10 @@ stderr), ``config.toml`` (the config used) and ``schedule.json`` (the games and 
 fingerprint that guards resume), ``sessions.jsonl`` (when each session started and ended,
 the arena version and concurrency, for the report). Running the same command again resumes:
 only the games missing from the journal are played.
+
+Exit status: 0 when the schedule is complete, 1 when games failed or are missing, 2 for a
+mistake in the command or the config, 3 when the machine or the arena failed (bots that
+cannot be started for want of files, processes or memory; a full disk), 130 when stopped.
 """
 
 from __future__ import annotations
@@ -37,6 +41,9 @@ if TYPE_CHECKING:
 
 EXIT_INTERRUPTED: Final = 130
 EXIT_FAILED_GAMES: Final = 1
+EXIT_ARENA_FAULT: Final = 3
+"""The run stopped on the machine's or the arena's fault (bots that cannot be started, a full
+disk); the games concerned have no result and a resume plays them."""
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -81,7 +88,10 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"cannot use output directory {out.root}: {exc.strerror or exc}") from None
     event = loaded.event
     # The PGN is derived data: rebuild it from the journal so the two never disagree.
-    write_pgn(iter_records(journal.path), out.pgn, event=event)
+    try:
+        write_pgn(iter_records(journal.path), out.pgn, event=event)
+    except OSError as exc:  # derived data: the journal, not the PGN, must be complete
+        warn(f"cannot write {out.pgn}: {exc.strerror or exc}; it is rebuilt on the next run")
     done = journal.ids()
     pending = [g for g in schedule.games if g.id not in done]
     stop_when, sprt = sprt_stopper(loaded, journal.summaries)
@@ -102,7 +112,11 @@ def run(args: argparse.Namespace) -> int:
     report = ReportHook(out.root, enabled=not args.no_report)
 
     def on_record(record: GameRecord) -> None:
-        append_pgn(record, out.pgn, event=event)
+        try:
+            append_pgn(record, out.pgn, event=event)
+        except OSError as exc:
+            warn(f"cannot append to {out.pgn}: {exc.strerror or exc}; it is rebuilt on the "
+                 "next run")
 
     progress = Progress(
         title=event,
@@ -136,12 +150,13 @@ def run(args: argparse.Namespace) -> int:
     finally:
         log_session(out.root, "end", concurrency, warn)
     progress.summary()
-    print_ratings(out.journal)
-    if args.cluster:
-        print_workers(out.journal)
-    if sprt is not None:
-        print(f"arena: {sprt.message()}")
-    report.build(final=True)
+    if result.arena_fault is None:  # else the machine is short of something: stop at once
+        print_ratings(out.journal)
+        if args.cluster:
+            print_workers(out.journal)
+        if sprt is not None:
+            print(f"arena: {sprt.message()}")
+        report.build(final=True)
     if result.error:
         print(f"arena: error: {result.error}", file=sys.stderr, flush=True)
     return _exit_status(result, schedule.total, len(journal.summaries), out, sprt)
@@ -182,8 +197,13 @@ def _exit_status(
     result: RunResult, total: int, journaled: int, out: OutputDir, sprt: SprtStop | None
 ) -> int:
     """0 when the schedule is complete (or the SPRT decided), 130 when stopped by the user,
-    1 when games failed or are missing for another reason."""
+    1 when games failed or are missing for another reason, 3 when the machine or the arena
+    failed (the message says what, and how to go on)."""
     missing = total - journaled
+    if result.arena_fault:
+        print(f"arena: error: {result.arena_fault}\narena: {journaled}/{total} games in "
+              f"{out.journal}; run the same command again to play the rest", file=sys.stderr)
+        return EXIT_ARENA_FAULT
     if result.failed:
         warn(
             f"{len(result.failed)} game(s) could not be played ({', '.join(result.failed[:5])}); "

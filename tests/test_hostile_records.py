@@ -1,0 +1,83 @@
+"""What a bot prints cannot grow the referee's memory or the journal: a 200,000-move ``pv`` on
+every move and 700,000 ``option`` declarations are cut to the caps of ``protocol/bounds.py``
+(the test process is the referee here; its peak RSS is read from /proc/self/status)."""
+
+from __future__ import annotations
+
+import sys
+import uuid
+from pathlib import Path
+
+import trio
+from proc_scan import tagged
+
+from protocol.bounds import MAX_ID_CHARS, MAX_OPTIONS, MAX_PV_MOVES
+from referee.adjudication import Adjudication
+from referee.botspec import BotSpec
+from referee.connection import BotConnection
+from referee.match import open_bot, play_game
+from referee.record import Termination, encode_record
+from referee.timecontrol import TimeControl
+
+HOSTILE = Path(__file__).resolve().parent / "hostile"
+GROWTH_LIMIT_MB = 60
+
+
+def rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise AssertionError("no VmRSS")
+
+
+def hostile(script: str, tag: str) -> BotSpec:
+    return BotSpec(name=script, cmd=[sys.executable, str(HOSTILE / f"{script}.py"), tag, "0"])
+
+
+def quiet(tag: str) -> BotSpec:
+    return BotSpec(name="innocent",
+                   cmd=[sys.executable, str(HOSTILE / "stderr_chatter.py"), tag, "0", "0"])
+
+
+async def test_a_pv_flood_is_cut_in_the_record_and_in_memory(tmp_path: Path) -> None:
+    tag = f"pvflood-{uuid.uuid4().hex[:8]}"
+    before = peak = rss_mb()
+
+    def sample(move: object) -> None:
+        nonlocal peak
+        peak = max(peak, rss_mb())
+
+    with trio.fail_after(120):
+        record = await play_game("jungle", hostile("pv_flood", tag), quiet(tag),
+                                 tc=TimeControl.parse("60+1"), log_dir=tmp_path,
+                                 adjudication=Adjudication(max_plies=40), on_move=sample)
+    assert record.termination in (Termination.NORMAL, Termination.ADJUDICATION), record.reason
+    flooded = [m for m in record.moves if m.side == 0]
+    assert flooded and all(m.info is not None for m in flooded)
+    for move in flooded:
+        assert move.info is not None
+        assert len(move.info.pv) == MAX_PV_MOVES and move.info.pv_more > 190_000
+    assert len(encode_record(record)) < 100_000, "the journal line holds the flood"
+    assert peak - before < GROWTH_LIMIT_MB, f"RSS grew {peak - before:.0f} MB"
+    assert not tagged(tag)
+
+
+async def test_an_option_flood_keeps_the_first_options_and_plays_on(tmp_path: Path) -> None:
+    tag = f"optflood-{uuid.uuid4().hex[:8]}"
+    before = rss_mb()
+    with trio.fail_after(120):
+        connection: BotConnection = await open_bot(hostile("option_flood", tag), timeout=60)
+        try:
+            peak = rss_mb()
+            assert len(connection.options) == MAX_OPTIONS
+            assert connection.options_dropped == 700_000 - MAX_OPTIONS
+            assert connection.id_name is not None and len(connection.id_name) < MAX_ID_CHARS + 30
+        finally:
+            await connection.aclose()
+    assert peak - before < GROWTH_LIMIT_MB, f"RSS grew {peak - before:.0f} MB"
+    with trio.fail_after(120):  # in a game (handshake timeout 10 s) the innocent never loses
+        record = await play_game("jungle", quiet(tag), hostile("option_flood", tag),
+                                 tc=TimeControl.parse("60+1"), log_dir=tmp_path,
+                                 adjudication=Adjudication(max_plies=10))
+    assert record.winner != 1, record.reason  # never the innocent p1's loss
+    assert not tagged(tag)
