@@ -34,7 +34,7 @@ def test_garbage_bot_fails_showing_its_output(capsys: pytest.CaptureFixture[str]
     assert status == 1
     assert "FAIL   7." in out and "unknown message 'hello'" in out
     assert "< hello there" in out  # the bot's own line
-    assert "SKIP  13. quit" in out
+    assert "SKIP  15. quit" in out
     assert "the bot failed a step" in out
 
 
@@ -62,3 +62,27 @@ def test_fairy_stockfish_passes_in_uci(capsys: pytest.CaptureFixture[str]) -> No
     out = capsys.readouterr().out
     assert status == 0, out
     assert "Fairy-Stockfish" in out
+
+
+def test_a_bot_that_says_nothing_is_asked_about_flushing(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        tmp_path: Path) -> None:
+    monkeypatch.setattr("arena.commands.check_bot.STEP_TIMEOUT_S", 0.5)
+    mute = tmp_path / "mute_bot.py"
+    mute.write_text("import sys, time\nfor line in sys.stdin:\n    print('id name never')\n"
+                    "    time.sleep(60)\n")  # buffered: never reaches the pipe
+    assert main(["check-bot", "jungle", "--", sys.executable, str(mute)]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL   2. handshake" in out
+    assert ("no reply from 'mute_bot.py' within 0.5 s: is the bot "
+            "flushing its output after each line?") in out
+
+
+def test_steps_include_histories_a_resumed_game_and_a_timed_quit(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    status = main(["check-bot", "dobutsu", "--", *RANDOM, "--seed", "2"])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert "a game from the start: position startpos moves ... (12 moves)" in out
+    assert "a resumed game: position fen <start> moves ... (4 moves)" in out
+    assert "quit -> the process exits within 0.5 s: exited after" in out

@@ -21,7 +21,8 @@ from arena.errors import UserError
 from protocol.bounds import MAX_OPTIONS
 from protocol.messages import Go
 from referee.botspec import BotSpec
-from referee.connection import BotConnection, BotError, BotTimedOut, Turn
+from referee.connection import BotConnection, BotError, BotStalled, BotTimedOut, Turn
+from referee.process import QUIT_GRACE_S
 from referee.errors import BotStartError
 from referee.games import Game, game_names, get_game
 
@@ -29,6 +30,12 @@ STEP_TIMEOUT_S = 10.0
 """Handshake and isready answers must come within this."""
 MARGIN_MS = 500
 """Slack over the time a ``go`` allows, for the pipe and the bot's own overhead."""
+QUIT_LIMIT_S = QUIT_GRACE_S
+"""SPEC: a bot exits within this after ``quit`` (then the referee sends SIGTERM)."""
+GAME_PLIES = 12
+"""Moves of the game from the start that the bot plays (both sides)."""
+RESUMED_PLIES = 4
+"""Moves of the resumed game."""
 
 
 class StepFailed(Exception):
@@ -53,8 +60,46 @@ class Checker:
 
     async def ask(self, board: Game[Any], go: Go, budget_ms: float) -> str:
         """Send the position and ``go``; check that a legal move comes within the budget."""
-        reply = await self.bot.request_move(turn_at(board, go), budget_ms / 1000)
+        reply = await self.request(turn_at(board, go), budget_ms)
         return self.check_move(board, reply.move, reply.elapsed_ms)
+
+    async def request(self, turn: Turn, budget_ms: float) -> Any:
+        """``request_move``, with a bot that said nothing at all told what is likely wrong."""
+        heard = self.heard()
+        try:
+            return await self.bot.request_move(turn, budget_ms / 1000)
+        except BotTimedOut as exc:
+            if self.heard() == heard:
+                raise StepFailed(self.no_reply(budget_ms / 1000)) from None
+            raise StepFailed(str(exc)) from None
+
+    def heard(self) -> int:
+        """How many lines the bot has sent so far."""
+        if self.connection is None:
+            return 0
+        return sum(1 for line in self.connection.channel.transcript if line.startswith("<"))
+
+    def no_reply(self, seconds: float) -> str:
+        return (f"no reply from {self.spec.name!r} within {seconds:g} s: is the bot flushing its "
+                "output after each line?")
+
+    async def play_from(self, board: Game[Any], start: str | None, plies: int) -> str:
+        """The bot plays both sides for up to ``plies`` moves from ``board``, told every time
+        the start and all the moves since, as in a tournament game."""
+        played: list[str] = []
+        for _ in range(plies):
+            if board.is_over():
+                break
+            legal = board.legal_moves()
+            reply = await self.request(
+                Turn(board, start, list(played), legal, Go(p1time=5000, p2time=5000,
+                                                            p1inc=0, p2inc=0)),
+                5000 + MARGIN_MS)
+            self.check_move(board, reply.move, reply.elapsed_ms)
+            move = board.parse_move(reply.move)
+            played.append(board.format_move(move))
+            board.push(move)
+        return f"{len(played)} moves: {' '.join(played)}"
 
     def check_move(self, board: Game[Any], move: str, elapsed_ms: float) -> str:
         legal = board.legal_moves()
@@ -120,11 +165,15 @@ async def step_start(c: Checker) -> str:
 
 
 async def step_handshake(c: Checker) -> str:
-    await c.bot.handshake(STEP_TIMEOUT_S)
-    if not c.bot.id_name:
-        raise StepFailed("no 'id name' line before ugiok")
+    try:
+        await c.bot.handshake(STEP_TIMEOUT_S)
+    except BotStalled as exc:
+        if c.heard() == 0:
+            raise StepFailed(c.no_reply(STEP_TIMEOUT_S) + f" ({exc})") from None
+        raise
     dropped = c.bot.options_dropped
-    return (f"id name {c.bot.id_name!r}, author {c.bot.id_author!r}, "
+    name = repr(c.bot.id_name) if c.bot.id_name else "none (optional)"
+    return (f"id name {name}, author {c.bot.id_author!r}, "
             f"{len(c.bot.options)} option(s)"
             + (f" ({dropped} more declarations ignored: the cap is {MAX_OPTIONS})"
                if dropped else ""))
@@ -183,11 +232,30 @@ async def step_infinite_stop(c: Checker) -> str:
     return "after stop: " + c.check_move(board, reply_move.move, reply_move.elapsed_ms)
 
 
+async def step_game_from_start(c: Checker) -> str:
+    """What a tournament sends: ``position startpos moves ...`` with every move so far."""
+    return await c.play_from(get_game(c.game).start(), None, GAME_PLIES)
+
+
+async def step_resumed_game(c: Checker) -> str:
+    """A game that starts from a position text (an opening book, a resumed game): ``position
+    fen <start> moves ...``."""
+    label, board = c.positions[len(c.positions) // 2] if c.positions else ("", None)
+    if board is None or board.is_over():
+        board = get_game(c.game).start()
+    start = board.position()
+    return await c.play_from(type(board).from_position(start), start, RESUMED_PLIES)
+
+
 async def step_quit(c: Checker) -> str:
-    status = await c.bot.quit(2.0)
+    await c.bot.send_lines(c.bot.quit_lines())
+    started = trio.current_time()
+    status = await c.bot.channel.wait_exit(QUIT_LIMIT_S)
     if status is None:
-        raise StepFailed("still running 2 s after 'quit'")
-    return f"exited ({c.bot.channel.describe_exit()})"
+        raise StepFailed(f"still running {QUIT_LIMIT_S:g} s after 'quit' (SPEC: exit within "
+                         f"{QUIT_LIMIT_S:g} s; the referee then kills it)")
+    took = (trio.current_time() - started) * 1000
+    return f"exited after {took:.0f} ms ({c.bot.channel.describe_exit()})"
 
 
 def build_steps(positions: list[tuple[str, Game[Any]]]
@@ -202,10 +270,16 @@ def build_steps(positions: list[tuple[str, Game[Any]]]
     for label, board in positions:
         steps.append((f"position ({label}), go with 5 s clocks", position_step(label, board)))
     steps += [
+        (f"a game from the start: position startpos moves ... ({GAME_PLIES} moves)",
+         step_game_from_start),
+        (f"a resumed game: position fen <start> moves ... ({RESUMED_PLIES} moves)",
+         step_resumed_game),
+    ]
+    steps += [
         ("go p1time 1000 p2time 1000 p1inc 100 p2inc 100", step_go_clocks),
         ("go movetime 300", step_go_movetime),
-        ("go infinite, then stop", step_infinite_stop),
-        ("quit -> the process exits", step_quit),
+        ("go infinite, then stop (a move before stop is accepted)", step_infinite_stop),
+        (f"quit -> the process exits within {QUIT_LIMIT_S:g} s", step_quit),
     ]
     return steps
 
@@ -251,6 +325,15 @@ def _show_conversation(checker: Checker, out: Callable[[str], None]) -> None:
             out("        " + line)
 
 
+def bot_name(cmd: list[str]) -> str:
+    """The bot's own name for messages: its script or program file (``python3 mybot.py`` is
+    ``mybot.py``), not the interpreter."""
+    for arg in cmd[1:]:
+        if not arg.startswith("-") and Path(arg).is_file():
+            return Path(arg).name
+    return Path(cmd[0]).name
+
+
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = sub.add_parser(
         "check-bot", help="check that a bot speaks the protocol (numbered PASS/FAIL steps)",
@@ -282,7 +365,9 @@ def run(args: argparse.Namespace) -> int:
         cmd = cmd[at + 1 :]
     if not cmd:
         raise UserError("no bot command: use arena check-bot GAME -- CMD ARGS...")
-    spec = BotSpec(name="bot", cmd=cmd, protocol=args.protocol, variant=args.variant,
+    if args.protocol == "hub" and args.game != "draughts":
+        raise UserError(f"the hub protocol is for draughts engines; it cannot play {args.game}")
+    spec = BotSpec(name=bot_name(cmd), cmd=cmd, protocol=args.protocol, variant=args.variant,
                    legal=not args.no_legal)
     with tempfile.TemporaryDirectory(prefix="arena-check-") as tmp:
         ok = trio.run(check, spec, args.game, Path(tmp) / "stderr.log")
