@@ -13,6 +13,8 @@ records of one game (one of them was forged or written twice).
 The journal is read one line at a time and only each game's summary (the record without its
 moves) stays in memory, so resuming a run of 100,000 games costs little;
 :func:`iter_records` streams the full records for the few readers that need them (the PGN).
+While a run appends, the journal keeps only the ids and the count of its games, never the
+records: memory stays flat however many games an overnight run plays.
 """
 
 from __future__ import annotations
@@ -52,12 +54,17 @@ def summary(record: GameRecord) -> GameRecord:
 
 
 class Journal:
-    """An open journal; ``summaries`` holds every game already in it, in file order, each
-    without its moves (:func:`iter_records` reads the full records back)."""
+    """An open journal: the ids and count of its games, and ``summaries``, the games it held
+    when opened (in file order, without their moves; :func:`iter_records` reads the full
+    records back). Appends add to the ids and the count only; a caller done with the
+    summaries drops them with :meth:`forget_summaries`."""
 
     def __init__(self, path: Path, summaries: list[GameRecord]) -> None:
         self.path = path
         self.summaries = summaries
+        self._ids = {r.id for r in summaries}
+        self.count = len(summaries)
+        """Games in the journal now (those at opening plus those appended)."""
         self._lock = trio.Lock()
 
     @classmethod
@@ -70,7 +77,12 @@ class Journal:
         return cls(path, summaries)
 
     def ids(self) -> set[str]:
-        return {r.id for r in self.summaries}
+        """The ids of every game in the journal now (a copy)."""
+        return set(self._ids)
+
+    def forget_summaries(self) -> None:
+        """Drop the summaries read at opening (the ids and the count stay)."""
+        self.summaries = []
 
     def append_sync(self, record: GameRecord) -> None:
         """Write one record as a line and make it durable before returning.
@@ -94,7 +106,8 @@ class Journal:
                     ) from None
                 time.sleep(wait)
                 wait *= 2
-        self.summaries.append(summary(record))
+        self._ids.add(record.id)
+        self.count += 1
 
     def _write(self, line: bytes) -> None:
         """One unbuffered append and fsync; on failure the file is cut back to its old size

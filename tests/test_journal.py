@@ -104,3 +104,15 @@ def test_a_failed_append_leaves_no_torn_line(tmp_path: Path) -> None:
     with pytest.raises(JournalWriteError, match="No space left on device"):
         disk_full.append_sync(record("g2"))
     assert path.read_bytes() == good and disk_full.summaries == []
+
+
+def test_appends_keep_ids_and_count_not_records(tmp_path: Path) -> None:
+    """A long run's memory stays flat: an append adds an id and a count, never a record."""
+    path = tmp_path / "games.jsonl"
+    path.write_bytes(encode_record(record("g0")) + b"\n")
+    journal = Journal.open(path, lambda text: None)
+    journal.forget_summaries()
+    for i in range(1, 4):
+        journal.append_sync(record(f"g{i}"))
+    assert journal.summaries == []
+    assert journal.ids() == {"g0", "g1", "g2", "g3"} and journal.count == 4

@@ -125,6 +125,7 @@ def run(args: argparse.Namespace) -> int:
         done=journal.summaries,
         live=False if args.plain else None,
     )
+    journal.forget_summaries()  # counted into the standings and the SPRT: no longer needed
     print(
         f"arena: {event}: {loaded.config.game}, {len(loaded.bots)} bots, {schedule.total} games "
         f"({len(pending)} to play, concurrency {concurrency}) -> {out.root}",
@@ -159,7 +160,7 @@ def run(args: argparse.Namespace) -> int:
         report.build(final=True)
     if result.error:
         print(f"arena: error: {result.error}", file=sys.stderr, flush=True)
-    return _exit_status(result, schedule.total, len(journal.summaries), out, sprt)
+    return _exit_status(result, schedule.total, journal.count, out, sprt)
 
 
 def cluster_concurrency(cap: int | None, loaded: LoadedConfig, threads: int) -> int:
