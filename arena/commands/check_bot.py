@@ -22,9 +22,9 @@ from protocol.bounds import MAX_OPTIONS
 from protocol.messages import Go
 from referee.botspec import BotSpec
 from referee.connection import BotConnection, BotError, BotStalled, BotTimedOut, Turn
-from referee.process import QUIT_GRACE_S
 from referee.errors import BotStartError
 from referee.games import Game, game_names, get_game
+from referee.process import QUIT_GRACE_S
 
 STEP_TIMEOUT_S = 10.0
 """Handshake and isready answers must come within this."""
