@@ -26,6 +26,7 @@ COMMANDS: tuple[str, ...] = (
     "run",
     "ratings",
     "report",
+    "serve",
 )
 
 SUMMARIES: dict[str, tuple[str, str]] = {
@@ -38,6 +39,7 @@ SUMMARIES: dict[str, tuple[str, str]] = {
     "ratings": ("ratings", "Ordo-style ratings, error bars and draw rate from a run or a PGN file"),
     "report": ("report", "write RUN_DIR/report.html (standings, crosstable, charts, game viewer) "
                "and CSVs"),
+    "serve": ("serve", "a live web page of a run (or, with --play, a game against a bot)"),
 }
 """Module -> (command, one-line help) for ``arena --help``; a command missing here is imported
 to list it."""

@@ -104,10 +104,17 @@ class Standings:
         """Best first by rating; then by score per game; bots without games last."""
         elo = self.elo()
 
-        def key(kv: tuple[str, BotScore]) -> tuple[float, float, str]:
+        def key(kv: tuple[str, BotScore]) -> tuple[int, float, float, str]:
             name, s = kv
             pct = s.score / s.games if s.games else -1.0
-            return (-elo.get(name, -1e18), -pct, name)
+            # Bounds rank by what they bound, as in arena.ratings: all wins first, all losses
+            # after every estimate.
+            group = 1
+            if s.games and s.wins == s.games:
+                group = 0
+            elif s.games and s.losses == s.games:
+                group = 2
+            return (group, -elo.get(name, -1e18), -pct, name)
 
         return sorted(self.bots.items(), key=key)
 

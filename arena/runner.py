@@ -20,6 +20,7 @@ from __future__ import annotations
 import fcntl
 import os
 import signal
+import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -32,12 +33,13 @@ import trio
 from arena.config import LoadedConfig
 from arena.errors import RunFailure, UserError
 from arena.journal import Journal, JournalWriteError, Warn
+from arena.live_files import LiveFiles, header_for
 from arena.pool import BotPool
 from arena.progress import Progress
 from arena.retry import START_ATTEMPTS, retry_machine_faults
 from arena.schedule import Schedule, ScheduledGame
 from referee.faults import MachineFault
-from referee.record import GameRecord, Termination
+from referee.record import GameRecord, MoveRecord, Termination
 
 TICK_SECONDS: Final = 1.0
 """How often the live display is redrawn between events (elapsed time, ETA)."""
@@ -234,6 +236,7 @@ class Tournament:
         self._bots = {bot.name: bot for bot in self.loaded.bots}
         workers = max(1, min(self.concurrency, len(self.pending)))
         self._periodic_running = False
+        self._live = LiveFiles(self.out.root)
         self.pool = BotPool(self.out.logs)
         self._games_left = Counter(name for g in self.pending for name in (g.p1, g.p2))
         try:
@@ -279,6 +282,19 @@ class Tournament:
                 await self.pool.retire(name)
 
     async def _play(self, game: ScheduledGame) -> None:
+        """One game, with its live file for watchers (``arena serve``) while it runs."""
+        on_move = self._live.start(header_for(
+            game.id, self.loaded.config.game, game.p1, game.p2, round=game.round,
+            start_position=game.opening.start_position, opening=game.opening.moves,
+            options=self.loaded.game_options, time_control=self.loaded.config.tc or "",
+            started_at=time.time()))
+        try:
+            await self._play_scheduled(game, on_move)
+        finally:
+            self._live.finish(game.id)
+
+    async def _play_scheduled(self, game: ScheduledGame,
+                              on_move: Callable[[MoveRecord], None]) -> None:
         from referee.match import play_game
 
         config = self.loaded.config
@@ -307,6 +323,7 @@ class Tournament:
                     round=game.round,
                     bots=self.pool,
                     transcript_dir=self.out.transcripts,
+                    on_move=on_move,
                 ), retrying)
         except trio.Cancelled:
             self.result.aborted += 1

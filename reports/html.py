@@ -410,7 +410,8 @@ updated {_e(updated)} · <a href="games.csv">games.csv</a> ·
 <nav>{"".join(f'<a href="#{s}">{s}</a>' for s in NAV)}</nav>
 <main>{sections}</main>
 {viewer}
-<script>{_asset("report.js")}</script>
+<script>{_asset("board.js")}
+{_asset("report.js")}</script>
 <script src="{ASSET_DIR}/index.js?v={int(time.time())}"></script>
 </body></html>
 """

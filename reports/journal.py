@@ -211,6 +211,14 @@ class _Record(msgspec.Struct, gc=False):
 _summary_decoder = msgspec.json.Decoder(_Record)
 
 
+def update_journal(journal: Journal) -> int:
+    """Summarise the lines appended since ``journal`` was last read (a watcher following a
+    running tournament); returns how many games were added."""
+    before = len(journal.games)
+    _summarise(journal)
+    return len(journal.games) - before
+
+
 def _summarise(journal: Journal) -> None:
     """Read the journal from ``journal.end`` to its last complete line, in place."""
     path = journal.path

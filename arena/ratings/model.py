@@ -96,9 +96,15 @@ class RatingFit:
         return float(self.ratings[self.index(name)])
 
     def order(self) -> list[int]:
-        """Player indices, best first; unrated players last, in their original order."""
+        """Player indices, best first; unrated players last, in their original order.
+
+        A rating that is only a bound is ranked by what it bounds: a lower bound (won every
+        game) above every estimate, an upper bound (lost every game) below every estimate,
+        whatever its value (with few games an upper bound can exceed everyone's estimate)."""
+        group = {ALL_WINS: 0, ALL_LOSSES: 2}
         rated = [i for i in range(len(self.players)) if not math.isnan(self.ratings[i])]
-        rated.sort(key=lambda i: (-self.ratings[i], self.players[i]))
+        rated.sort(key=lambda i: (group.get(self.marks[i], 1), -self.ratings[i],
+                                  self.players[i]))
         return rated + [i for i in range(len(self.players)) if math.isnan(self.ratings[i])]
 
     def expected_score(self, first: str, second: str) -> float:

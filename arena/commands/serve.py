@@ -1,0 +1,92 @@
+"""``arena serve RUN_DIR``: a web page that follows a tournament live (or shows a finished one).
+
+The page updates without a reload (server-sent events): standings and crosstable as games
+finish, the boards of the games in progress move by move, and every finished game opens in
+the report's viewer. It reads only the files ``arena run`` writes (the journal and one live
+file per running game), so it can start before, during or after the run, and the tournament
+never waits for it. ``--play GAME --bot CMD`` seats you against a bot instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+from pathlib import Path
+
+import trio
+
+from arena.errors import UserError
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = sub.add_parser(
+        "serve", help="a live web page of a run (or, with --play, a game against a bot)",
+        description=__doc__.splitlines()[0] if __doc__ else None,
+    )
+    parser.add_argument("run_dir", nargs="?", type=Path, help="the run's output directory")
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default "
+                        "127.0.0.1: this machine only)")
+    parser.add_argument("--port", type=int, default=8000, help="port (default 8000; 0: any free)")
+    parser.add_argument("--no-report", action="store_true",
+                        help="do not rebuild the report as games finish")
+    parser.add_argument("--play", metavar="GAME", help="play GAME against --bot in the browser")
+    parser.add_argument("--bot", metavar="CMD", help="the bot's command line (with --play)")
+    parser.add_argument("--tc", default="5+5", help="time control for both sides (with --play; "
+                        "default 5+5: 5 minutes plus 5 seconds a move)")
+    parser.add_argument("--human", choices=("p1", "p2"), default="p1",
+                        help="the side you play in the first game (then colours alternate)")
+    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                        help="game option, e.g. target=2 for donkan (with --play)")
+    parser.add_argument("--out", type=Path, help="directory for the games' records (with --play)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from arena.web.app import listening_socket
+
+    if args.play:
+        if not args.bot:
+            raise UserError("--play needs --bot CMD: the bot you play against")
+        from arena.web.human import play_app
+
+        app, background = play_app(args.play, shlex.split(args.bot), tc=args.tc,
+                                   human=0 if args.human == "p1" else 1,
+                                   options=_options(args.option), out=args.out)
+        what = f"{args.play} against {args.bot}"
+    else:
+        if args.run_dir is None:
+            raise UserError("give a RUN_DIR (the output directory of 'arena run'), or --play")
+        run_dir = args.run_dir
+        if not (run_dir / "games.jsonl").exists() and not (run_dir / "schedule.json").exists():
+            raise UserError(f"{run_dir}: not a run directory (no games.jsonl or schedule.json)")
+        from arena.web.app import live_app
+        from arena.web.watch import RunWatcher
+
+        watcher = RunWatcher(run_dir, rebuild_report=not args.no_report)
+        app, background = live_app(run_dir, watcher), watcher.run
+        what = str(run_dir)
+    try:
+        sock = listening_socket(args.host, args.port)
+    except OSError as exc:
+        where = f"{args.host}:{args.port}"
+        raise UserError(f"cannot listen on {where}: {exc.strerror or exc}") from None
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    print(f"arena: serving {what} at http://{shown}:{port}/ (Ctrl-C stops)", flush=True)
+    from arena.web.app import serve
+
+    with sock:
+        trio.run(serve, app, sock, background)
+    return 0
+
+
+def _options(items: list[str]) -> dict[str, str]:
+    out = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise UserError(f"--option {item!r}: expected KEY=VALUE")
+        out[key.strip()] = value.strip()
+    return out
+
+

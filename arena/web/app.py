@@ -1,0 +1,159 @@
+"""The Starlette app of ``arena serve RUN_DIR``: the live page, its events and the run's files.
+
+Routes: ``/`` the live page; ``/events`` server-sent events, one ``state`` event per new
+snapshot of the run (plus a comment every few seconds to keep proxies from closing the
+stream); ``/state`` the current snapshot as JSON; ``/assets/...`` the page's script and style
+(shared with the report); ``/run/...`` the run directory's report and its files, so a finished
+game opens in the report's own viewer.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+from collections.abc import AsyncIterator, Awaitable, Callable
+from importlib import resources
+from pathlib import Path
+from typing import Any, Final
+
+import trio
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from arena.web.watch import RunWatcher
+
+KEEPALIVE_SECONDS: Final = 10.0
+ASSETS: Final = {
+    "board.js": ("reports", "application/javascript"),
+    "report.css": ("reports", "text/css"),
+    "live.js": ("arena.web", "application/javascript"),
+    "play.js": ("arena.web", "application/javascript"),
+    "live.css": ("arena.web", "text/css"),
+}
+
+
+def asset_text(name: str) -> str:
+    package, _ = ASSETS[name]
+    return resources.files(package).joinpath("assets", name).read_text(encoding="utf-8")
+
+
+async def asset(request: Request) -> Response:
+    name = request.path_params["name"]
+    if name not in ASSETS:
+        return Response("no such asset", status_code=404, media_type="text/plain")
+    return Response(asset_text(name), media_type=ASSETS[name][1],
+                    headers={"Cache-Control": "no-cache"})
+
+
+def sse(data: dict[str, Any], event: str = "state") -> str:
+    return f"event: {event}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
+
+
+def event_stream(wait: Callable[[int, float], Awaitable[dict[str, Any] | None]],
+                 current: Callable[[], dict[str, Any]]) -> StreamingResponse:
+    """An SSE response: the current snapshot at once, then every newer one."""
+
+    async def stream() -> AsyncIterator[str]:
+        snap = current()
+        version = int(snap.get("version", 0))
+        yield sse(snap)
+        while True:
+            newer = await wait(version, KEEPALIVE_SECONDS)
+            if newer is None:
+                yield ": keep-alive\n\n"
+                continue
+            version = int(newer["version"])
+            yield sse(newer)
+
+    return StreamingResponse(stream(), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+def page(title: str, script: str, body: str) -> str:
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title}</title><link rel="icon" href="data:,">
+<link rel="stylesheet" href="/assets/report.css"><link rel="stylesheet" href="/assets/live.css">
+</head><body>{body}
+<script src="/assets/board.js"></script><script src="/assets/{script}"></script>
+</body></html>
+"""
+
+
+LIVE_BODY = """
+<header><h1>Arena live: <span id="run-name"></span></h1>
+<div class="meta"><span id="progress"></span> · <span id="conn">connecting...</span> ·
+<a href="/run/report.html" id="report-link">full report</a></div></header>
+<main>
+<section id="running"><h2>Games in progress</h2><div id="boards" class="boards"></div>
+<p class="hint" id="no-running">No game in progress.</p></section>
+<section id="standings"><h2>Standings</h2>
+<p class="hint">Updated as games finish. Elo: maximum-likelihood fit with 95% error
+(≥/≤: a bound, for a bot that won or lost every game).</p>
+<div class="scroll"><table class="data" id="standings-table"><thead><tr><th>rank</th><th>bot</th>
+<th>Elo</th><th>games</th><th>W</th><th>D</th><th>L</th><th>score %</th><th>note</th></tr></thead>
+<tbody></tbody></table></div></section>
+<section id="crosstable"><h2>Crosstable</h2><p class="hint">Points of the row bot against the
+column bot / games played.</p><div class="scroll"><table class="data" id="crosstable-table">
+<thead></thead><tbody></tbody></table></div></section>
+<section id="finished"><h2>Finished games</h2>
+<p class="hint">Newest first; "view" opens the game in the report's viewer (the report is
+rebuilt a few seconds after games finish).</p>
+<div class="scroll"><table class="data" id="finished-table"><thead><tr><th></th><th>id</th>
+<th>p1</th><th>p2</th><th>result</th><th>ending</th><th>plies</th><th>reason</th></tr></thead>
+<tbody></tbody></table></div></section>
+</main>
+"""
+
+
+def live_app(run_dir: Path, watcher: RunWatcher) -> Starlette:
+    async def home(request: Request) -> Response:
+        return HTMLResponse(page(f"Arena live: {run_dir.name}", "live.js", LIVE_BODY))
+
+    async def events(request: Request) -> Response:
+        return event_stream(watcher.wait_newer, lambda: watcher.snapshot)
+
+    async def state(request: Request) -> Response:
+        return JSONResponse(watcher.snapshot)
+
+    return Starlette(routes=[
+        Route("/", home),
+        Route("/events", events),
+        Route("/state", state),
+        Route("/assets/{name}", asset),
+        Mount("/run", StaticFiles(directory=run_dir, check_dir=False)),
+    ])
+
+
+def listening_socket(host: str, port: int) -> socket.socket:
+    """A bound, listening socket (port 0: any free one), handed to Hypercorn by descriptor so
+    the caller knows the port before the server starts."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(100)
+    sock.set_inheritable(True)
+    return sock
+
+
+async def serve(app: Starlette, sock: socket.socket,
+                background: Callable[[], Awaitable[None]] | None = None) -> None:
+    """Run ``app`` on Hypercorn's trio worker (and ``background`` beside it) until cancelled."""
+    from hypercorn.config import Config
+    from hypercorn.trio import serve as hypercorn_serve
+
+    config = Config()
+    config.bind = [f"fd://{sock.fileno()}"]
+    config.accesslog = None
+    config.errorlog = "-"
+    config.graceful_timeout = 1.0
+    async with trio.open_nursery() as nursery:
+        if background is not None:
+            nursery.start_soon(background)
+        await hypercorn_serve(app, config)  # type: ignore[arg-type]
+        nursery.cancel_scope.cancel()

@@ -1,0 +1,282 @@
+"""Following a run directory from outside: what ``arena serve`` pushes to its live page.
+
+The watcher polls the files ``arena run`` writes (it never talks to the runner, so a running
+tournament never waits for it): the journal for finished games (read incrementally, from where
+it stopped), ``live/*.jsonl`` for the games in progress (header + one line per move), and
+``report/index.js`` for the games the report's viewer already has. Each change makes a new
+snapshot (standings, crosstable, finished games, running boards) with a higher version;
+:meth:`RunWatcher.wait_newer` hands it to every page that waits for one.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+import msgspec
+import trio
+
+from arena.live_files import LIVE_DIR, LiveHeader
+from referee.record import GameRecord, MoveRecord, Termination
+
+POLL_SECONDS: Final = 0.25
+FINISHED_SHOWN: Final = 200
+"""The newest finished games listed on the page."""
+REPORT_DELAY: Final = 2.0
+"""Seconds after the last finished game before the report is rebuilt (batches bursts)."""
+
+_move_decoder = msgspec.json.Decoder(MoveRecord)
+_header_decoder = msgspec.json.Decoder(LiveHeader)
+
+
+@dataclass
+class LiveGame:
+    """One game in progress, as its live file says so far."""
+
+    header: LiveHeader
+    moves: list[MoveRecord] = field(default_factory=list)
+    offset: int = 0
+    """Bytes of the file read so far (always at a line end)."""
+    doc: dict[str, Any] | None = None
+
+    def record(self) -> GameRecord:
+        h = self.header
+        return GameRecord(
+            game=h.game, p1=h.p1, p2=h.p2, result="*", termination=Termination.INTERRUPT,
+            reason="in progress", id=h.id, round=h.round, start_position=h.start_position,
+            opening=list(h.opening), moves=list(self.moves), time_control=h.time_control,
+            started_at=h.started_at, options=dict(h.options),
+        )
+
+
+def read_live(path: Path, known: LiveGame | None) -> LiveGame | None:
+    """The game of a live file, continuing ``known`` from its offset; None if unreadable."""
+    try:
+        with path.open("rb") as fh:
+            fh.seek(known.offset if known else 0)
+            data = fh.read()
+    except OSError:
+        return known
+    game = known
+    used = 0
+    for line in data.splitlines(keepends=True):
+        if not line.endswith(b"\n"):
+            break  # the runner is writing this line
+        used += len(line)
+        try:
+            if game is None:
+                game = LiveGame(_header_decoder.decode(line))
+            else:
+                game.moves.append(_move_decoder.decode(line))
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            continue
+    if game is not None:
+        game.offset = (known.offset if known else 0) + used
+    return game
+
+
+def _num(x: float, digits: int = 1) -> float | None:
+    return None if x is None or (isinstance(x, float) and math.isnan(x)) else round(x, digits)
+
+
+class RunWatcher:
+    """Snapshots of one run directory, refreshed by :meth:`run` (a trio task)."""
+
+    def __init__(self, run_dir: Path, *, rebuild_report: bool = True) -> None:
+        from reports.journal import Journal
+
+        self.run_dir = run_dir
+        self.rebuild_report = rebuild_report
+        self.version = 0
+        self.snapshot: dict[str, Any] = {"version": 0}
+        self._changed = trio.Event()
+        self._journal = Journal(path=run_dir / "games.jsonl")
+        self._journal_size = -1
+        self._live: dict[str, LiveGame] = {}
+        self._report_keys: set[str] = set()
+        self._report_mtime = 0.0
+        self._tables: dict[str, Any] = {}
+        self._report_due: float | None = None
+        self._report_running = False
+        self.report_error = ""
+
+    # ----- reading ---------------------------------------------------------------------
+    def _poll_journal(self) -> bool:
+        from reports.journal import JournalError, update_journal
+
+        path = self._journal.path
+        try:
+            size = path.stat().st_size
+        except OSError:
+            size = 0
+        if size == self._journal_size:
+            return False
+        self._journal_size = size
+        if size == 0:
+            return False
+        try:
+            added = update_journal(self._journal)
+        except JournalError as exc:
+            self._tables["error"] = str(exc)
+            return True
+        if added or not self._tables:
+            self._tables = self._compute_tables()
+            self._report_due = time.monotonic() + REPORT_DELAY
+            return True
+        return False
+
+    def _compute_tables(self) -> dict[str, Any]:
+        from reports import rating_tables, tables
+        from reports.html import _pm
+
+        journal = self._journal
+        games = tables.games_frame(journal)
+        bots = journal.bots
+        wdl = tables.wdl(games, bots)
+        fit = rating_tables.fit(games, bots)
+        standings = rating_tables.standings(wdl, fit)
+        order = list(standings["bot"])
+        points, count = tables.crosstable(games, order)
+        cross = tables.crosstable_display(points, count)
+        rows = []
+        for r in standings.itertuples(index=False):
+            rows.append({
+                "rank": int(r.rank), "bot": str(r.bot),
+                "elo": _pm(float(r.elo), float(r.elo_error), str(r.bound)),
+                "games": int(r.games), "wins": int(r.wins), "draws": int(r.draws),
+                "losses": int(r.losses), "score_pct": _num(float(r.score_pct)),
+                "note": str(r.note),
+            })
+        return {
+            "standings": rows,
+            "crosstable": {"bots": order,
+                           "cells": [[str(cross.at[a, b]) for b in order] for a in order]},
+            "finished": [
+                {"key": g.key, "id": g.id, "p1": g.p1, "p2": g.p2, "result": g.result,
+                 "termination": g.termination, "plies": g.plies, "reason": g.reason}
+                for g in reversed(journal.games[-FINISHED_SHOWN:])
+            ],
+            "done": len(journal.games),
+        }
+
+    def _poll_live(self) -> bool:
+        from reports.replay import replay
+
+        folder = self.run_dir / LIVE_DIR
+        try:
+            paths = {p.name: p for p in folder.glob("*.jsonl")}
+        except OSError:
+            paths = {}
+        changed = False
+        for name in list(self._live):
+            if name not in paths:
+                del self._live[name]
+                changed = True
+        for name, path in paths.items():
+            known = self._live.get(name)
+            game = read_live(path, known)
+            if game is None:
+                continue
+            if known is None or game.doc is None or len(game.moves) != len(game.doc["moves"]):
+                try:
+                    game.doc = replay(game.record()).doc
+                except Exception as exc:  # a bad live file must not stop the page
+                    game.doc = {"error": f"{type(exc).__name__}: {exc}"}
+                self._live[name] = game
+                changed = True
+        return changed
+
+    def _poll_report(self) -> bool:
+        index = self.run_dir / "report" / "index.js"
+        try:
+            mtime = index.stat().st_mtime
+        except OSError:
+            return False
+        if mtime == self._report_mtime:
+            return False
+        self._report_mtime = mtime
+        try:
+            text = index.read_text(encoding="utf-8").strip()
+            data = json.loads(text[len("arenaIndex("):-2])
+        except (OSError, ValueError):
+            return False
+        self._report_keys = {row[0] for row in data["rows"] if row[9]}
+        return True
+
+    def _schedule_total(self) -> int | None:
+        try:
+            doc = json.loads((self.run_dir / "schedule.json").read_bytes())
+            return int(doc["total"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def _make_snapshot(self) -> None:
+        self.version += 1
+        running = []
+        for game in sorted(self._live.values(), key=lambda g: g.header.id):
+            h = game.header
+            last = game.moves[-1] if game.moves else None
+            clocks: list[float | None] = [None, None]
+            for move in game.moves:
+                if move.clock_ms is not None and move.side in (0, 1):
+                    clocks[move.side] = move.clock_ms
+            running.append({
+                "id": h.id, "game": h.game, "p1": h.p1, "p2": h.p2, "plies": len(game.moves),
+                "last": last.move if last else "", "doc": game.doc, "clocks": clocks,
+                "time_control": h.time_control,
+            })
+        tables = dict(self._tables)
+        for g in tables.get("finished", []):
+            g["viewer"] = g["key"] in self._report_keys
+        self.snapshot = {
+            "version": self.version, "run": self.run_dir.name, "total": self._schedule_total(),
+            "running": running, "report": (self.run_dir / "report.html").is_file(),
+            "report_error": self.report_error, **tables,
+        }
+        self._changed.set()
+        self._changed = trio.Event()
+
+    def refresh(self) -> bool:
+        """Read whatever changed; True (and a new snapshot) if anything did."""
+        changed = self._poll_journal()
+        changed = self._poll_live() or changed
+        changed = self._poll_report() or changed
+        if changed or self.version == 0:
+            self._make_snapshot()
+        return changed
+
+    # ----- the task --------------------------------------------------------------------
+    async def run(self) -> None:
+        async with trio.open_nursery() as nursery:
+            while True:
+                self.refresh()
+                due = self._report_due
+                if (self.rebuild_report and due is not None and time.monotonic() >= due
+                        and not self._report_running):
+                    self._report_due = None
+                    self._report_running = True
+                    nursery.start_soon(self._build_report)
+                await trio.sleep(POLL_SECONDS)
+
+    async def _build_report(self) -> None:
+        from reports.html import build_report
+
+        try:
+            await trio.to_thread.run_sync(build_report, self.run_dir)
+            self.report_error = ""
+        except Exception as exc:  # the page goes on without a fresh report
+            self.report_error = f"report not rebuilt: {type(exc).__name__}: {exc}"
+        finally:
+            self._report_running = False
+
+    async def wait_newer(self, version: int, timeout: float) -> dict[str, Any] | None:
+        """The snapshot once it is newer than ``version``; None after ``timeout`` seconds."""
+        with trio.move_on_after(timeout):
+            while self.version <= version:
+                await self._changed.wait()
+            return self.snapshot
+        return None

@@ -1,0 +1,136 @@
+"""``arena serve`` in a real browser (headless Chromium over CDP, as the report's browser test).
+
+A real tournament (``arena run`` with sample bots that think a little per move) runs while
+``arena serve`` follows its directory; the page must show a new finished game and a running
+board that changes, without a reload (a marker set on ``window`` at the start survives), with
+no console error, and a finished game must open in the report's viewer.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from test_report_browser import browser, needs_chromium
+
+ROOT = Path(__file__).resolve().parents[1]
+BOT = ROOT / "sample_bots" / "random_bot.py"
+SCREENS = os.environ.get("ARENA_SCREENS")
+"""A directory to keep the screenshots in (they always go to the test's tmp_path too)."""
+
+
+def config_text(delay: float) -> str:
+    bots = "".join(
+        f'[[bots]]\nname = "slow{i}"\n'
+        f'cmd = ["{{python}}", "{BOT}", "--seed", "{i}", "--delay", "{delay}"]\n\n'
+        for i in (1, 2, 3)
+    )
+    return (
+        'game = "dobutsu"\nformat = "round-robin"\ngames_per_pairing = 4\ntc = "60+1"\n'
+        "concurrency = 2\nseed = 5\nreport_every = 2\n\n[adjudication]\nmax_plies = 40\n\n" + bots
+    )
+
+
+@contextmanager
+def started(argv: list[str], log: Path) -> Iterator[subprocess.Popen[str]]:
+    """A child process in its own session, ended (group-wide, by its id) afterwards."""
+    with log.open("w") as out:
+        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, text=True,
+                                start_new_session=True)
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGINT)
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(timeout=20)
+
+
+def served_url(log: Path, proc: subprocess.Popen[str]) -> str:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        match = re.search(r"at (http://\S+/) ", log.read_text())
+        if match:
+            return match.group(1)
+        if proc.poll() is not None:
+            raise AssertionError(f"arena serve exited: {log.read_text()}")
+        time.sleep(0.1)
+    raise TimeoutError(f"arena serve printed no address: {log.read_text()}")
+
+
+def wait_until(page, expression: str, timeout: float = 90.0):  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = page.js(expression)
+        if value:
+            return value
+        time.sleep(0.1)
+    raise TimeoutError(f"never true: {expression}")
+
+
+@needs_chromium
+@pytest.mark.slow
+def test_live_page_follows_a_running_tournament(tmp_path: Path) -> None:
+    config = tmp_path / "live.toml"
+    config.write_text(config_text(0.25))
+    run_dir = tmp_path / "run"
+    arena = [sys.executable, "-m", "arena.cli"]
+    with started([*arena, "run", str(config), "--output", str(run_dir), "--plain"],
+                 tmp_path / "run.log") as runner:
+        deadline = time.monotonic() + 60
+        while not (run_dir / "schedule.json").exists():
+            assert time.monotonic() < deadline and runner.poll() is None, "run never started"
+            time.sleep(0.1)
+        with started([*arena, "serve", str(run_dir), "--port", "0"],
+                     tmp_path / "serve.log") as server:
+            url = served_url(tmp_path / "serve.log", server)
+            with browser() as page:
+                page.open(url)
+                page.js("window.__noReload = 42")
+                # A running board changes as moves are played.
+                wait_until(page, "document.querySelector('.board-card[data-plies]') !== null")
+                card = page.js("document.querySelector('.board-card').getAttribute('data-game')")
+                plies = int(page.js(
+                    f"document.querySelector('.board-card[data-game=\"{card}\"]')"
+                    ".getAttribute('data-plies')"))
+                selector = f".board-card[data-game=\"{card}\"]"
+                wait_until(
+                    page,
+                    f"(function(){{var c=document.querySelector('{selector}');"
+                    f"return !c || parseInt(c.getAttribute('data-plies'),10) > {plies};}})()")
+                assert int(page.js("document.querySelectorAll('.board-card svg g.piece')"
+                                   ".length")) > 0 or page.js(
+                    "document.querySelectorAll('.board-card').length") == 0
+                # A new finished game appears, and the standings follow.
+                before = int(page.js("document.querySelectorAll('#finished-table tbody tr')"
+                                     ".length"))
+                wait_until(page, "document.querySelectorAll('#finished-table tbody tr').length"
+                                 f" > {before}")
+                wait_until(page, "document.querySelectorAll('#standings-table tbody tr')"
+                                 ".length === 3")
+                assert page.js("window.__noReload") == 42, "the page was reloaded"
+                shot = page.screenshot(tmp_path / "live.png", full=True)
+                # A finished game opens in the report's viewer.
+                href = wait_until(page, "(function(){var a=document.querySelector("
+                                        "'#finished-table a.view');return a && a.href;})()",
+                                  timeout=120)
+                assert page.errors == [], page.errors
+                page.open(href)
+                wait_until(page, "document.getElementById('viewer').classList.contains('open')"
+                                 " && document.querySelectorAll('#board g.piece').length > 0")
+                assert page.errors == [], page.errors
+                if SCREENS:
+                    Path(SCREENS).mkdir(parents=True, exist_ok=True)
+                    (Path(SCREENS) / "live-page.png").write_bytes(shot.read_bytes())
+    assert runner.returncode in (0, 130), (tmp_path / "run.log").read_text()
