@@ -3,6 +3,13 @@
 PGN was made for chess, but rating tools only need the tag pairs (White, Black, Result) and a
 well-formed movetext; our moves are written as-is (each game's own notation is one token
 without spaces) with move numbers, and the game's name goes in the ``Variant`` tag.
+
+International draughts games are PDN, the draughts form of PGN that draughts programs read:
+``[GameType "20"]`` (international draughts, 10x10), and when the game did not start from the
+standard position a ``FEN`` tag in PDN square notation (``W:W31,32,...:B1,...,K17``: every
+square listed, kings with ``K``). Results stay ``1-0``/``0-1``/``1/2-1/2``, which draughts
+readers accept and rating tools (Ordo) need. A game whose first move is the second player's
+(a draughts position with black to move) starts its movetext with ``1...``.
 """
 
 from __future__ import annotations
@@ -10,7 +17,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from referee.record import GameRecord, Termination
 
@@ -56,6 +63,34 @@ def _start_position_is_standard(record: GameRecord) -> bool:
         return False
 
 
+PDN_GAME_TYPES: Final[dict[str, str]] = {"draughts": "20"}
+"""PDN ``GameType`` numbers of our games (20: international draughts on 10x10)."""
+
+
+def pdn_fen(position: str) -> str:
+    """A draughts position text as a PDN FEN tag value, every square written out."""
+    from referee.games import get_game
+
+    board: Any = get_game("draughts").from_position(position)  # draughts: piece_at(square)
+    sides: tuple[list[str], list[str]] = ([], [])
+    for square in range(1, 51):
+        piece = board.piece_at(square)
+        if piece is not None:
+            side, kind = piece
+            sides[side].append(("K" if kind == "K" else "") + str(square))
+    return ("W" if board.side_to_move == 0 else "B") + \
+        f":W{','.join(sides[0])}:B{','.join(sides[1])}"
+
+
+def _fen_tag(record: GameRecord) -> str:
+    if record.game in PDN_GAME_TYPES:
+        try:
+            return pdn_fen(record.start_position)
+        except Exception:  # noqa: BLE001 - a record the rules cannot read: keep its text
+            return record.start_position
+    return record.start_position
+
+
 def game_to_pgn(record: GameRecord, *, event: str = "?", site: str = "?") -> str:
     """One game as PGN text: tag pairs, a blank line, movetext ending with the result, a blank line.
 
@@ -76,21 +111,27 @@ def game_to_pgn(record: GameRecord, *, event: str = "?", site: str = "?") -> str
         ("Variant", record.game),
         ("PlyCount", len(moves)),
     ]
+    if record.game in PDN_GAME_TYPES:
+        tags.insert(8, ("GameType", PDN_GAME_TYPES[record.game]))
     if record.id:
         tags.append(("GameId", record.id))
     if record.tags.get("pair"):
         tags.append(("PairId", record.tags["pair"]))
     if not _start_position_is_standard(record):
-        tags += [("SetUp", "1"), ("FEN", record.start_position)]
+        tags += [("SetUp", "1"), ("FEN", _fen_tag(record))]
     if record.score:
         tags.append(("Score", "-".join(str(s) for s in record.score)))
     head = "".join(f'[{name} "{_tag_value(value)}"]\n' for name, value in tags)
 
     tokens: list[str] = []
     book = sum(1 for m in record.moves if m.book)
+    second_first = bool(record.moves) and record.moves[0].side == 1
+    if second_first and moves:
+        tokens.append("1...")
     for ply, move in enumerate(moves):
-        if ply % 2 == 0:
-            tokens.append(f"{ply // 2 + 1}.")
+        at = ply + second_first  # plies counted as if the first player had moved first
+        if at % 2 == 0:
+            tokens.append(f"{at // 2 + 1}.")
         tokens.append(move)
         if book and ply == book - 1:
             tokens.append(_comment("end of opening"))

@@ -33,7 +33,7 @@ def test_tags_and_movetext() -> None:
     assert tags == {
         "Event": "Test cup", "Site": "?", "Date": "2023.11.14", "Round": "2",
         "White": "alpha", "Black": "beta", "Result": "0-1", "Termination": "time forfeit",
-        "TimeControl": "10+0.1", "Variant": "draughts", "PlyCount": "3",
+        "TimeControl": "10+0.1", "GameType": "20", "Variant": "draughts", "PlyCount": "3",
         "GameId": "r2-p03-g2", "PairId": "r2-p03-k1",
     }  # fmt: skip
     movetext = text.split("\n\n", 1)[1]
@@ -65,3 +65,40 @@ def test_rating_tools_read_it_back(tmp_path: Path) -> None:
         ("alpha", "beta", 0.0, "r2-p03-k1"),
         ("alpha", "beta", 0.5, "r2-p03-k1"),
     ]
+
+
+def test_draughts_is_pdn_draughts_tools_read(tmp_path: Path) -> None:
+    """GameType 20, a FEN tag in PDN square notation, ``1...`` when black moves first; a
+    draughts PDN reader (pydraughts, when installed) gets the moves and the start back, and
+    the ratings reader (Ordo's input) still reads the file."""
+    from referee.games import get_game
+
+    start = "B:W28,31-33,K45:B12-14,K40"
+    board = get_game("draughts").from_position(start)
+    moves = []
+    for _ in range(5):
+        text = board.legal_moves()[0]
+        moves.append(MoveRecord(move=text, side=board.side_to_move, elapsed_ms=1))
+        board.play(text)
+    rec = record(start_position=start, moves=moves, result="1/2-1/2", winner=None)
+    text = game_to_pgn(rec)
+    assert '[GameType "20"]' in text
+    assert '[FEN "B:W28,31,32,33,K45:B12,13,14,K40"]' in text
+    movetext = text.split("\n\n", 1)[1]
+    assert movetext.startswith(f"1... {moves[0].move} 2. {moves[1].move} {moves[2].move} 3.")
+    path = tmp_path / "games.pdn"
+    write_pgn([rec, record()], path)
+    games = list(parse_pgn(path.read_text().splitlines(), str(path)))
+    assert [(g.first, g.second, g.score) for g in games] == [("alpha", "beta", 0.5),
+                                                            ("alpha", "beta", 0.0)]
+    try:
+        from draughts.PDN import PDNReader  # pydraughts
+    except ImportError:
+        return  # pydraughts is a bench dependency; the tags above are checked regardless
+    read = PDNReader(filename=str(path)).games
+    assert read[0].variant == "standard" and read[0].tags["FEN"] == \
+        "B:W28,31,32,33,K45:B12,13,14,K40"
+    # pydraughts 0.6.7 lists the first move of a black-to-move game twice (its reader starts
+    # the list with it, then adds it again); everything after is ours, in order.
+    assert read[0].moves[1:] == [m.move for m in moves]
+    assert read[1].moves == ["32-28", "19-23", "28x19"]
