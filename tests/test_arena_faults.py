@@ -25,13 +25,15 @@ from pathlib import Path
 import pytest
 from proc_scan import tagged
 
-from referee.record import GameRecord, Termination, decode_record
+from referee.record import GameRecord, Termination, decode_record, encode_record
 
 ROOT = Path(__file__).resolve().parent.parent
 CHATTER = Path(__file__).resolve().parent / "hostile" / "stderr_chatter.py"
 RUN_TIMEOUT = 240
 EXIT_ARENA_FAULT = 3
 IS_ROOT = os.geteuid() == 0
+
+pytestmark = pytest.mark.slow  # whole `arena run`s, each on a machine short of something
 
 
 def write_config(tmp: Path, tag: str, *, bots: int, concurrency: int, chatter_kb: int = 0,
@@ -200,3 +202,21 @@ def test_a_full_disk_stops_the_run_cleanly_and_resume_repairs_it(tmp_path: Path)
                                  capture_output=True, text=True)
         assert remount.returncode == 0, remount.stderr
         check_resumed(config, out, tag)
+
+
+def test_a_forged_record_stops_the_resume_naming_both_lines(tmp_path: Path) -> None:
+    """A bot (or anyone) appends a forged win for a game already played: the resume refuses
+    to pick one of the two records, names both lines and says how to fix the journal."""
+    tag = f"forged-{uuid.uuid4().hex[:8]}"
+    config = write_config(tmp_path, tag, bots=2, concurrency=1)
+    out = tmp_path / "out"
+    assert arena_run(config, out).returncode == 0
+    journal = out / "games.jsonl"
+    first = records(out)[0]
+    first.result, first.winner, first.reason = "1-0", 0, "forged"
+    with journal.open("ab") as f:
+        f.write(encode_record(first) + b"\n")
+    done = arena_run(config, out)
+    assert done.returncode == 2, done.stderr
+    assert f"{journal}:3: game {first.id} is already recorded at {journal}:1" in done.stderr
+    assert "delete the wrong one" in done.stderr and "Traceback" not in done.stderr

@@ -8,6 +8,7 @@ import sys
 import uuid
 from pathlib import Path
 
+import pytest
 import trio
 from proc_scan import tagged
 
@@ -21,6 +22,8 @@ from referee.timecontrol import TimeControl
 
 HOSTILE = Path(__file__).resolve().parent / "hostile"
 GROWTH_LIMIT_MB = 60
+
+pytestmark = pytest.mark.slow  # 200 MB of pv and 700,000 option lines through the referee
 
 
 def rss_mb() -> float:
