@@ -181,7 +181,7 @@ async def step_handshake(c: Checker) -> str:
 
 async def step_isready(c: Checker) -> str:
     await c.bot.ready(STEP_TIMEOUT_S)
-    return "readyok"
+    return "answered"
 
 
 async def step_options(c: Checker) -> str:
@@ -189,12 +189,12 @@ async def step_options(c: Checker) -> str:
                 if decl.type != "button"}
     await c.bot.set_options(defaults)
     await c.bot.ready(STEP_TIMEOUT_S)
-    return f"{len(defaults)} option(s) set to their defaults, then readyok"
+    return f"{len(defaults)} option(s) set to their defaults, then answered"
 
 
 async def step_new_game(c: Checker) -> str:
     await c.bot.new_game(c.game, {}, STEP_TIMEOUT_S)
-    return "game + uginewgame + isready answered"
+    return "answered"
 
 
 def position_step(label: str, board: Game[Any]) -> Callable[[Checker], Awaitable[str]]:
@@ -258,14 +258,26 @@ async def step_quit(c: Checker) -> str:
     return f"exited after {took:.0f} ms ({c.bot.channel.describe_exit()})"
 
 
-def build_steps(positions: list[tuple[str, Game[Any]]]
+WORDS = {
+    "native": ("ugi -> id, option, ugiok", "isready -> readyok", "setoption", "isready",
+               "game, uginewgame, isready"),
+    "uci": ("uci -> id, option, uciok", "isready -> readyok", "setoption", "isready",
+            "UCI_Variant, ucinewgame, isready"),
+    "hub": ("hub -> id, param, wait; init -> ready", "ping -> pong", "set-param", "ping",
+            "new-game, ping"),
+}
+"""Each dialect's words for the step titles."""
+
+
+def build_steps(positions: list[tuple[str, Game[Any]]], protocol: str = "native"
                 ) -> list[tuple[str, Callable[[Checker], Awaitable[str]]]]:
+    hello, sync, setoption, check, new_game = WORDS[protocol]
     steps: list[tuple[str, Callable[[Checker], Awaitable[str]]]] = [
         ("start the process", step_start),
-        ("handshake: ugi -> id, option, ugiok", step_handshake),
-        ("isready -> readyok", step_isready),
-        ("setoption for every declared option, isready", step_options),
-        ("new game: game, uginewgame, isready", step_new_game),
+        (f"handshake: {hello}", step_handshake),
+        (sync, step_isready),
+        (f"{setoption} for every declared option, {check}", step_options),
+        (f"new game: {new_game}", step_new_game),
     ]
     for label, board in positions:
         steps.append((f"position ({label}), go with 5 s clocks", position_step(label, board)))
@@ -288,7 +300,7 @@ async def check(spec: BotSpec, game: str, stderr_path: Path,
                 out: Callable[[str], None] = print) -> bool:
     """Run every step; print PASS/FAIL lines; True when all passed. Always ends the bot."""
     checker = Checker(spec, game, stderr_path, positions=sample_positions(game))
-    steps = build_steps(checker.positions)
+    steps = build_steps(checker.positions, spec.protocol)
     failed = False
     try:
         for number, (title, step) in enumerate(steps, 1):
@@ -349,6 +361,7 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--protocol", choices=("native", "uci", "hub"), default="native")
     parser.add_argument("--variant", help="UCI_Variant value (uci protocol; default: the game)")
     parser.add_argument("--no-legal", action="store_true", help="do not send 'legal' lines")
+    parser.add_argument("--cwd", help="the bot's working directory (Scan: its own folder)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -368,7 +381,7 @@ def run(args: argparse.Namespace) -> int:
     if args.protocol == "hub" and args.game != "draughts":
         raise UserError(f"the hub protocol is for draughts engines; it cannot play {args.game}")
     spec = BotSpec(name=bot_name(cmd), cmd=cmd, protocol=args.protocol, variant=args.variant,
-                   legal=not args.no_legal)
+                   legal=not args.no_legal, cwd=args.cwd)
     with tempfile.TemporaryDirectory(prefix="arena-check-") as tmp:
         ok = trio.run(check, spec, args.game, Path(tmp) / "stderr.log")
     print("all steps passed" if ok else "the bot failed a step")
