@@ -28,7 +28,8 @@ from proc_scan import tagged
 from referee.record import GameRecord, Termination, decode_record, encode_record
 
 ROOT = Path(__file__).resolve().parent.parent
-CHATTER = Path(__file__).resolve().parent / "hostile" / "stderr_chatter.py"
+HOSTILE = Path(__file__).resolve().parent / "hostile"
+CHATTER = HOSTILE / "stderr_chatter.py"
 RUN_TIMEOUT = 240
 EXIT_ARENA_FAULT = 3
 IS_ROOT = os.geteuid() == 0
@@ -220,3 +221,28 @@ def test_a_forged_record_stops_the_resume_naming_both_lines(tmp_path: Path) -> N
     assert done.returncode == 2, done.stderr
     assert f"{journal}:3: game {first.id} is already recorded at {journal}:1" in done.stderr
     assert "delete the wrong one" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_fork_bomb_elsewhere_never_costs_the_other_games(tmp_path: Path) -> None:
+    """The runner in a pids cgroup of 60 slots; one bot forks until fork fails and holds the
+    slots for 2 s. The games started meanwhile get EAGAIN at spawn: they are retried (or the
+    run stops with status 3), never scored; the bomb's children die with its game."""
+    tag = f"bomb-{uuid.uuid4().hex[:8]}"
+    config = write_config(tmp_path, tag, bots=3, concurrency=2)
+    bomb = HOSTILE / "fork_bomb.py"
+    config.write_text(config.read_text().replace(str(CHATTER), str(bomb), 1)
+                      .replace(f'"{tag}", "0", "0"]', f'"{tag}", "0"]', 1))
+    out = tmp_path / "out"
+    with pids_cgroup("60") as group:
+
+        def enter() -> None:
+            (group / "cgroup.procs").write_text(str(os.getpid()))
+
+        done = arena_run(config, out, enter)
+        check_stopped_cleanly(done, out, "Resource temporarily unavailable")
+        assert "Resource temporarily unavailable" in done.stdout + done.stderr, \
+            "no game was started while the bomb held the slots"
+        assert not tagged(tag), f"left running: {tagged(tag)}"
+        logs = "".join(p.read_text(errors="replace") for p in (out / "logs").rglob("*.log"))
+        assert "fork failed after" in logs, "the bomb never reached the limit"
+    check_resumed(config, out, tag)
