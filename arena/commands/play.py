@@ -17,11 +17,13 @@ from typing import Any
 import trio
 
 from arena.errors import UserError
+from arena.terminal_seat import TerminalFront
 from referee.adjudication import Adjudication
 from referee.botspec import BotSpec
 from referee.connection import BotConnection, BotError
 from referee.errors import BotStartError
 from referee.games import Game, GameError, game_names
+from referee.human import HUMAN, HumanSeat, human_spec, is_human
 from referee.match import open_bot, play_game, play_on, prepare_game, side_time_controls
 from referee.record import GameRecord, MoveRecord, Termination, encode_record
 from referee.timecontrol import TimeControl, TimeControlError
@@ -38,8 +40,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         description="Play games between two bots given as commands, showing moves and clocks.",
     )
     parser.add_argument("game", choices=game_names(), help="the game")
-    parser.add_argument("--p1", required=True, metavar="CMD", help="first bot's command line")
-    parser.add_argument("--p2", required=True, metavar="CMD", help="second bot's command line")
+    parser.add_argument("--p1", required=True, metavar="CMD",
+                        help="first bot's command line, or 'human' to play yourself")
+    parser.add_argument("--p2", required=True, metavar="CMD",
+                        help="second bot's command line, or 'human' to play yourself")
     parser.add_argument("--p1-name", help="first bot's name (default: from its command)")
     parser.add_argument("--p2-name", help="second bot's name (default: from its command)")
     parser.add_argument("--p1-protocol", choices=("native", "uci", "hub"), default="native")
@@ -72,6 +76,8 @@ def _name_from(cmd: list[str]) -> str:
 
 
 def _spec(command: str, name: str | None, protocol: str, flag: str) -> BotSpec:
+    if command.strip() == HUMAN:
+        return human_spec(name or HUMAN)
     try:
         cmd = shlex.split(command)
     except ValueError as exc:
@@ -152,6 +158,8 @@ class _Printer:
 
 
 async def _connect(spec: BotSpec, log_dir: Path | None) -> BotConnection | None:
+    if is_human(spec):
+        return HumanSeat(spec, TerminalFront(spec.name))
     try:
         return await open_bot(spec, log_dir=log_dir)
     except (BotError, BotStartError) as exc:

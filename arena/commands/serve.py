@@ -31,8 +31,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                         help="do not rebuild the report as games finish")
     parser.add_argument("--play", metavar="GAME", help="play GAME against --bot in the browser")
     parser.add_argument("--bot", metavar="CMD", help="the bot's command line (with --play)")
-    parser.add_argument("--tc", default="5+5", help="time control for both sides (with --play; "
-                        "default 5+5: 5 minutes plus 5 seconds a move)")
+    parser.add_argument("--tc", default="300+5", help="time control for both sides (with "
+                        "--play; cutechess style, default 300+5: 5 minutes plus 5 s a move)")
     parser.add_argument("--human", choices=("p1", "p2"), default="p1",
                         help="the side you play in the first game (then colours alternate)")
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
