@@ -44,6 +44,7 @@ PLUGIN_DIR = Path(__file__).resolve().parent / "plugin"
 sys.path.insert(0, str(PLUGIN_DIR))
 
 from arena_tictactoe import TicTacToe  # noqa: E402
+from test_game_conformance import test_random_games_round_trip as conformance_walk  # noqa: E402
 
 FAST = TimeControl.parse("5+0.1")
 PERFT = [9, 72, 504, 3024, 15120, 54720, 148176, 200448, 127872]
@@ -133,6 +134,12 @@ def test_a_broken_plugin_entry_is_an_error_naming_it(monkeypatch: pytest.MonkeyP
 
 
 # ----- the rules ------------------------------------------------------------------------------
+
+def test_conformance_walk(tictactoe: type[TicTacToe]) -> None:
+    # The registry-driven walk every game gets (tests/test_game_conformance.py): move and
+    # position texts round-trip along random games, copies are independent, pop walks back.
+    conformance_walk("tictactoe")
+
 
 def test_perft_and_divide(tictactoe: type[TicTacToe]) -> None:
     game = get_game("tictactoe").start()
