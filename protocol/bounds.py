@@ -32,6 +32,10 @@ MAX_OPTION_VARS: Final = 64
 """``var`` values kept of one combo option."""
 MAX_REASON_CHARS: Final = 1000
 """Characters kept of a game record's ``reason`` (it may quote bot output or an argv)."""
+MAX_TRANSCRIPT_LINE_CHARS: Final = 1000
+"""Characters of one line written to a debug transcript (``debug = true``)."""
+MAX_TRANSCRIPT_BYTES: Final = 16 << 20
+"""Bytes one bot's lines may take in one debug transcript file; later lines are counted."""
 MAX_STDERR_LOG_BYTES: Final = 1 << 20
 """Bytes of a bot's stderr written to its log per process; the rest is counted, not kept."""
 

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import IO, Protocol
 
+from protocol.bounds import MAX_TRANSCRIPT_BYTES, MAX_TRANSCRIPT_LINE_CHARS, clip
 from protocol.lines import BadLine
 from referee.errors import BotExited
 
@@ -59,7 +60,9 @@ class RecordingChannel:
     (received). :meth:`record_to` switches files between games; lines exchanged while no file
     is open (the handshake of a fresh process, the checks between games) are held, a bounded
     number, and written at the top of the next file, so a game's transcript starts where its
-    process's conversation did."""
+    process's conversation did. Lines are cut to ``MAX_TRANSCRIPT_LINE_CHARS`` and a file
+    takes at most ``MAX_TRANSCRIPT_BYTES`` of one bot's lines (a flooding bot cannot fill the
+    disk); the lines left out are counted at the end of the file."""
 
     HELD_LINES = 256
 
@@ -69,6 +72,8 @@ class RecordingChannel:
         self._file: IO[str] | None = None
         self._origin = time.monotonic()
         self._held: deque[tuple[float, str, str]] = deque(maxlen=self.HELD_LINES)
+        self._written = 0
+        self._skipped = 0
 
     # The channel interface, delegated.
     @property
@@ -91,6 +96,7 @@ class RecordingChannel:
             return
         path.parent.mkdir(parents=True, exist_ok=True)
         self._file = open(path, "a", encoding="utf-8", errors="replace")  # noqa: SIM115
+        self._written = self._skipped = 0
         self._origin = time.monotonic() if origin is None else origin
         held, self._held = list(self._held), deque(maxlen=self.HELD_LINES)
         for at, arrow, line in held:
@@ -99,15 +105,22 @@ class RecordingChannel:
     def _write(self, arrow: str, line: str) -> None:
         now = time.monotonic()
         if self._file is None:
-            self._held.append((now, arrow, line[:1000]))
+            self._held.append((now, arrow, clip(line, MAX_TRANSCRIPT_LINE_CHARS)))
         else:
             self._write_line(now, arrow, line)
 
     def _write_line(self, at: float, arrow: str, line: str) -> None:
         if self._file is None:
             return
+        if arrow == "<":  # the bot's lines; the referee's own are bounded by the game
+            line = clip(line, MAX_TRANSCRIPT_LINE_CHARS)
+        text = f"{(at - self._origin) * 1000:10.3f} {self.name} {arrow} {line}\n"
+        if self._written + len(text) > MAX_TRANSCRIPT_BYTES:
+            self._skipped += 1
+            return
+        self._written += len(text)
         with contextlib.suppress(OSError, ValueError):
-            self._file.write(f"{(at - self._origin) * 1000:10.3f} {self.name} {arrow} {line}\n")
+            self._file.write(text)
             self._file.flush()
 
     async def send(self, text: str) -> None:
@@ -143,6 +156,10 @@ class RecordingChannel:
 
     def _close_file(self) -> None:
         if self._file is not None:
-            with contextlib.suppress(OSError):
+            with contextlib.suppress(OSError, ValueError):
+                if self._skipped:
+                    self._file.write(f"[arena] {self.name}: {self._skipped} more lines not "
+                                     f"written (a transcript keeps {MAX_TRANSCRIPT_BYTES} "
+                                     "bytes of each bot's lines)\n")
                 self._file.close()
             self._file = None

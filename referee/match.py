@@ -284,16 +284,22 @@ def _go(clocks: tuple[Clock, Clock], side: int) -> Go:
     return go
 
 
+def _int64(value: int | None) -> int | None:
+    """A number the journal can hold (JSON through msgspec takes 64 bits), else None."""
+    return value if value is None or -(1 << 63) <= value < 1 << 63 else None
+
+
 def _info_record(info: Any) -> SearchInfo | None:
     """The record of a move's last ``info``, within the caps of :mod:`protocol.bounds` (the
     parser already applies them; a dialect that builds ``Info`` itself is cut here too)."""
     if info is None:
         return None
-    pv = list(info.pv[:MAX_PV_MOVES])
+    pv = [clip(move, MAX_MOVE_CHARS) for move in info.pv[:MAX_PV_MOVES]]
     string = None if info.string is None else clip(info.string, MAX_INFO_STRING_CHARS)
-    return SearchInfo(depth=info.depth, seldepth=info.seldepth, score_cp=info.score_cp,
-                      score_mate=info.score_mate, nodes=info.nodes, nps=info.nps,
-                      time_ms=info.time, pv=pv,
+    return SearchInfo(depth=_int64(info.depth), seldepth=_int64(info.seldepth),
+                      score_cp=_int64(info.score_cp), score_mate=_int64(info.score_mate),
+                      nodes=_int64(info.nodes), nps=_int64(info.nps), time_ms=_int64(info.time),
+                      pv=pv,
                       pv_more=getattr(info, "pv_more", 0) + len(info.pv) - len(pv),
                       string=string)
 

@@ -84,3 +84,49 @@ async def test_an_option_flood_keeps_the_first_options_and_plays_on(tmp_path: Pa
                                  adjudication=Adjudication(max_plies=10))
     assert record.winner != 1, record.reason  # never the innocent p1's loss
     assert not tagged(tag)
+
+
+async def test_a_debug_transcript_of_a_pv_flood_is_bounded(tmp_path: Path) -> None:
+    from protocol.bounds import MAX_TRANSCRIPT_LINE_CHARS
+
+    tag = f"pvdebug-{uuid.uuid4().hex[:8]}"
+    flood = hostile("pv_flood", tag)
+    flood.debug = True
+    with trio.fail_after(120):
+        record = await play_game("jungle", flood, quiet(tag), tc=TimeControl.parse("60+1"),
+                                 adjudication=Adjudication(max_plies=20), game_id="g1",
+                                 transcript_dir=tmp_path)
+    lines = (tmp_path / "g1.log").read_text().splitlines()
+    floods = [line for line in lines if " < info depth 1" in line]
+    assert len(floods) == sum(1 for m in record.moves if m.side == 0)
+    assert all(len(line) < MAX_TRANSCRIPT_LINE_CHARS + 80 for line in floods)
+    assert all(line.endswith("more chars)") for line in floods)
+
+
+async def test_a_debug_transcript_stops_at_its_byte_cap_and_says_so(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("referee.channel.MAX_TRANSCRIPT_BYTES", 4000)
+    tag = f"pvcap-{uuid.uuid4().hex[:8]}"
+    flood = hostile("pv_flood", tag)
+    flood.debug = True
+    with trio.fail_after(120):
+        await play_game("jungle", flood, quiet(tag), tc=TimeControl.parse("60+1"),
+                        adjudication=Adjudication(max_plies=20), game_id="g1",
+                        transcript_dir=tmp_path)
+    text = (tmp_path / "g1.log").read_text()
+    assert len(text) < 4000 + 300
+    assert "more lines not written (a transcript keeps 4000 bytes of each bot's lines)" in text
+
+
+def test_numbers_too_big_for_the_journal_are_left_out_of_the_record() -> None:
+    """A dialect that builds ``Info`` itself (Hub's floats) may hold a number msgspec cannot
+    write: the record drops it rather than fail the journal append."""
+    from protocol.messages import Info
+    from referee.match import _info_record
+
+    info = _info_record(Info(nodes=1 << 70, depth=3, pv=["x" * 500]))
+    assert info is not None and info.nodes is None and info.depth == 3
+    import msgspec
+
+    assert b'"depth":3' in msgspec.json.encode(info)  # and the journal can write it
+    assert len(info.pv[0]) < 100
