@@ -229,7 +229,7 @@ def test_a_fork_bomb_elsewhere_never_costs_the_other_games(tmp_path: Path) -> No
     run stops with status 3), never scored; the bomb's children die with its game."""
     tag = f"bomb-{uuid.uuid4().hex[:8]}"
     config = write_config(tmp_path, tag, bots=3, concurrency=2)
-    bomb = HOSTILE / "fork_bomb.py"
+    bomb = HOSTILE / "fork_bomb_midgame.py"
     config.write_text(config.read_text().replace(str(CHATTER), str(bomb), 1)
                       .replace(f'"{tag}", "0", "0"]', f'"{tag}", "0"]', 1))
     out = tmp_path / "out"
