@@ -136,7 +136,9 @@ class DaskExecutor:
             future = self.client.submit(
                 play_on_worker, spec, self._files, self._code, self._bots, self._archives,
                 key=f"arena:{self._token}:{spec.id}:{attempt}", pure=False,
-                workers=allowed, allow_other_workers=False,
+                # Loose: if every allowed worker has gone, the task may run elsewhere rather
+                # than wait forever; an unfit worker then refuses it and it comes back here.
+                workers=allowed, allow_other_workers=allowed is not None,
             )  # fmt: skip
             try:
                 outcome: WorkerResult = await trio.to_thread.run_sync(
@@ -160,8 +162,8 @@ class DaskExecutor:
             self._delivered.add(spec.id)
             self._write_files(outcome.files)
             return outcome.record
-        raise RuntimeError(
-            f"game {spec.id} failed on {MAX_ATTEMPTS} workers: " + "; ".join(faults[-2:]))
+        raise RuntimeError(f"game {spec.id}: no worker played it in {MAX_ATTEMPTS} attempts"
+                           + (": " + "; ".join(faults[-2:]) if faults else ""))
 
     async def _allowed(self, spec: GameSpec, avoid: set[str]) -> list[str] | None:
         """The workers this game may go to; None (any) while no worker is known to be bad."""

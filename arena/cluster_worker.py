@@ -130,15 +130,16 @@ def play_on_worker(
         raise WorkerUnfit(address, problems)
     p1, p2 = ready.specs[spec.p1.name], ready.specs[spec.p2.name]
     key = worker.get_current_task()
-    with tempfile.TemporaryDirectory(prefix="arena-game-") as scratch:
-        try:
+    try:
+        with tempfile.TemporaryDirectory(prefix="arena-game-") as scratch:
             record = trio.run(partial(_play, spec, p1, p2, Path(scratch), worker, key))
-        except GameError:
-            raise  # the game's own problem (bad opening...): the same on every machine
-        except Exception as exc:
-            raise WorkerFault(address, spec.id, f"{type(exc).__name__}: {exc}") from None
-        record.worker = address
-        return WorkerResult(record, _collect_files(Path(scratch)))
+            files = _collect_files(Path(scratch))
+    except GameError:
+        raise  # the game's own problem (bad opening...): the same on every machine
+    except Exception as exc:  # the machine's (disk, fork, a referee crash here): not scored
+        raise WorkerFault(address, spec.id, f"{type(exc).__name__}: {exc}") from None
+    record.worker = address
+    return WorkerResult(record, files)
 
 
 def check_on_worker(bots: tuple[BotFiles, ...], code: str, originals: dict[str, BotSpec],
@@ -146,6 +147,8 @@ def check_on_worker(bots: tuple[BotFiles, ...], code: str, originals: dict[str, 
     """The check before a worker's first game, run on each worker when the run starts: this
     worker's address and what prevents it from playing each bot (empty lists: nothing)."""
     from distributed import get_worker
+
+    import referee.match  # noqa: F401 - imported now, not in the first game's time
 
     return get_worker().address, prepare_bots(bots, code, originals, archives).problems
 

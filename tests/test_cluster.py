@@ -187,6 +187,38 @@ def test_logs_and_transcripts_come_back_from_the_worker(tmp_path: Path, tag: str
         assert transcript.is_file() and "uginewgame" in transcript.read_text()
 
 
+def test_ctrl_c_lets_the_running_games_finish_and_resume_completes(tmp_path: Path,
+                                                                   tag: str) -> None:
+    head = 'game = "dobutsu"\ntc = "20+0.2"\ngames_per_pairing = 6\n'
+    head += "[adjudication]\nmax_plies = 24\n"
+    bots = [bot(f"slow{i}", RANDOM_BOT, "--seed", str(i), "--delay", "0.03") for i in range(2)]
+    config, out = write_config(tmp_path, head, bots), tmp_path / "out"
+    proc = subprocess.Popen(run_argv(config, out, "--plain", "--cluster", "local:2"),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            cwd=ROOT, env=env_with(tag))
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not (
+                (out / "games.jsonl").exists() and journal(out)):
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=RUN_TIMEOUT)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, stderr
+    first = journal(out)
+    assert 1 <= len(first) < 6, stdout
+    assert all(r.result != "*" and r.worker for r in first)  # finished games only
+    assert "interrupted" in stderr
+    done = run(config, out, tag, "--cluster", "local:2")
+    assert done.returncode == 0, done.stderr
+    assert f"({6 - len(first)} to play" in done.stdout
+    records = check_complete(out)  # every game exactly once across the two sessions
+    assert [r.id for r in records[:len(first)]] == [r.id for r in first]
+
+
 def _scheduler(tmp: Path, tag: str) -> tuple[subprocess.Popen[bytes], str]:
     file = tmp / "scheduler.json"
     proc = subprocess.Popen(

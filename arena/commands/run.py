@@ -11,6 +11,9 @@ only the games missing from the journal are played.
 Exit status: 0 when the schedule is complete, 1 when games failed or are missing, 2 for a
 mistake in the command or the config, 3 when the machine or the arena failed (bots that
 cannot be started for want of files, processes or memory; a full disk), 130 when stopped.
+
+With ``--cluster`` the games are played by the workers of a Dask cluster (``arena.cluster``)
+and everything else stays here.
 """
 
 from __future__ import annotations
