@@ -42,6 +42,7 @@ from arena.config import LoadedConfig
 from arena.errors import RunFailure, UserError
 from arena.schedule import ScheduledGame
 from referee.botspec import BotSpec
+from referee.faults import MachineFault
 from referee.record import GameRecord
 
 LOCAL_PREFIX: Final = "local:"
@@ -162,7 +163,8 @@ class DaskExecutor:
             self._delivered.add(spec.id)
             self._write_files(outcome.files)
             return outcome.record
-        raise RuntimeError(f"game {spec.id}: no worker played it in {MAX_ATTEMPTS} attempts"
+        # Not the bots' fault: the runner tries again later, then stops the run (status 3).
+        raise MachineFault(f"game {spec.id}: no worker played it in {MAX_ATTEMPTS} attempts"
                            + (": " + "; ".join(faults[-2:]) if faults else ""))
 
     async def _allowed(self, spec: GameSpec, avoid: set[str]) -> list[str] | None:

@@ -12,4 +12,4 @@ class RunFailure(UserError):
     """A fault that stops the whole run, not one game: e.g. no cluster worker can play a bot.
 
     The runner stops feeding games, lets the running ones finish, and ``arena run`` exits
-    non-zero with this message; the games not played are played on resume."""
+    with status 3 and this message, as for the machine's faults; resume plays the rest."""

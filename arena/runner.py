@@ -174,8 +174,6 @@ class RunResult:
     """Running games cancelled by a second Ctrl-C or SIGTERM."""
     stop_reason: str | None = None
     """Why scheduling stopped early (Ctrl-C, SPRT decision), None if every game was fed."""
-    error: str | None = None
-    """A fault that stopped the whole run (:class:`RunFailure`), None if there was none."""
     arena_fault: str | None = None
     """Why the run stopped on a fault of the machine or the arena (bots that cannot be started,
     a journal that cannot be written); such games have no result and are played on resume."""
@@ -332,11 +330,8 @@ class Tournament:
             self._arena_fault(f"game {game.id} could not be started after {START_ATTEMPTS} "
                               f"tries, for a reason that is not the bots': {fault}")
             return
-        except RunFailure as exc:
-            self.result.failed.append(game.id)
-            self.result.error = self.result.error or str(exc)
-            self.progress.failed_game(game.id, str(exc))
-            self.stop_scheduling(f"stopped: {exc}")
+        except RunFailure as exc:  # e.g. no cluster worker can play a bot
+            self._arena_fault(str(exc))
             return
         except Exception as exc:  # a referee bug must not take the tournament down
             self.result.failed.append(game.id)

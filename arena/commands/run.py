@@ -161,8 +161,6 @@ def run(args: argparse.Namespace) -> int:
         if sprt is not None:
             print(f"arena: {sprt.message()}")
         report.build(final=True)
-    if result.error:
-        print(f"arena: error: {result.error}", file=sys.stderr, flush=True)
     return _exit_status(result, schedule.total, journal.count, out, sprt)
 
 
