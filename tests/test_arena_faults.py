@@ -198,7 +198,10 @@ def test_a_full_disk_stops_the_run_cleanly_and_resume_repairs_it(tmp_path: Path)
         check_stopped_cleanly(done, out, "No space left on device")
         assert done.returncode == EXIT_ARENA_FAULT, "the disk never filled up"
         assert not tagged(tag), f"left running: {tagged(tag)}"
-        records(out)  # every line is whole: the failed append left nothing behind
+        before = records(out)  # every line is whole: the failed append left nothing behind
+        again = arena_run(config, out)  # resumed on a disk still full: the same clean stop
+        check_stopped_cleanly(again, out, "No space left on device")
+        assert again.returncode == EXIT_ARENA_FAULT and records(out) == before
         remount = subprocess.run(["mount", "-o", "remount,size=64m", str(disk)],
                                  capture_output=True, text=True)
         assert remount.returncode == 0, remount.stderr
