@@ -183,7 +183,7 @@ def _img(path: Path, alt: str) -> str:
     return f'<img src="{ASSET_DIR}/{_e(path.name)}?v={stamp}" alt="{_e(alt)}">'
 
 
-def _pm(value: float, error: float, bound: str = "") -> str:
+def rating_text(value: float, error: float, bound: str = "") -> str:
     """A rating as read: an estimate with its error, or a bound, or an unbounded error."""
     if math.isnan(value):
         return ""
@@ -209,8 +209,8 @@ def _standings_display(standings: pd.DataFrame) -> pd.DataFrame:
         {
             "rank": standings["rank"],
             "bot": standings["bot"],
-            "Elo": [_pm(v, e, b) for v, e, b in zip(standings["elo"], standings["elo_error"],
-                                                     standings["bound"], strict=True)],
+            "Elo": [rating_text(v, e, b) for v, e, b in zip(
+                standings["elo"], standings["elo_error"], standings["bound"], strict=True)],
             "games": standings["games"],
             "W": standings["wins"],
             "D": standings["draws"],

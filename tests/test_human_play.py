@@ -171,3 +171,57 @@ def test_a_human_plays_whole_games_in_the_browser_by_clicking(
         select = tmp_path / f"human-{game}-select.png"
         if select.exists():
             (Path(SCREENS) / select.name).write_bytes(select.read_bytes())
+
+
+@pytest.mark.parametrize("game", ["draughts", "jungle", "dobutsu", "dvonn", "donkan"])
+def test_every_legal_move_can_be_clicked(game: str) -> None:
+    from arena.web.human import click_map
+
+    board = get_game(game).new(None, **({"target": 2} if game == "donkan" else {}))
+    rng = random.Random(5)
+    for _ in range(150):
+        if board.outcome() is not None:
+            break
+        legal = board.legal_moves()
+        clicks = click_map(board, legal)
+        assert [c["move"] for c in clicks] == legal
+        for c in clicks:
+            # A target to click (after a piece or a hand piece, or alone for a placement),
+            # or, with no cell at all, a button.
+            assert c["to"] is not None or (c["from"] is None and c["hand"] is None), c
+        board.play(rng.choice(legal))
+
+
+async def test_a_human_who_does_not_answer_loses_on_time() -> None:
+    import trio
+
+    from protocol.messages import GameOver
+    from referee.botspec import BotSpec
+    from referee.human import HumanSeat, human_spec
+    from referee.match import open_bot, play_on
+    from referee.timecontrol import TimeControl
+
+    class Silent:
+        asked = 0
+        over: list[GameOver] = []
+
+        async def ask(self, turn, seconds_left, problem):  # type: ignore[no-untyped-def]
+            self.asked += 1
+            await trio.sleep_forever()
+
+        def game_over(self, message: GameOver) -> None:
+            self.over.append(message)
+
+        def partie(self, message) -> None:  # type: ignore[no-untyped-def]
+            pass
+
+    front = Silent()
+    seat = HumanSeat(human_spec("you"), front)
+    bot = await open_bot(BotSpec(name="rnd", cmd=[sys.executable, str(BOT), "--seed", "1"]))
+    try:
+        with trio.fail_after(30):
+            record = await play_on("dobutsu", (bot, seat), tcs=(TimeControl.parse("0.5+0"),) * 2)
+    finally:
+        await bot.aclose()
+    assert record.termination == "time-forfeit" and record.winner == 0, record.reason
+    assert front.asked == 1 and front.over and front.over[0].result == "1-0"

@@ -36,7 +36,7 @@ from referee.record import GameRecord, MoveRecord, Termination, encode_record
 from referee.timecontrol import TimeControl, TimeControlError
 from reports.replay import replay
 
-_SQUARE = re.compile(r"^([A-Za-z])(\d+)")
+_SQUARE = re.compile(r"([A-Za-z])(\d+)")
 
 
 def _state(cell: Any) -> tuple[str, int | None]:
@@ -50,6 +50,7 @@ def click_map(board: Game[Any], legal: list[str]) -> list[dict[str, Any]]:
     neither)."""
     before = board.board_view()
     side = board.side_to_move
+    cell_at = {(c.x, c.y): i for i, c in enumerate(before.cells)}
     out = []
     for text in legal:
         after_board = board.copy()
@@ -60,11 +61,15 @@ def click_map(board: Game[Any], legal: list[str]) -> list[dict[str, Any]]:
         leaves = [i for i in changed if before.cells[i].side == side and not after.cells[i].piece]
         lands = [i for i in changed if after.cells[i].side == side] or [
             i for i in changed if after.cells[i].piece and not before.cells[i].piece]  # neutral
-        start = _SQUARE.match(text)
-        if start and len(leaves) > 1:  # e.g. Dvonn stacks cut off by the move: use the text
-            x, y = ord(start.group(1).lower()) - ord("a"), int(start.group(2)) - 1
-            named = [i for i in leaves if (before.cells[i].x, before.cells[i].y) == (x, y)]
-            leaves = named or leaves
+        # Pieces cut off and removed by the move (Dvonn) blur the picture: the squares the
+        # move's text names (``B1C1``) decide, where the notation has them.
+        squares = [cell_at.get((ord(c.lower()) - ord("a"), int(n) - 1))
+                   for c, n in _SQUARE.findall(text)]
+        if len(squares) >= 2 and squares[0] is not None and squares[-1] is not None:
+            if len(leaves) != 1 and squares[0] in leaves:
+                leaves = [squares[0]]
+            if not lands:
+                lands = [squares[-1]]
         hand = None
         if before.hands and after.hands and len(before.hands[side]) > len(after.hands[side]):
             rest = list(after.hands[side])

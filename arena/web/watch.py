@@ -131,7 +131,7 @@ class RunWatcher:
 
     def _compute_tables(self) -> dict[str, Any]:
         from reports import rating_tables, tables
-        from reports.html import _pm
+        from reports.html import rating_text
 
         journal = self._journal
         games = tables.games_frame(journal)
@@ -146,7 +146,7 @@ class RunWatcher:
         for r in standings.itertuples(index=False):
             rows.append({
                 "rank": int(r.rank), "bot": str(r.bot),
-                "elo": _pm(float(r.elo), float(r.elo_error), str(r.bound)),
+                "elo": rating_text(float(r.elo), float(r.elo_error), str(r.bound)),
                 "games": int(r.games), "wins": int(r.wins), "draws": int(r.draws),
                 "losses": int(r.losses), "score_pct": _num(float(r.score_pct)),
                 "note": str(r.note),
