@@ -419,12 +419,12 @@ def _parse_info(line: str, text: str) -> Info:
     to ``string`` or the end; both are cut to their caps without splitting what is cut off
     (a flooding bot sends 200,000-move pvs on every move)."""
     info = Info()
-    found = _STRING_WORD.search(text)
+    found = _STRING_WORD.search(text) if "string" in text else None  # the regex only if needed
     if found is not None:
         info.string = clip(line.split(" string ", 1)[1] if " string " in line else "",
                            MAX_INFO_STRING_CHARS)
         text = text[: found.start()]
-    found = _PV_WORD.search(text)
+    found = _PV_WORD.search(text) if "pv" in text else None
     if found is not None:
         _parse_pv(info, text[found.end():])
         text = text[: found.start()]
