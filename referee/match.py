@@ -409,8 +409,10 @@ async def _new_game(game: str, connections: tuple[BotConnection, BotConnection],
         raise _start_failure(specs, failures)
 
 
-def _check_end(board: Game[Any], adjudication: Adjudication) -> None:
-    outcome: Outcome | None = board.outcome()
+def _check_end(board: Game[Any], adjudication: Adjudication, moves: list[Any]) -> None:
+    """Raise :class:`_End` when the game is over here; ``moves`` are this position's legal
+    moves, generated once per turn for the end test, the legal line and the answer's check."""
+    outcome: Outcome | None = board.outcome_given(moves)
     if outcome is not None:
         raise _End(outcome.winner, Termination.NORMAL, _outcome_text(outcome))
     if adjudication.draw_rules:
@@ -448,7 +450,9 @@ async def _play_moves(
     watch = ScoreWatch(adjudication)
     verdict: ScoreVerdict | None = None
     while True:
-        _check_end(board, adjudication)
+        # One move generation per turn: the end test, the legal line, the check of the answer.
+        internal = board.moves()
+        _check_end(board, adjudication, internal)
         if verdict is not None:  # the rules' own end, checked first, takes precedence
             text = verdict.text
             if verdict.winner is not None:
@@ -458,8 +462,6 @@ async def _play_moves(
             raise _End(verdict.winner, Termination.ADJUDICATION, text, rule=verdict.rule)
         side = board.side_to_move
         connection = connections[side]
-        # One move generation per turn serves the legal line and the check of the answer.
-        internal = board.moves()
         legal = [board.format_move(m) for m in internal]
         by_text = dict(zip(legal, internal, strict=True))
         clock = clocks[side]

@@ -340,6 +340,12 @@ class Game(ABC, Generic[M]):
     def is_over(self) -> bool:
         return self.outcome() is not None
 
+    def outcome_given(self, moves: list[M]) -> Outcome | None:
+        """:meth:`outcome`, for a caller that has just generated this position's legal moves
+        (the referee, every ply): a game whose end test is "no legal move" answers from them
+        instead of generating them a second time. By default :meth:`outcome`."""
+        return self.outcome()
+
     def wins_at_once(self) -> bool:
         """Does the side to move have a move that ends the game in its favour right away?
 

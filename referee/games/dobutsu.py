@@ -521,6 +521,11 @@ class Dobutsu(Game[int]):
             return False
         return super().wins_at_once()
 
+    def outcome_given(self, moves: list[int]) -> Outcome | None:
+        if self._outcome is not None or moves:
+            return self._outcome
+        return self.outcome()
+
     def outcome(self) -> Outcome | None:
         if self._outcome is not None:
             return self._outcome

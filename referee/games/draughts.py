@@ -346,6 +346,9 @@ class Draughts(Game[DraughtsMove]):
         return _squares(captured)
 
     # ----- ends ---------------------------------------------------------------------------
+    def outcome_given(self, moves: list[DraughtsMove]) -> Outcome | None:
+        return None if moves else self.outcome()
+
     def outcome(self) -> Outcome | None:
         if self.moves():
             return None

@@ -379,6 +379,11 @@ class Jungle(Game[int]):
                            f"{self.SIDE_LABELS[self._side]} has no animals left")
         return None
 
+    def outcome_given(self, moves: list[int]) -> Outcome | None:
+        if self._outcome is not None or moves:
+            return self._outcome
+        return self.outcome()
+
     def outcome(self) -> Outcome | None:
         if self._outcome is not None:
             return self._outcome
