@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import importlib
 import re
-from importlib import metadata
 
 from referee.games.base import (
     P1,
@@ -61,6 +60,8 @@ def _entry_points() -> dict[str, str]:
     """Games declared by installed packages (read once per process)."""
     global _plugins
     if _plugins is None:
+        from importlib import metadata  # only when a name is not a built-in game: it costs ms
+
         _plugins = {ep.name: ep.value for ep in metadata.entry_points(group=ENTRY_POINT_GROUP)
                     if ep.name not in _BUILT_IN}
     return _plugins
