@@ -170,8 +170,6 @@ class RunResult:
     """Games finished and journaled in this session."""
     failed: list[str] = field(default_factory=list)
     """Ids of games the referee raised on (not journaled; replayed on resume)."""
-    aborted: int = 0
-    """Running games cancelled by a second Ctrl-C or SIGTERM."""
     stop_reason: str | None = None
     """Why scheduling stopped early (Ctrl-C, SPRT decision), None if every game was fed."""
     arena_fault: str | None = None
@@ -323,9 +321,6 @@ class Tournament:
                     transcript_dir=self.out.transcripts,
                     on_move=on_move,
                 ), retrying)
-        except trio.Cancelled:
-            self.result.aborted += 1
-            raise
         except MachineFault as fault:
             self._arena_fault(f"game {game.id} could not be started after {START_ATTEMPTS} "
                               f"tries, for a reason that is not the bots': {fault}")
@@ -338,8 +333,7 @@ class Tournament:
             self.progress.failed_game(game.id, f"{type(exc).__name__}: {exc}")
             return
         if record.termination == Termination.INTERRUPT or record.result == "*":
-            self.result.aborted += 1
-            return
+            return  # cancelled by a second Ctrl-C or SIGTERM: replayed on resume
         record.id = game.id
         record.round = game.round
         record.tags = {

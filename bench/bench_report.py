@@ -1,7 +1,7 @@
 """Report build time over a 100,000-game journal (target: under 60 s).
 
 The journal is made fast but from real games: a few hundred random draughts games are played
-with the rules (:mod:`reports.synthetic`), then re-used under many pairings of 16 bots and
+with the rules (:mod:`bench.synthetic`), then re-used under many pairings of 16 bots and
 fresh ids. Each pairing picks a base game whose result fits the two bots' hidden strengths, so
 the ratings have something to find. Only ``build_report`` is timed.
 
@@ -24,9 +24,9 @@ from pathlib import Path
 
 import msgspec
 
+from bench.synthetic import DEFAULT_BOTS, BotProfile, play_game
 from referee.record import GameRecord
 from reports.html import build
-from reports.synthetic import DEFAULT_BOTS, BotProfile, play_game
 
 GAMES = 100_000
 BASE_GAMES = 300

@@ -138,7 +138,6 @@ class BotConnection:
         """Declared options by name, at most :data:`MAX_OPTIONS` of them."""
         self.options_dropped = 0
         """Declarations of new option names ignored once :data:`MAX_OPTIONS` were kept."""
-        self.handshaken = False
         self.owed_bestmoves = 0
         """Searches that timed out and whose move has not been read yet: such a late move
         must be drained before the next game, or it would answer the next search."""
@@ -290,7 +289,6 @@ class BotConnection:
         hello = self.hello_lines()
         await self.send_lines(hello)
         await self._expect(UgiOk, timeout, self._said(hello), strict=False)
-        self.handshaken = True
         await self.send_lines(self.option_lines(self.spec.options))
         init = self.init_lines()
         await self.send_lines(init)

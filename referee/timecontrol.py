@@ -15,7 +15,7 @@ Text forms (items separated by spaces, first the clock, then ``key=value`` extra
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Final
 
 DEFAULT_MARGIN_MS: Final = 0
@@ -124,9 +124,6 @@ class TimeControl:
     def infinite(self) -> bool:
         """No clock and no move time: the bot may think as long as it likes."""
         return self.base_ms is None and self.movetime_ms is None
-
-    def with_margin(self, margin_ms: float) -> TimeControl:
-        return replace(self, margin_ms=margin_ms)
 
 
 _INT_MAX: Final = 10**15

@@ -288,39 +288,79 @@ def _page(
     sprt_text: str = "",
     by_worker: pd.DataFrame | None = None,
 ) -> str:
+    """The whole page: the header, the sections in NAV order, the viewer dialog."""
+    sections = [
+        context_html,
+        _fault_section(faults, games),
+        _standings_section(standings),
+        _ratings_section(built_charts, sprt_text),
+        _crosstable_section(points, count, pairs, built_charts),
+        _endings_section(faults, built_charts),
+        _colours_section(colours, advantage, built_charts),
+        _moves_section(move_table, stats, built_charts),
+        _worker_section(by_worker),
+        GAMES_SECTION,
+        _notes_section(notes),
+    ]
+    body = "\n" + "\n".join(sections) + "\n"
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Arena report: {_e(run_dir.name)}</title>
+<link rel="icon" href="data:,">
+<style>{_asset("report.css")}</style>
+</head><body>
+{_header(run_dir, journal, games)}
+<nav>{"".join(f'<a href="#{s}">{s}</a>' for s in NAV)}</nav>
+<main>{body}</main>
+{VIEWER}
+<script>{_asset("board.js")}
+{_asset("report.js")}</script>
+<script src="{ASSET_DIR}/index.js?v={int(time.time())}"></script>
+</body></html>
+"""
+
+
+def _header(run_dir: Path, journal: Journal, games: pd.DataFrame) -> str:
+    """Title and one line of facts: games, game names, bots, when, the CSV files."""
     n = len(games)
     done = len(tables.finished(games))
     names = ", ".join(sorted(games["game"].unique())) or "none yet"
     updated = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime())
-    colour_table = colours.merge(advantage, on="game", how="left") if len(colours) else colours
-    fault_cols = ["games", *FAULTS, "faults", "normal", "adjudication", "interrupted"]
-    search_img = (
-        _img(built_charts["search"], "search depth and nodes per bot")
-        if "search" in built_charts else '<p class="hint">No bot reported depth or nodes.</p>'
-    )
-    note_html = "".join(f"<li>{_e(t)}</li>" for t in notes)
-    sprt_html = (
-        f'<h3>SPRT</h3><p class="hint">{_e(sprt_text)}</p><div class="charts">'
-        f'{_img(built_charts["sprt"], "SPRT log-likelihood ratio against games")}</div>'
-        if "sprt" in built_charts else ""
-    )
-    stats_html = _table(stats, "game-stats-table") if stats is not None else ""
-    sections = f"""
-{context_html}
-{_fault_section(faults, games)}
-<section id="standings"><h2>Standings</h2>
+    return f"""<header><h1>Arena report: {_e(run_dir.name)}</h1>
+<div class="meta">{n} games ({done} finished) · game: {_e(names)} · {len(journal.bots)} bots ·
+updated {_e(updated)} · <a href="games.csv">games.csv</a> ·
+<a href="standings.csv">standings.csv</a></div></header>"""
+
+
+def _standings_section(standings: pd.DataFrame) -> str:
+    return f"""<section id="standings"><h2>Standings</h2>
 <p class="hint">Elo: maximum-likelihood fit (arena.ratings, Ordo scale) with 95% error;
 a bot that won (lost) every game has no finite estimate: its rating is a lower (upper) bound,
 shown with ≥ (≤) and drawn as an arrow. ∞: the error is unbounded. LOS: likelihood that the
 bot is stronger than the one ranked below it. Fewer than {rating_tables.SMALL_SAMPLE} games:
 flagged as a small sample (rough error bars).</p>
 {_table(_standings_display(standings), "standings-table")}
-</section>
-<section id="ratings"><h2>Ratings</h2><div class="charts">
+</section>"""
+
+
+def _ratings_section(built_charts: dict[str, Path], sprt_text: str) -> str:
+    """The Elo and progression charts, and the SPRT chart when the run had an SPRT."""
+    sprt_html = (
+        f'<h3>SPRT</h3><p class="hint">{_e(sprt_text)}</p><div class="charts">'
+        f'{_img(built_charts["sprt"], "SPRT log-likelihood ratio against games")}</div>'
+        if "sprt" in built_charts else ""
+    )
+    return f"""<section id="ratings"><h2>Ratings</h2><div class="charts">
 {_img(built_charts["elo"], "Elo with error bars per bot")}
 {_img(built_charts["progression"], "rating progression as games accumulate")}
-</div>{sprt_html}</section>
-<section id="crosstable"><h2>Crosstable</h2>
+</div>{sprt_html}</section>"""
+
+
+def _crosstable_section(
+    points: pd.DataFrame, count: pd.DataFrame, pairs: pd.DataFrame, built_charts: dict[str, Path]
+) -> str:
+    return f"""<section id="crosstable"><h2>Crosstable</h2>
 <p class="hint">Points of the row bot against the column bot / games played.</p>
 <div class="charts">
 {_table(tables.crosstable_display(points, count), "crosstable-table", index=True)}
@@ -331,18 +371,39 @@ LOS from wins and losses; pairs: colour pairs (same opening, colours swapped) sc
 3/2, 2 points. ∞ (or +∞/−∞): the games say nothing finite, because every game ended
 the same way (all wins, all losses or all draws): play more games.</p>
 {_table(pairs, "pairs-table")}
-</section>
-<section id="endings"><h2>How games ended, per bot</h2>
+</section>"""
+
+
+def _endings_section(faults: pd.DataFrame, built_charts: dict[str, Path]) -> str:
+    fault_cols = ["games", *FAULTS, "faults", "normal", "adjudication", "interrupted"]
+    return f"""<section id="endings"><h2>How games ended, per bot</h2>
 <p class="hint">Fault columns count games the bot lost by that fault.</p>
 {_table(faults[fault_cols], "endings-table", index=True)}
 <div class="charts">{_img(built_charts["endings"], "game endings per bot")}</div>
-</section>
-<section id="colours"><h2>Results by colour</h2>
+</section>"""
+
+
+def _colours_section(
+    colours: pd.DataFrame, advantage: pd.DataFrame, built_charts: dict[str, Path]
+) -> str:
+    colour_table = colours.merge(advantage, on="game", how="left") if len(colours) else colours
+    return f"""<section id="colours"><h2>Results by colour</h2>
 <p class="hint">p1 moves first. First-move advantage is fitted with the ratings, per game.</p>
 {_table(colour_table, "colours-table")}
 <div class="charts">{_img(built_charts["colours"], "results by colour")}</div>
-</section>
-<section id="moves"><h2>Moves: length, time, search</h2>
+</section>"""
+
+
+def _moves_section(
+    move_table: pd.DataFrame, stats: pd.DataFrame | None, built_charts: dict[str, Path]
+) -> str:
+    """Game statistics and lengths, then time and search per bot."""
+    stats_html = _table(stats, "game-stats-table") if stats is not None else ""
+    search_img = (
+        _img(built_charts["search"], "search depth and nodes per bot")
+        if "search" in built_charts else '<p class="hint">No bot reported depth or nodes.</p>'
+    )
+    return f"""<section id="moves"><h2>Moves: length, time, search</h2>
 <div class="charts"><div><h3>Games</h3>
 <p class="hint">Finished games per game type: wins of the player who moves first (p1)
 and second (p2), draws, and game length in plies.</p>
@@ -352,9 +413,10 @@ and second (p2), draws, and game length in plies.</p>
 <div class="charts">
 {_img(built_charts["move_time"], "time per move per bot")}
 {search_img}
-</div></section>
-{_worker_section(by_worker)}
-<section id="games"><h2>Games</h2>
+</div></section>"""
+
+
+GAMES_SECTION = """<section id="games"><h2>Games</h2>
 <div class="filters">
 <label>bot <select id="f-bot"></select></label>
 <label>result <select id="f-result"><option value="">any result</option>
@@ -372,10 +434,18 @@ and second (p2), draws, and game length in plies.</p>
 <th>reason</th></tr></thead><tbody></tbody></table></div>
 <div class="pager"><button type="button" id="prev-page">previous</button>
 <button type="button" id="next-page">next</button><span id="page-info"></span></div>
-</section>
-{f'<section id="notes"><h2>Notes</h2><ul>{note_html}</ul></section>' if notes else ""}
-"""
-    viewer = """
+</section>"""
+"""The game list's filters, table and pager; report.js fills them from report/index.js."""
+
+
+def _notes_section(notes: list[str]) -> str:
+    if not notes:
+        return ""
+    items = "".join(f"<li>{_e(t)}</li>" for t in notes)
+    return f'<section id="notes"><h2>Notes</h2><ul>{items}</ul></section>'
+
+
+VIEWER = """
 <div id="viewer" role="dialog" aria-modal="true"><div class="panel">
 <div class="top"><h2 id="v-title"></h2><button type="button" id="v-close">close (Esc)</button></div>
 <div id="v-players" class="hint"></div>
@@ -396,22 +466,4 @@ and second (p2), draws, and game length in plies.</p>
 <th>clock</th><th>eval</th><th>depth</th><th>nodes</th></tr></thead><tbody></tbody>
 </table></div></div></div></div></div>
 """
-    return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Arena report: {_e(run_dir.name)}</title>
-<link rel="icon" href="data:,">
-<style>{_asset("report.css")}</style>
-</head><body>
-<header><h1>Arena report: {_e(run_dir.name)}</h1>
-<div class="meta">{n} games ({done} finished) · game: {_e(names)} · {len(journal.bots)} bots ·
-updated {_e(updated)} · <a href="games.csv">games.csv</a> ·
-<a href="standings.csv">standings.csv</a></div></header>
-<nav>{"".join(f'<a href="#{s}">{s}</a>' for s in NAV)}</nav>
-<main>{sections}</main>
-{viewer}
-<script>{_asset("board.js")}
-{_asset("report.js")}</script>
-<script src="{ASSET_DIR}/index.js?v={int(time.time())}"></script>
-</body></html>
-"""
+"""The game viewer dialog (hidden until a game is opened); report.js drives it."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import sys
 from pathlib import Path
 
@@ -33,9 +34,9 @@ async def test_two_games_of_one_bot_at_once_log_to_separate_files(tmp_path: Path
     with trio.fail_after(60):
         async with trio.open_nursery() as nursery:
             for game_id in ("g1", "g2"):
-                nursery.start_soon(lambda gid=game_id: play_game(
-                    "jungle", chatty("alice", f"alice-{gid}"), chatty("bob", f"bob-{gid}"),
-                    tc=tc, log_dir=tmp_path, game_id=gid))
+                nursery.start_soon(functools.partial(
+                    play_game, "jungle", chatty("alice", f"alice-{game_id}"),
+                    chatty("bob", f"bob-{game_id}"), tc=tc, log_dir=tmp_path, game_id=game_id))
     for bot in ("alice", "bob"):
         for game_id in ("g1", "g2"):
             text = (tmp_path / bot / f"{game_id}.stderr.log").read_text()

@@ -182,8 +182,8 @@ needs_chromium = pytest.mark.needs("chromium")
 
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    from bench.synthetic import round_robin, write_journal
     from reports.html import build_report
-    from reports.synthetic import round_robin, write_journal
 
     out = {}
     for game, options, max_plies in (("draughts", None, 120), ("dvonn", None, 200),

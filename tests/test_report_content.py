@@ -1,6 +1,6 @@
 """The report's content: real random tournaments of every game, numbers checked independently.
 
-Journals come from :mod:`reports.synthetic` (seeded random legal moves played by the real
+Journals come from :mod:`bench.synthetic` (seeded random legal moves played by the real
 rules, with simulated faults and search info) and, in one test, from a real ``arena run``
 with the sample random bot. Expectations are recomputed here straight from the decoded records,
 never from the report's own frames.
@@ -21,12 +21,12 @@ import matplotlib.image
 import pytest
 
 from arena.ratings import aggregate, fit_ratings, read_results
+from bench.synthetic import BotProfile, round_robin, write_journal
 from referee.games import get_game
 from referee.record import GameRecord, MoveRecord, Termination, decode_record, encode_record
 from reports.html import build, build_report
 from reports.journal import FAULTS, JournalError, read_journal
 from reports.replay import apply_frames, replay, start_game
-from reports.synthetic import BotProfile, round_robin, write_journal
 
 pytestmark = pytest.mark.slow  # reports built from random tournaments of every game
 

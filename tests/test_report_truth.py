@@ -2,7 +2,7 @@
 tiny samples, an SPRT, and the settings a run was played with.
 
 Journals are real game records (random legal games by the real rules, from
-:mod:`reports.synthetic`) whose results are then set to the case under test; expectations are
+:mod:`bench.synthetic`) whose results are then set to the case under test; expectations are
 written out here, never read back from the report's own frames. Chart contents are checked
 through the texts each PNG records of what it drew (:func:`reports.charts.chart_labels`).
 """
@@ -18,10 +18,10 @@ from pathlib import Path
 from arena.progress import Standings
 from arena.ratings import aggregate, fit_ratings, read_results
 from arena.ratings.table import format_table
+from bench.synthetic import BotProfile, round_robin, write_journal
 from referee.record import GameRecord, Termination
 from reports.charts import chart_labels
 from reports.html import build
-from reports.synthetic import BotProfile, round_robin, write_journal
 
 ROOT = Path(__file__).resolve().parents[1]
 PER_BOT_CHARTS = ("elo", "progression", "crosstable", "endings", "move_time", "search")

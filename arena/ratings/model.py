@@ -201,176 +201,272 @@ def fit_ratings(
     Ordo's ``-A``); otherwise the rated players average ``average`` (Ordo's ``-a``).
     ``errors``: ``"hessian"`` (analytic, the default), ``"simulation"`` (Ordo's replays,
     ``simulations`` of them, seeded) or ``"none"``.
+
+    The steps: mark the perfect scorers, fit the rest (the core) with player ``core[0]`` pinned
+    at 0, give the perfect scorers their bounds, fit the draw rate, estimate the core's
+    covariance, then move everything to the reported level (anchor or average).
     """
-    if scale not in SCALES:
-        raise ValueError(f"unknown scale {scale!r} (expected one of {', '.join(SCALES)})")
-    if not 0.0 < confidence < 1.0:
-        raise ValueError(f"confidence must be between 0 and 1, got {confidence}")
-    beta = SCALES[scale]
+    beta = _beta(scale, confidence, errors)
     players = list(counts.players)
-    n = len(players)
     played = counts.played()
     scored = counts.scored()
-    marks = [""] * n
-    for i in range(n):
-        if played[i] <= 0:
-            marks[i] = NO_GAMES
-        elif scored[i] >= played[i]:
-            marks[i] = ALL_WINS
-        elif scored[i] <= 0:
-            marks[i] = ALL_LOSSES
+    marks = _marks(played, scored)
     notes: list[str] = []
-
     core_mask, rounds = _purge(counts, played > 0)
-    core = np.flatnonzero(core_mask)
-    m = core.size
-    pinned = np.full(n, np.nan)  # ratings with core[0] at 0
-    pinned_var = np.full(n, np.nan)
-    adv = 0.0
-    core_cov: FloatArray | None = None
-    d0 = float("nan")
-    d0_sd = float("nan")
-    adv_sd = float("nan")
-
-    if m >= 1:
-        local = np.full(n, -1, dtype=np.int64)
-        local[core] = np.arange(m)
-        inside = core_mask[counts.first] & core_mask[counts.second]
-        w, b = local[counts.first[inside]], local[counts.second[inside]]
-        games, pts = counts.games[inside], counts.points[inside]
-        fit_adv = white_advantage and m >= 2
-        pairings = Pairings(m, w.astype(np.int64), b.astype(np.int64), games)
-        found = None
-        if _strongly_connected(m, w, b, pts, games):
-            found = _solve_finite(pairings, pts, beta, fit_adv)
-        if found is None:
-            notes.append(
-                "without a prior these results have no finite maximum (groups that never both "
-                "scored against each other, or one colour winning everything); each player got "
-                "one virtual draw against the pool, half with each colour"
-            )
-            ii, jj = np.nonzero(~np.eye(m, dtype=bool))
-            eps = 1.0 / (2.0 * (m - 1))
-            w = np.concatenate([w, ii])
-            b = np.concatenate([b, jj])
-            games = np.concatenate([games, np.full(ii.size, eps)])
-            pts = np.concatenate([pts, np.full(ii.size, eps / 2.0)])
-            pairings = Pairings(m, w.astype(np.int64), b.astype(np.int64), games)
-            found = _solve_finite(pairings, pts, beta, fit_adv)
-            if found is None:  # cannot happen with the prior; keep the error explicit
-                raise ArithmeticError("rating fit did not converge even with a prior")
-        r, a = found
-        r_core, adv = r[0], float(a[0])
-        pinned[core] = r_core
-        pinned_var[core] = 0.0
-
-        # Bounded ratings for the perfect scorers, last removed first.
-        removed = [p for group in reversed(rounds) for p in group]
-        for _ in range(len(rounds)):  # a second pass catches those met only by later ones
-            for p in removed:
-                if math.isnan(pinned[p]):
-                    _rate_perfect(counts, p, pinned, pinned_var, adv, beta)
-        for p in (p for group in rounds for p in group):
-            if math.isnan(pinned[p]):
-                marks[p] = UNCONNECTED
-
-        rated = ~np.isnan(pinned)
-        both = rated[counts.first] & rated[counts.second]
-        f_all = expit(beta * (pinned[counts.first[both]] - pinned[counts.second[both]] + adv))
-        d0 = draws.fit_draw_rate(f_all, counts.wins[both], counts.draws[both], counts.losses[both])
-
-        # A draw rate at 100% (only draws so far) would make every game's score certain and
-        # the error bars zero: with no estimate of it, treat games as win-or-loss coins (the
-        # widest error bars) instead.
-        d0_var = d0 if d0 == d0 and d0 < 1.0 - 1e-6 else 0.0
-        if d0_var != d0 and d0 == d0:
-            notes.append(
-                "the draw rate of equals cannot be estimated from these games (only draws "
-                "between rated players): error bars treat every game as a win or a loss"
-            )
-        if errors == "hessian" and m >= 2:
-            core_cov = uncertainty.sandwich_covariance(
-                pairings, pts, r_core, adv, d0_var, beta, fit_adv
-            )
-            if fit_adv:
-                adv_sd = float(np.sqrt(max(core_cov[-1, -1], 0.0)))
-                core_cov = core_cov[:-1, :-1]
-            d0_sd = draws.draw_rate_sd(f_all, counts.games[both], d0)
-        elif errors == "simulation" and m >= 2:
-            sim_r, sim_a, sim_d = uncertainty.simulate(
-                pairings, r_core, adv, d0_var, beta, fit_adv, simulations, seed
-            )
-            core_cov = np.atleast_2d(np.cov(sim_r[:, 1:] - sim_r[:, :1], rowvar=False))
-            if fit_adv:
-                adv_sd = float(np.std(sim_a, ddof=1))
-            d0_sd = float(np.std(sim_d, ddof=1))
-        elif errors not in ("hessian", "simulation", "none"):
-            raise ValueError(f"unknown error method {errors!r}")
-
-    rated = ~np.isnan(pinned)
-    idx = np.flatnonzero(rated)
-    ratings = np.full(n, np.nan)
-    cov = np.full((n, n), np.nan)
-    if anchor is not None:
-        name, value = anchor
-        if name not in players:
-            raise ValueError(f"anchor {name!r} is not among the players")
-        a_i = players.index(name)
-        if not rated[a_i]:
-            raise ValueError(f"anchor {name!r} has no rating ({marks[a_i]})")
-        shift = value - pinned[a_i]
-        avg_value = float("nan")
-    else:
-        shift = average - float(np.mean(pinned[idx])) if idx.size else 0.0
-        avg_value = average
-    ratings[idx] = pinned[idx] + shift
-    if anchor is not None:
-        # Exactly the anchor value: ``value - pinned + pinned`` can be off by one rounding step.
-        ratings[players.index(anchor[0])] = anchor[1]
-
-    if core_cov is not None:
-        # Covariance in pinned coordinates over the rated players, then the reported convention.
-        k = idx.size
-        pos = {int(p): j for j, p in enumerate(idx)}
-        pc = np.zeros((k, k))
-        core_pos = [pos[int(p)] for p in core[1:]]
-        pc[np.ix_(core_pos, core_pos)] = core_cov
-        for q in idx:
-            if not core_mask[q]:
-                pc[pos[int(q)], pos[int(q)]] = pinned_var[q]
-        if anchor is not None:
-            proj = np.eye(k)
-            proj[:, pos[players.index(anchor[0])]] -= 1.0
-        else:
-            proj = np.eye(k) - 1.0 / k
-        cov[np.ix_(idx, idx)] = proj @ pc @ proj.T
-
+    fit = _PinnedFit.unrated(len(players))
+    if core_mask.any():
+        fit = _fit_core(counts, core_mask, beta, white_advantage, notes)
+        _bound_perfect_scorers(counts, rounds, fit, beta, marks)
+        _fit_draws_and_errors(counts, fit, beta, errors, simulations, seed, notes)
+    ratings, avg_value = _level(fit.pinned, players, marks, anchor, average)
+    cov = _reported_covariance(fit, core_mask, players, anchor)
     z = float(norm.ppf(0.5 + confidence / 2.0))
-    err = z * np.sqrt(np.clip(np.diag(cov), 0.0, None))
-    los = _los_matrix(ratings, cov)
     return RatingFit(
         players=players,
         ratings=ratings,
-        errors=err,
+        errors=z * np.sqrt(np.clip(np.diag(cov), 0.0, None)),
         points=scored,
         played=played,
         marks=marks,
         covariance=cov,
-        los=los,
-        white_advantage=adv,
-        white_advantage_sd=adv_sd,
-        white_advantage_fitted=bool(white_advantage and m >= 2),
-        draw_rate=d0,
-        draw_rate_sd=d0_sd,
+        los=_los_matrix(ratings, cov),
+        white_advantage=fit.adv,
+        white_advantage_sd=fit.adv_sd,
+        white_advantage_fitted=fit.fit_adv,
+        draw_rate=fit.d0,
+        draw_rate_sd=fit.d0_sd,
         scale=scale,
         beta=beta,
-        error_method=errors if core_cov is not None else "none",
+        error_method=errors if fit.core_cov is not None else "none",
         confidence=confidence,
         average=avg_value,
         anchor=anchor,
         counts=counts,
         notes=notes,
     )
+
+
+@dataclass
+class _PinnedFit:
+    """The fit in pinned coordinates (the first core player at 0), filled in step by step."""
+
+    pinned: FloatArray
+    """Rating per player; NaN for the unrated."""
+    pinned_var: FloatArray
+    """Variance of each bounded (perfect-scorer) rating; 0 for the core, whose covariance is
+    ``core_cov``."""
+    core: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    pairings: Pairings | None = None
+    pts: FloatArray = field(default_factory=lambda: np.zeros(0))
+    """First mover's points per cell of ``pairings`` (the virtual draws included)."""
+    fit_adv: bool = False
+    adv: float = 0.0
+    adv_sd: float = float("nan")
+    d0: float = float("nan")
+    d0_sd: float = float("nan")
+    core_cov: FloatArray | None = None
+    """Covariance of ``core[1:]`` (``core[0]`` is pinned), or None without error bars."""
+
+    @classmethod
+    def unrated(cls, n: int) -> _PinnedFit:
+        return cls(pinned=np.full(n, np.nan), pinned_var=np.full(n, np.nan))
+
+
+def _beta(scale: str, confidence: float, errors: str) -> float:
+    """Check the arguments; the scale's ``beta``."""
+    if scale not in SCALES:
+        raise ValueError(f"unknown scale {scale!r} (expected one of {', '.join(SCALES)})")
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be between 0 and 1, got {confidence}")
+    if errors not in ("hessian", "simulation", "none"):
+        raise ValueError(f"unknown error method {errors!r}")
+    return SCALES[scale]
+
+
+def _marks(played: FloatArray, scored: FloatArray) -> list[str]:
+    """Per player: no games, all wins, all losses, or "" (rated normally, for now)."""
+    marks = [""] * len(played)
+    for i in range(len(played)):
+        if played[i] <= 0:
+            marks[i] = NO_GAMES
+        elif scored[i] >= played[i]:
+            marks[i] = ALL_WINS
+        elif scored[i] <= 0:
+            marks[i] = ALL_LOSSES
+    return marks
+
+
+def _fit_core(
+    counts: Counts,
+    core_mask: NDArray[np.bool_],
+    beta: float,
+    white_advantage: bool,
+    notes: list[str],
+) -> _PinnedFit:
+    """Maximum likelihood for the players who are not perfect scorers (with the virtual-draw
+    prior when the data alone have no finite maximum, noted in ``notes``)."""
+    n = len(counts.players)
+    core = np.flatnonzero(core_mask)
+    m = core.size
+    local = np.full(n, -1, dtype=np.int64)
+    local[core] = np.arange(m)
+    inside = core_mask[counts.first] & core_mask[counts.second]
+    w, b = local[counts.first[inside]], local[counts.second[inside]]
+    games, pts = counts.games[inside], counts.points[inside]
+    fit_adv = white_advantage and m >= 2
+    pairings = Pairings(m, w.astype(np.int64), b.astype(np.int64), games)
+    found = None
+    if _strongly_connected(m, w, b, pts, games):
+        found = _solve_finite(pairings, pts, beta, fit_adv)
+    if found is None:
+        notes.append(
+            "without a prior these results have no finite maximum (groups that never both "
+            "scored against each other, or one colour winning everything); each player got "
+            "one virtual draw against the pool, half with each colour"
+        )
+        pairings, pts = _with_virtual_draws(pairings, pts)
+        found = _solve_finite(pairings, pts, beta, fit_adv)
+        if found is None:  # cannot happen with the prior; keep the error explicit
+            raise ArithmeticError("rating fit did not converge even with a prior")
+    r, a = found
+    fit = _PinnedFit.unrated(n)
+    fit.pinned[core] = r[0]
+    fit.pinned_var[core] = 0.0
+    fit.core, fit.pairings, fit.pts = core, pairings, pts
+    fit.fit_adv, fit.adv = fit_adv, float(a[0])
+    return fit
+
+
+def _with_virtual_draws(pairings: Pairings, pts: FloatArray) -> tuple[Pairings, FloatArray]:
+    """Every player one virtual draw against the pool, spread over all ordered pairs."""
+    m = pairings.m
+    ii, jj = np.nonzero(~np.eye(m, dtype=bool))
+    eps = 1.0 / (2.0 * (m - 1))
+    w = np.concatenate([pairings.w, ii])
+    b = np.concatenate([pairings.b, jj])
+    games = np.concatenate([pairings.games, np.full(ii.size, eps)])
+    pts = np.concatenate([pts, np.full(ii.size, eps / 2.0)])
+    return Pairings(m, w.astype(np.int64), b.astype(np.int64), games), pts
+
+
+def _bound_perfect_scorers(
+    counts: Counts, rounds: list[list[int]], fit: _PinnedFit, beta: float, marks: list[str]
+) -> None:
+    """Bounded ratings for the perfect scorers, last removed first; those never met by a rated
+    player are marked unconnected."""
+    removed = [p for group in reversed(rounds) for p in group]
+    for _ in range(len(rounds)):  # a second pass catches those met only by later ones
+        for p in removed:
+            if math.isnan(fit.pinned[p]):
+                _rate_perfect(counts, p, fit.pinned, fit.pinned_var, fit.adv, beta)
+    for p in (p for group in rounds for p in group):
+        if math.isnan(fit.pinned[p]):
+            marks[p] = UNCONNECTED
+
+
+def _fit_draws_and_errors(
+    counts: Counts,
+    fit: _PinnedFit,
+    beta: float,
+    errors: str,
+    simulations: int,
+    seed: int,
+    notes: list[str],
+) -> None:
+    """The draw rate over every game between rated players, then the error bars (in place)."""
+    rated = ~np.isnan(fit.pinned)
+    both = rated[counts.first] & rated[counts.second]
+    f_all = expit(beta * (fit.pinned[counts.first[both]] - fit.pinned[counts.second[both]]
+                          + fit.adv))
+    fit.d0 = draws.fit_draw_rate(
+        f_all, counts.wins[both], counts.draws[both], counts.losses[both]
+    )
+    # A draw rate at 100% (only draws so far) would make every game's score certain and
+    # the error bars zero: with no estimate of it, treat games as win-or-loss coins (the
+    # widest error bars) instead.
+    d0 = fit.d0 if fit.d0 == fit.d0 and fit.d0 < 1.0 - 1e-6 else 0.0
+    if d0 != fit.d0 and fit.d0 == fit.d0:
+        notes.append(
+            "the draw rate of equals cannot be estimated from these games (only draws "
+            "between rated players): error bars treat every game as a win or a loss"
+        )
+    if fit.core.size < 2 or errors == "none" or fit.pairings is None:
+        return
+    r_core = fit.pinned[fit.core]
+    if errors == "hessian":
+        core_cov = uncertainty.sandwich_covariance(
+            fit.pairings, fit.pts, r_core, fit.adv, d0, beta, fit.fit_adv
+        )
+        if fit.fit_adv:
+            fit.adv_sd = float(np.sqrt(max(core_cov[-1, -1], 0.0)))
+            core_cov = core_cov[:-1, :-1]
+        fit.core_cov = core_cov
+        fit.d0_sd = draws.draw_rate_sd(f_all, counts.games[both], fit.d0)
+    else:
+        sim_r, sim_a, sim_d = uncertainty.simulate(
+            fit.pairings, r_core, fit.adv, d0, beta, fit.fit_adv, simulations, seed
+        )
+        fit.core_cov = np.atleast_2d(np.cov(sim_r[:, 1:] - sim_r[:, :1], rowvar=False))
+        if fit.fit_adv:
+            fit.adv_sd = float(np.std(sim_a, ddof=1))
+        fit.d0_sd = float(np.std(sim_d, ddof=1))
+
+
+def _level(
+    pinned: FloatArray,
+    players: list[str],
+    marks: list[str],
+    anchor: tuple[str, float] | None,
+    average: float,
+) -> tuple[FloatArray, float]:
+    """The reported ratings (the anchor exactly at its value, or the rated players averaging
+    ``average``) and the average reported (NaN with an anchor)."""
+    idx = np.flatnonzero(~np.isnan(pinned))
+    ratings = np.full(len(players), np.nan)
+    if anchor is None:
+        shift = average - float(np.mean(pinned[idx])) if idx.size else 0.0
+        ratings[idx] = pinned[idx] + shift
+        return ratings, average
+    name, value = anchor
+    if name not in players:
+        raise ValueError(f"anchor {name!r} is not among the players")
+    a_i = players.index(name)
+    if math.isnan(pinned[a_i]):
+        raise ValueError(f"anchor {name!r} has no rating ({marks[a_i]})")
+    ratings[idx] = pinned[idx] + (value - pinned[a_i])
+    # Exactly the anchor value: ``value - pinned + pinned`` can be off by one rounding step.
+    ratings[a_i] = value
+    return ratings, float("nan")
+
+
+def _reported_covariance(
+    fit: _PinnedFit,
+    core_mask: NDArray[np.bool_],
+    players: list[str],
+    anchor: tuple[str, float] | None,
+) -> FloatArray:
+    """Covariance in pinned coordinates over the rated players, projected to the reported
+    convention (relative to the anchor, or to the average); NaN without error bars."""
+    n = len(players)
+    cov = np.full((n, n), np.nan)
+    if fit.core_cov is None:
+        return cov
+    idx = np.flatnonzero(~np.isnan(fit.pinned))
+    k = idx.size
+    pos = {int(p): j for j, p in enumerate(idx)}
+    pc = np.zeros((k, k))
+    core_pos = [pos[int(p)] for p in fit.core[1:]]
+    pc[np.ix_(core_pos, core_pos)] = fit.core_cov
+    for q in idx:
+        if not core_mask[q]:
+            pc[pos[int(q)], pos[int(q)]] = fit.pinned_var[q]
+    if anchor is not None:
+        proj = np.eye(k)
+        proj[:, pos[players.index(anchor[0])]] -= 1.0
+    else:
+        proj = np.eye(k) - 1.0 / k
+    cov[np.ix_(idx, idx)] = proj @ pc @ proj.T
+    return cov
 
 
 FINITE_LIMIT = 3000.0

@@ -20,8 +20,6 @@ from typing import Any
 from arena.ratings.model import MARK_TEXT, RatingFit
 from arena.ratings.pairwise import PairStats
 
-HEADER_WORDS = ("RATING", "ERROR", "POINTS", "PLAYED", "(%)")
-
 
 def format_table(fit: RatingFit) -> str:
     """The Ordo-style table followed by the white-advantage and draw-rate lines."""

@@ -35,7 +35,6 @@ from referee.games.rounds import RoundState
 
 P1: int = 0
 P2: int = 1
-SIDE_NAMES = ("p1", "p2")
 
 
 class GameError(ValueError):

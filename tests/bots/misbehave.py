@@ -36,7 +36,7 @@ if "spawn" in modes:
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     print(f"grandchild {child.pid}", file=sys.stderr, flush=True)
 
-legal = []
+legal: list[str] = []
 moves_made = 0
 for raw in sys.stdin:
     words = raw.split()
