@@ -234,7 +234,7 @@ def _validation_error(file: Path, text: str, exc: msgspec.ValidationError) -> Co
 
 
 def _literal_choices(path: Sequence[str | int]) -> list[object]:
-    """The values a Literal-typed key at ``path`` allows (``sandbox``: none, bwrap), or []."""
+    """The values a Literal-typed key at ``path`` allows (``sandbox``: auto, bwrap...), or []."""
     import typing
 
     struct = _struct_at(path[:-1]) if path and isinstance(path[-1], str) else None

@@ -40,6 +40,7 @@ from arena.retry import START_ATTEMPTS, retry_machine_faults
 from arena.schedule import Schedule, ScheduledGame
 from referee.faults import MachineFault
 from referee.record import GameRecord, MoveRecord, Termination
+from referee.sandbox import hide_from_bots
 
 TICK_SECONDS: Final = 1.0
 """How often the live display is redrawn between events (elapsed time, ETA)."""
@@ -152,6 +153,8 @@ def prepare_output(loaded: LoadedConfig, schedule: Schedule, out: OutputDir, war
         tmp.write_bytes(msgspec.json.format(msgspec.json.encode(payload)))
         tmp.replace(out.schedule)
     out.logs.mkdir(exist_ok=True)
+    hide_from_bots(out.root)  # the journal and logs, even inside a folder a bot sees
+    hide_from_bots(loaded.path)
     journal = Journal.open(out.journal, warn)
     unknown = journal.ids() - set(schedule.ids())
     if unknown:

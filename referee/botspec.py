@@ -12,19 +12,27 @@ import msgspec
 
 Protocol = Literal["native", "uci", "hub"]
 Restart = Literal["auto", "always", "never"]
+Sandbox = Literal["auto", "bwrap", "uid", "none"]
 
 
 class Limits(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
-    """Resource limits applied with setrlimit in the bot's process before it runs."""
+    """What one bot may use. Where the cgroup file system is writable (root on Linux) memory
+    and processes are counted over the bot's whole process tree (children and its tmpfs
+    included) in a cgroup of its own; elsewhere they fall back to per-process rlimits."""
 
     memory_mb: Annotated[int, msgspec.Meta(gt=0)] | None = 1024
-    """Address-space limit (RLIMIT_AS) in MiB."""
+    """Memory in MiB: the cgroup's memory limit (with swap), else RLIMIT_AS per process."""
     cpu_seconds: Annotated[int, msgspec.Meta(gt=0)] | None = None
-    """CPU time limit (RLIMIT_CPU) for the process's whole life."""
-    processes: Annotated[int, msgspec.Meta(gt=0)] | None = None
-    """RLIMIT_NPROC: how many processes the bot's user may have (fork bombs)."""
+    """CPU time limit (RLIMIT_CPU) of each process for its whole life."""
+    processes: Annotated[int, msgspec.Meta(gt=0)] | None = 256
+    """Processes and threads at once: the cgroup's pids.max, else RLIMIT_NPROC of the bot's
+    own uid (fork bombs)."""
     file_mb: Annotated[int, msgspec.Meta(gt=0)] | None = 256
     """RLIMIT_FSIZE: the largest file the bot may write."""
+    tmp_mb: Annotated[int, msgspec.Meta(gt=0)] = 64
+    """Size of each of the sandbox's private tmpfs, /tmp and /dev/shm (counted in memory)."""
+    cpus: Annotated[float, msgspec.Meta(gt=0)] | None = None
+    """CPU cores the bot's tree may use at once (a cgroup cpu quota; ignored without one)."""
 
 
 class BotSpec(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
@@ -44,7 +52,9 @@ class BotSpec(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
     legal: bool = True
     """Send a ``legal ...`` line before each ``go`` (native protocol only)."""
     limits: Limits = msgspec.field(default_factory=Limits)
-    sandbox: Literal["none", "bwrap"] = "none"
+    sandbox: Sandbox = "auto"
+    """``auto``: bubblewrap where installed, else (as root) an unprivileged uid of its own;
+    ``bwrap`` requires bubblewrap; ``uid`` only the uid; ``none`` runs the bot as the arena."""
     variant: str | None = None
     """UCI dialect: the ``UCI_Variant`` value, when it differs from the game's name."""
     debug: bool = False

@@ -46,6 +46,9 @@ TRANSCRIPT_CHARS: Final = 300
 """Longest transcript entry; a longer line is cut and its length noted (memory stays bounded)."""
 
 
+_SIGNALS: Final = frozenset(int(s) for s in signal.Signals)
+
+
 def _clip(line: str) -> str:
     if len(line) <= TRANSCRIPT_CHARS:
         return line
@@ -152,15 +155,23 @@ class BotProcess:
         return self.process.poll()
 
     def describe_exit(self) -> str:
+        """How the bot ended, for a record's reason. Under bubblewrap a signal death comes
+        back as exit status 128 + signal (bwrap's convention), and is named as the signal; a
+        process killed for the cgroup's memory limit says so."""
         code = self.exit_status()
         if code is None:
             return "still running"
+        if self.process.mode == "bwrap" and code > 128 and code - 128 in _SIGNALS:
+            code = 128 - code
+        oom = self.process.cgroup is not None and self.process.cgroup.oom_kills() > 0
+        memory = (f" (the memory limit of {self.spec.limits.memory_mb} MiB was reached)"
+                  if oom else "")
         if code < 0:
             try:
-                return f"killed by {signal.Signals(-code).name}"
+                return f"killed by {signal.Signals(-code).name}{memory}"
             except ValueError:
-                return f"killed by signal {-code}"
-        return f"exit status {code}"
+                return f"killed by signal {-code}{memory}"
+        return f"exit status {code}{memory}"
 
     async def wait_exit(self, timeout: float) -> int | None:
         """Wait up to ``timeout`` seconds for the process to exit; its code or None."""
@@ -177,7 +188,9 @@ class BotProcess:
         with trio.CancelScope(shield=True):
             # Listed before anything can exit: once the bot is gone, a child that left its
             # process group (setsid) is no longer anyone's descendant that we could find.
-            tree = descendants(self.process.pid)
+            # Not needed where the bot's cgroup or its PID namespace holds the whole tree.
+            tree = (descendants(self.process.pid)
+                    if self.process.cgroup is None and self.process.mode != "bwrap" else {})
             if send_quit and self.process.poll() is None:
                 with contextlib.suppress(BotExited), trio.move_on_after(QUIT_GRACE_S):
                     await self.send("quit")

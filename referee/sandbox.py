@@ -1,60 +1,224 @@
-"""The bubblewrap sandbox: the argv that runs a bot inside bwrap."""
+"""The bubblewrap sandbox: which containment a bot gets, and the bwrap argv that gives it.
+
+``sandbox = "auto"`` (the default) means bubblewrap wherever it is installed; without it, a
+bot started by root still runs under an unprivileged uid of its own (``uid``), and a loud
+warning says once per run what is missing. Under bwrap a bot runs:
+
+* in its own user namespace as an unprivileged uid with no capabilities and no way to make a
+  new user namespace (``--disable-userns``), ``no_new_privs`` set;
+* in its own PID, network, IPC, UTS and cgroup namespaces: it sees no other process, has only
+  a loopback interface, and everything it starts dies with it;
+* on a read-only view of the system folders (/usr, /etc, ...; files of /etc that only root may
+  read are hidden), with private size-capped tmpfs for /tmp and /dev/shm;
+* with its own folder bound read-only as ONE folder (whatever it holds), plus read-only the
+  install folders of its program (an interpreter's prefix, a virtualenv) and the folder of a
+  script it is given. Nothing else: not the run directory, the config, other bots, the home
+  directory; its environment is the clean one of :func:`referee.spawn.clean_environment`.
+
+bwrap is started by the referee (root on CI): the bot's uid inside maps to the referee's uid
+outside, so the namespaces, the dropped capabilities and the read-only mounts are what keep it
+in (see the README's "What the sandbox guarantees" section).
+"""
 
 from __future__ import annotations
 
 import os
 import shutil
+import stat
+import sys
+from functools import cache
+from pathlib import Path
+from typing import Final, Literal
 
 from referee.botspec import BotSpec
 from referee.errors import BotStartError
 
+Mode = Literal["bwrap", "uid", "none"]
 
-def sandbox_argv(spec: BotSpec, argv: list[str]) -> list[str]:
-    """The bot under bubblewrap: the whole file system read-only, a private /tmp, a private
-    writable working directory, no network, its own PID namespace (everything in it dies with
-    it), and no new session, so that the referee's process-group shutdown still reaches it.
+SYSTEM_DIRS: Final = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc",
+                      "/opt")
+"""Bound read-only into every sandbox (those that exist; symlinks are recreated as symlinks)."""
+SANDBOX_PATH: Final = "/usr/local/bin:/usr/bin:/bin"
+"""PATH inside the sandbox (the runner's own PATH names folders the bot does not see)."""
 
-    The working directory is a fresh tmpfs at the same path with each of its entries bound
-    read-only into it: the bot finds its files where they are, cannot change them, and may
-    create new files there, which only it sees and which vanish with it (bwrap 0.8 has no
-    overlay mounts). Entries created after the start are not seen."""
-    bwrap = shutil.which("bwrap")
-    if bwrap is None:
-        raise BotStartError(f"bot {spec.name!r} asks for sandbox = 'bwrap' but bwrap is not "
+ARENA_SOURCE: Final = str(Path(__file__).resolve().parent.parent)
+"""The folder holding the arena's packages (the project folder in an editable install)."""
+
+_hidden: set[str] = set()
+_warned: set[str] = set()
+
+
+def hide_from_bots(path: str | os.PathLike[str]) -> None:
+    """Keep ``path`` (a run directory, a config file) out of every sandbox, even when it lies
+    inside a folder a bot sees: an empty read-only tmpfs (or /dev/null) covers it."""
+    _hidden.add(os.path.abspath(path))
+
+
+def warn_once(text: str) -> None:
+    """Print ``text`` to stderr once per process (once per run)."""
+    if text not in _warned:
+        _warned.add(text)
+        print(f"arena: {text}", file=sys.stderr, flush=True)
+
+
+def is_root() -> bool:
+    return os.geteuid() == 0
+
+
+@cache
+def bwrap_path() -> str | None:
+    return shutil.which("bwrap")
+
+
+def containment(spec: BotSpec) -> Mode:
+    """The containment ``spec`` gets here: ``auto`` resolved, ``bwrap`` checked."""
+    if spec.sandbox == "bwrap" and bwrap_path() is None:
+        raise BotStartError(f"bot {spec.name!r} asks for sandbox = 'bwrap' but bubblewrap is not "
                             "installed (apt-get install bubblewrap)")
-    cwd = os.path.abspath(spec.cwd) if spec.cwd else os.getcwd()
-    mounts = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
-    for root in _tmp_roots([*argv, cwd]):
-        mounts += ["--ro-bind", root, root]  # the private /tmp must not hide the bot itself
-    if cwd == "/":
-        mounts += ["--chdir", cwd]
-    else:
-        mounts += ["--tmpfs", cwd]
+    if spec.sandbox == "auto":
+        if bwrap_path() is not None:
+            return "bwrap"
+        if is_root():
+            warn_once("WARNING: bubblewrap (bwrap) is not installed: bots run without a sandbox, "
+                      "each under an unprivileged uid of its own (no file system or network "
+                      "isolation). Install it: apt-get install bubblewrap")
+            return "uid"
+        warn_once("WARNING: bubblewrap (bwrap) is not installed: bots run without a sandbox, "
+                  "as your own user. Install it: apt-get install bubblewrap")
+        return "none"
+    if spec.sandbox == "uid" and not is_root():
+        return "none"  # only root can give a bot another uid; the runner's own is all there is
+    return spec.sandbox
+
+
+def bot_folder(spec: BotSpec, argv: list[str]) -> str:
+    """The one folder a sandboxed bot sees as its own: ``cwd`` when given, else the folder of
+    the script it is given (the first existing file after the program), else the program's."""
+    if spec.cwd:
+        return os.path.abspath(spec.cwd)
+    for arg in argv[1:]:
+        if os.path.isabs(arg) and os.path.isfile(arg):
+            return os.path.dirname(arg)
+    return os.path.dirname(argv[0])
+
+
+def sandbox_argv(spec: BotSpec, argv: list[str], uid: int) -> list[str]:
+    """``argv`` (its program already an absolute path) run under bubblewrap as ``uid``."""
+    bwrap = bwrap_path()
+    if bwrap is None:
+        raise BotStartError(f"bot {spec.name!r}: bubblewrap is not installed "
+                            "(apt-get install bubblewrap)")
+    folder = bot_folder(spec, argv)
+    cwd = os.path.abspath(spec.cwd) if spec.cwd else folder
+    tmp = str(spec.limits.tmp_mb << 20)
+    mounts: list[str] = []
+    for path in SYSTEM_DIRS:
+        if os.path.islink(path):
+            mounts += ["--symlink", os.readlink(path), path]
+        elif os.path.isdir(path):
+            mounts += ["--ro-bind", path, path]
+    for path in _unreadable_in_etc():
+        mounts += (["--tmpfs", path] if os.path.isdir(path) else ["--ro-bind", "/dev/null", path])
+    mounts += ["--proc", "/proc", "--dev", "/dev",
+               "--size", tmp, "--tmpfs", "/tmp", "--size", tmp, "--tmpfs", "/dev/shm"]
+    seen = [folder]
+    for root in _program_roots(argv, cwd):
+        if not any(_under(root, other) for other in seen):
+            mounts += ["--ro-bind", root, root]
+            seen.append(root)
+    mounts += ["--ro-bind", folder, folder]
+    for path in sorted(_hidden):
+        if any(_under(path, root) for root in seen):
+            if os.path.isdir(path):
+                mounts += ["--tmpfs", path, "--remount-ro", path]
+            elif os.path.exists(path):
+                mounts += ["--ro-bind", "/dev/null", path]
+    mounts += ["--remount-ro", "/", "--chdir", cwd]  # the root tmpfs too: nothing writable
+    # but the private /tmp and /dev/shm
+    return [bwrap, "--unshare-all", "--unshare-user", "--disable-userns",
+            "--uid", str(uid), "--gid", str(uid), "--die-with-parent",
+            *mounts, "--", *argv]
+
+
+def _under(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+def _is_system(path: str) -> bool:
+    return any(_under(path, d) for d in SYSTEM_DIRS)
+
+
+def _program_roots(argv: list[str], cwd: str) -> list[str]:
+    """Folders a bot's program needs besides its own folder: for the program and each step of
+    its symlinks, the install prefix (the folder above ``bin/``: an interpreter's lib/, a
+    virtualenv's pyvenv.cfg) or its folder; for a script argument, the folder above its top
+    Python package, or its folder; for the arena's own Python (``{python}`` in a config), the
+    arena's packages, so that bots may use its bot helper. System folders are bound anyway and
+    left out."""
+    roots: list[str] = []
+
+    def add(path: str) -> None:
+        if path and path != "/" and not _is_system(path) and path not in roots:
+            roots.append(path)
+
+    program = argv[0]
+    for _ in range(16):  # symlink chain, bounded
+        folder = os.path.dirname(program)
+        add(os.path.dirname(folder) if os.path.basename(folder) == "bin" else folder)
+        if not os.path.islink(program):
+            break
+        program = os.path.join(folder, os.readlink(program))
+    real = os.path.realpath(argv[0])
+    folder = os.path.dirname(real)
+    add(os.path.dirname(folder) if os.path.basename(folder) == "bin" else folder)
+    if os.path.realpath(argv[0]) == os.path.realpath(sys.executable):
+        add(ARENA_SOURCE)  # the arena's own Python: its bot helper (protocol.bot) importable
+    for arg in argv[1:]:
+        path = arg if os.path.isabs(arg) else os.path.join(cwd, arg)
+        if os.path.isfile(path):
+            folder = os.path.dirname(os.path.realpath(path))
+            while os.path.isfile(os.path.join(folder, "__init__.py")):
+                folder = os.path.dirname(folder)
+            add(folder)
+    return roots
+
+
+@cache
+def _unreadable_in_etc() -> tuple[str, ...]:
+    """Entries of /etc that only their owner or group may read (shadow, private keys): hidden
+    in the sandbox, where the bot's uid maps to the referee's outside."""
+    hidden: list[str] = []
+    for top, dirs, files in os.walk("/etc"):
+        for name in [*dirs, *files]:
+            path = os.path.join(top, name)
+            try:
+                mode = os.lstat(path).st_mode
+            except OSError:
+                continue
+            if stat.S_ISLNK(mode):
+                continue
+            need = stat.S_IROTH | (stat.S_IXOTH if stat.S_ISDIR(mode) else 0)
+            if mode & need != need:
+                hidden.append(path)
+        dirs[:] = [d for d in dirs if os.path.join(top, d) not in hidden]
+    return tuple(hidden)
+
+
+def folder_visible_to(uid: int, path: str) -> bool:
+    """Whether ``uid`` (with no groups) can reach ``path``: every folder above it searchable
+    by others, and ``path`` itself readable (and, for a folder, searchable) by others."""
+    del uid  # a uid of the reserved range owns nothing: only the "others" bits apply
+    parts = Path(os.path.abspath(path)).parts
+    for i in range(1, len(parts)):
         try:
-            names = sorted(os.listdir(cwd))
-        except OSError as exc:
-            raise BotStartError(f"bot {spec.name!r}: cannot list its directory {cwd}: "
-                                f"{exc.strerror or exc}") from None
-        for name in names:
-            path = os.path.join(cwd, name)
-            if os.path.islink(path):
-                mounts += ["--symlink", os.readlink(path), path]
-            else:
-                mounts += ["--ro-bind", path, path]
-        mounts += ["--chdir", cwd]
-    return [bwrap, *mounts, "--unshare-all", "--die-with-parent", "--", *argv]
-
-
-def _tmp_roots(paths: list[str]) -> list[str]:
-    """The top folders under /tmp (``/tmp/X``) that hold any of ``paths`` or their targets: a
-    project cloned under /tmp keeps its interpreter, virtualenv and bot files in view, read-only,
-    under the sandbox's private /tmp."""
-    roots: set[str] = set()
-    for path in paths:
-        if not os.path.isabs(path):
-            continue
-        for candidate in (path, os.path.realpath(path)):
-            parts = candidate.split("/")
-            if len(parts) > 2 and parts[1] == "tmp" and parts[2] and os.path.exists(candidate):
-                roots.add(f"/tmp/{parts[2]}")
-    return sorted(roots)
+            mode = os.stat(os.path.join(*parts[:i])).st_mode
+        except OSError:
+            return False
+        if not mode & stat.S_IXOTH:
+            return False
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    need = stat.S_IROTH | (stat.S_IXOTH if stat.S_ISDIR(mode) else 0)
+    return mode & need == need

@@ -1,141 +1,114 @@
 """Starting a bot's program: its argv, a clean environment, its limits, and the spawn itself.
 
-A bot is started from its :class:`BotSpec` as an argv list (never a shell) in a clean
-environment (PATH, HOME, LANG plus ``spec.env``), in its own session and process group.
+A bot is started from its :class:`BotSpec` as an argv list (never a shell string) in a clean
+environment (PATH, HOME, LANG plus ``spec.env``), in its own session and process group, under
+the containment of :mod:`referee.sandbox` and the limits of :mod:`referee.cgroup`.
 
-* The bot gets ``PR_SET_PDEATHSIG = SIGKILL``, so it dies with the referee even when the
-  referee is SIGKILLed and cannot clean up. Linux sends that signal when the *thread* that
-  forked the child ends, so bots are forked by one long-lived spawner thread
-  (:func:`spawn`), never by a pooled worker thread that may exit while the bot runs.
+Spawns are cheap: no ``preexec_fn`` (which makes CPython fork the whole, large referee instead
+of vfork-ing it). What used to run in the child before exec is done by two small programs and
+by the referee after the spawn, while the child waits at a gate:
+
+1. ``setpriv`` (util-linux) sets PR_SET_PDEATHSIG = SIGKILL, so the bot dies with the referee
+   even when the referee is SIGKILLed;
+2. ``/bin/sh`` waits for one line on the bot's stdin (the gate) before it ``exec``s the rest;
+3. meanwhile the referee moves the waiting process into the bot's cgroup and sets its rlimits
+   (``prlimit``), then opens the gate: the bot's first instruction already runs with every
+   limit in place, and whatever it forks is in its cgroup;
+4. for ``uid`` containment a second ``setpriv`` switches to the bot's unprivileged uid with
+   no groups (and sets the death signal again), then the bot (or bwrap) starts.
+
+The same process id runs all of these in turn, so the pid the referee holds is the bot's (or
+bwrap's, which keeps the bot in its PID namespace).
 """
 
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import os
-import queue
 import resource
-import signal
+import shutil
 import subprocess
 import threading
-from collections.abc import Callable
-from typing import IO, Any, Final
+from functools import cache
+from typing import IO, Final
 
 import trio
 
+from referee import cgroup as cgroups
 from referee.botspec import BotSpec, Limits
+from referee.cgroup import BotCgroup
 from referee.errors import BotStartError
-from referee.sandbox import sandbox_argv
+from referee.sandbox import (
+    SANDBOX_PATH,
+    Mode,
+    containment,
+    folder_visible_to,
+    sandbox_argv,
+    warn_once,
+)
 
-__all__ = ["BotStartError", "ChildProcess", "clean_environment", "resolve_command", "spawn",
+__all__ = ["BotStartError", "ChildProcess", "clean_environment", "resolve_command",
            "start_child"]
 
 _ENV_KEEP: Final = ("PATH", "HOME", "LANG")
-_PR_SET_PDEATHSIG: Final = 1
+GATE: Final = 'read -r _ || exit 125; unset PWD; exec "$@"'
+"""The gate: wait for the referee's go-ahead line on stdin, then become the bot."""
+UID_BASE: Final = 1_000_000_000
+"""Bots' uids: UID_BASE + 1000 * (referee pid % 1000) + a slot; no user owns files there."""
 
 
-def clean_environment(spec: BotSpec) -> dict[str, str]:
-    """PATH, HOME and LANG from the arena's environment, then the spec's own variables."""
+def clean_environment(spec: BotSpec, mode: Mode = "none") -> dict[str, str]:
+    """PATH, HOME and LANG from the arena's environment, then the spec's own variables. A
+    contained bot gets a standard PATH and HOME=/tmp (the runner's name folders it does not
+    see or may not enter). The bot may also find PWD (its working directory), set by the
+    shell of the spawn gate or by bubblewrap."""
     env = {k: os.environ[k] for k in _ENV_KEEP if k in os.environ}
+    if mode != "none":
+        env["PATH"] = SANDBOX_PATH
+        env["HOME"] = "/tmp"
     env.update(spec.env)
     return env
 
 
-def _limit_setter(limits: Limits) -> Callable[[], None]:
-    """A preexec function applying ``limits`` with setrlimit in the child, before exec."""
-    pairs: list[tuple[int, int]] = []
-    if limits.memory_mb is not None:
-        pairs.append((resource.RLIMIT_AS, limits.memory_mb << 20))
-    if limits.cpu_seconds is not None:
-        pairs.append((resource.RLIMIT_CPU, limits.cpu_seconds))
-    if limits.processes is not None:
-        pairs.append((resource.RLIMIT_NPROC, limits.processes))
-    if limits.file_mb is not None:
-        pairs.append((resource.RLIMIT_FSIZE, limits.file_mb << 20))
-
-    prctl = _prctl()
-    parent = os.getpid()
-
-    def apply() -> None:
-        if prctl is not None:
-            prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-            if os.getppid() != parent:  # the referee died before prctl: nobody will read us
-                os.kill(os.getpid(), signal.SIGKILL)
-        for which, value in pairs:
-            _soft, hard = resource.getrlimit(which)
-            if hard != resource.RLIM_INFINITY:
-                value = min(value, hard)
-            # CPU: SIGXCPU at the soft limit names the cause; SIGKILL a second later if caught.
-            grace = 1 if which == resource.RLIMIT_CPU else 0
-            resource.setrlimit(which, (value, value + grace if hard == resource.RLIM_INFINITY
-                                       else hard))
-
-    return apply
-
-
-def _prctl() -> Any:
-    """libc's ``prctl``, looked up in the parent (never dlopen in a forked child), or None."""
-    try:
-        return ctypes.CDLL(None, use_errno=True).prctl
-    except (OSError, AttributeError):
-        return None
-
-
-class _Spawner:
-    """The one thread that forks bots. PR_SET_PDEATHSIG fires when the forking *thread* ends,
-    so forking from trio's pooled worker threads (which exit after 10 s idle) would kill
-    healthy bots; this daemon thread lives as long as the referee process."""
+class _UidPool:
+    """Unprivileged uids for bots, one per running bot process (two bots never share one, so
+    neither can signal nor ptrace the other)."""
 
     def __init__(self) -> None:
-        self._jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
-        self._thread: threading.Thread | None = None
+        self._used: set[int] = set()
         self._lock = threading.Lock()
 
-    def submit(self, job: Callable[[], None]) -> None:
+    def take(self) -> int:
+        base = UID_BASE + 1000 * (os.getpid() % 1000)
         with self._lock:
-            if self._thread is None or not self._thread.is_alive():
-                self._thread = threading.Thread(target=self._loop, name="bot-spawner",
-                                                daemon=True)
-                self._thread.start()
-        self._jobs.put(job)
+            for uid in range(base, base + 1000):
+                if uid not in self._used:
+                    self._used.add(uid)
+                    return uid
+        raise BotStartError("more than 1000 bot processes at once: no uid left")
 
-    def _loop(self) -> None:
-        while True:
-            self._jobs.get()()
-
-
-_SPAWNER = _Spawner()
+    def release(self, uid: int) -> None:
+        with self._lock:
+            self._used.discard(uid)
 
 
-async def spawn(argv: list[str], **options: Any) -> subprocess.Popen[bytes]:
-    """``subprocess.Popen(argv, **options)`` run on the spawner thread; not cancellable (a
-    process started for a cancelled caller would have no owner), but it takes milliseconds."""
-    token = trio.lowlevel.current_trio_token()
-    done = trio.Event()
-    box: list[Any] = []
-
-    def job() -> None:
-        try:
-            box.append(subprocess.Popen(argv, **options))
-        except BaseException as exc:  # handed back to the trio task below
-            box.append(exc)
-        token.run_sync_soon(done.set)
-
-    _SPAWNER.submit(job)
-    with trio.CancelScope(shield=True):
-        await done.wait()
-    if isinstance(box[0], BaseException):
-        raise box[0]
-    return box[0]  # type: ignore[no-any-return]
+_UIDS = _UidPool()
 
 
 class ChildProcess:
     """The running program behind a :class:`BotProcess`: pid, non-blocking pipe streams, and
     an async ``wait`` on a pidfd (what ``trio.Process`` offers, for a child we forked)."""
 
-    def __init__(self, popen: subprocess.Popen[bytes], stdin_fd: int, stdout_fd: int) -> None:
+    def __init__(self, popen: subprocess.Popen[bytes], stdin_fd: int, stdout_fd: int,
+                 mode: Mode = "none", cgroup: BotCgroup | None = None,
+                 uid: int | None = None) -> None:
         self.popen = popen
+        self.mode: Mode = mode
+        """The containment the bot got: ``bwrap``, ``uid`` or ``none``."""
+        self.cgroup = cgroup
+        """The bot's cgroup, or None where limits are per-process rlimits."""
+        self.uid = uid
+        """The unprivileged uid the bot runs as, or None (it runs as the referee)."""
         self.pid = popen.pid
         self.stdin = trio.lowlevel.FdStream(stdin_fd)
         self.stdout = trio.lowlevel.FdStream(stdout_fd)
@@ -161,8 +134,16 @@ class ChildProcess:
         return code
 
     def close(self) -> None:
-        """Release the pidfd (call once the process is reaped or no longer waited for)."""
+        """Release the pidfd, the cgroup (killing what is left in it) and the uid; call once
+        the process is reaped or no longer waited for."""
         self._close_pidfd()
+        if self.cgroup is not None:
+            self.cgroup.kill()
+            self.cgroup.remove()
+            self.cgroup = None
+        if self.uid is not None:
+            _UIDS.release(self.uid)
+            self.uid = None
 
     def _close_pidfd(self) -> None:
         if self._pidfd is not None:
@@ -171,46 +152,149 @@ class ChildProcess:
             self._pidfd = None
 
 
-def resolve_command(spec: BotSpec) -> list[str]:
-    """argv with ``cmd[0]`` resolved against ``cwd`` when it names a file there, wrapped in
-    bubblewrap when the spec asks for the sandbox."""
-    argv = list(spec.cmd)
-    if not argv:
+def resolve_program(spec: BotSpec) -> str:
+    """``cmd[0]`` as an absolute path: relative to ``cwd`` when it holds a slash, else on the
+    runner's PATH; a missing or non-executable program is a :class:`BotStartError`."""
+    if not spec.cmd:
         raise BotStartError(f"bot {spec.name!r} has an empty command")
-    if spec.cwd and os.sep in argv[0] and not os.path.isabs(argv[0]):
-        candidate = os.path.join(spec.cwd, argv[0])
-        if os.path.exists(candidate):
-            argv[0] = os.path.abspath(candidate)
-    if spec.sandbox == "bwrap":
-        argv = sandbox_argv(spec, argv)
+    program = spec.cmd[0]
+    if os.sep in program:
+        path = os.path.join(spec.cwd or os.getcwd(), program)
+    else:
+        found = shutil.which(program)
+        if found is None:
+            raise BotStartError(f"cannot start bot {spec.name!r}: program {program!r} not "
+                                "found on PATH")
+        path = found
+    path = os.path.abspath(path)
+    if not os.path.isfile(path):
+        raise BotStartError(f"cannot start bot {spec.name!r}: program {path!r} not found")
+    if not os.access(path, os.X_OK):
+        raise BotStartError(f"cannot start bot {spec.name!r}: program {path!r} is not "
+                            "executable (chmod +x it or start it with an interpreter)")
+    return path
+
+
+def resolve_command(spec: BotSpec, mode: Mode = "none", uid: int = 0) -> list[str]:
+    """The argv that runs the bot: its program resolved, inside bubblewrap for ``bwrap``."""
+    argv = [resolve_program(spec), *spec.cmd[1:]]
+    if mode == "bwrap":
+        argv = sandbox_argv(spec, argv, uid)
     return argv
+
+
+@cache
+def _setpriv() -> str | None:
+    return shutil.which("setpriv")
+
+
+def _launcher(mode: Mode, uid: int | None) -> tuple[list[str], list[str]]:
+    """What runs before the bot, before and after the gate: setpriv sets the death signal
+    first; for ``uid`` containment a second setpriv, after the gate (the referee sets the
+    rlimits of a process of its own uid: root may lack CAP_SYS_RESOURCE), switches to the
+    bot's uid and sets the death signal again (a uid change clears it)."""
+    setpriv = _setpriv()
+    if setpriv is None:
+        if mode == "uid":
+            raise BotStartError("sandbox 'uid' needs setpriv (util-linux) to switch uids")
+        warn_once("WARNING: setpriv (util-linux) not found: bots outside bubblewrap do not "
+                  "die with the arena if it is killed")
+        return ["/bin/sh", "-c", GATE, "arena-gate"], []
+    before = [setpriv, "--pdeathsig", "KILL", "--", "/bin/sh", "-c", GATE, "arena-gate"]
+    after: list[str] = []
+    if mode == "uid" and uid is not None:
+        after = [setpriv, "--reuid", str(uid), "--regid", str(uid), "--clear-groups",
+                 "--pdeathsig", "KILL", "--"]
+    return before, after
+
+
+def _rlimits(limits: Limits, group: BotCgroup | None) -> list[tuple[int, tuple[int, int]]]:
+    """The rlimits to set: CPU and file size always; memory and processes only where no
+    cgroup counts them over the whole tree."""
+    pairs: list[tuple[int, tuple[int, int]]] = []
+    if limits.cpu_seconds is not None:
+        # SIGXCPU at the soft limit names the cause; SIGKILL a second later if it is caught.
+        pairs.append((resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 1)))
+    if limits.file_mb is not None:
+        pairs.append((resource.RLIMIT_FSIZE, (limits.file_mb << 20,) * 2))
+    if group is None:
+        if limits.memory_mb is not None:
+            pairs.append((resource.RLIMIT_AS, (limits.memory_mb << 20,) * 2))
+        if limits.processes is not None:
+            pairs.append((resource.RLIMIT_NPROC, (limits.processes,) * 2))
+    return pairs
+
+
+def _contain(pid: int, limits: Limits, group: BotCgroup | None) -> None:
+    """Cgroup and rlimits of the gated child, before it runs a single instruction of the bot."""
+    if group is not None:
+        group.join(pid)
+    for which, (soft, hard) in _rlimits(limits, group):
+        _cur_soft, cur_hard = resource.prlimit(pid, which)
+        if cur_hard != resource.RLIM_INFINITY:  # lowering only: no CAP_SYS_RESOURCE needed
+            soft, hard = min(soft, cur_hard), min(hard, cur_hard)
+        resource.prlimit(pid, which, (soft, hard))
 
 
 async def start_child(spec: BotSpec, stderr: IO[bytes] | None) -> ChildProcess:
     """Start the bot's program with pipes for its stdin and stdout and ``stderr`` (or
     nothing) as its stderr; raises :class:`BotStartError` naming the bot and the cause."""
-    argv = resolve_command(spec)
+    mode = containment(spec)
+    uid = _UIDS.take() if mode in ("bwrap", "uid") else None
+    group: BotCgroup | None = None
     pipes: list[int] = []
+    popen: subprocess.Popen[bytes] | None = None
     try:
+        argv = resolve_command(spec, mode, uid or 0)
+        if mode == "uid" and uid is not None:
+            _check_reachable(spec, argv[0])
+        warn_once(cgroups.describe())
+        group = BotCgroup.create(spec.limits)
         child_in, our_in = os.pipe()
         pipes += (child_in, our_in)
         our_out, child_out = os.pipe()
         pipes += (our_out, child_out)
-        popen = await spawn(
-            argv,
+        before, after = _launcher(mode, uid)
+        popen = subprocess.Popen(
+            [*before, *after, *argv],
             stdin=child_in,
             stdout=child_out,
             stderr=stderr if stderr is not None else subprocess.DEVNULL,
             cwd=spec.cwd,
-            env=clean_environment(spec),
+            env=clean_environment(spec, mode),
             start_new_session=True,
-            preexec_fn=_limit_setter(spec.limits),
             close_fds=True,
         )
-    except (OSError, subprocess.SubprocessError) as exc:
+        _contain(popen.pid, spec.limits, group)
+        os.write(our_in, b"\n")  # open the gate
+    except (OSError, subprocess.SubprocessError, BotStartError) as exc:
+        if popen is not None:
+            with contextlib.suppress(OSError):
+                popen.kill()
+            popen.wait()
         for fd in pipes:
-            os.close(fd)
-        raise BotStartError(f"cannot start bot {spec.name!r} ({argv!r}): {exc}") from exc
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        if group is not None:
+            group.kill()
+            group.remove()
+        if uid is not None:
+            _UIDS.release(uid)
+        if isinstance(exc, BotStartError):
+            raise
+        raise BotStartError(f"cannot start bot {spec.name!r} ({spec.cmd[0]!r}): "
+                            f"{exc}") from exc
     os.close(child_in)
     os.close(child_out)
-    return ChildProcess(popen, our_in, our_out)
+    return ChildProcess(popen, our_in, our_out, mode, group, uid)
+
+
+def _check_reachable(spec: BotSpec, program: str) -> None:
+    """Under its own uid a bot must be able to reach its program and folder."""
+    for what, path in (("program", os.path.realpath(program)),
+                       ("folder", os.path.abspath(spec.cwd or os.getcwd()))):
+        if not folder_visible_to(0, path):
+            raise BotStartError(
+                f"cannot start bot {spec.name!r}: its {what} {path} is not readable by other "
+                "users, and the bot runs under an unprivileged uid of its own (sandbox "
+                "'uid'); make it readable (chmod o+rx along the path) or install bubblewrap")

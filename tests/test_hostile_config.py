@@ -48,7 +48,7 @@ def test_limits_and_sandbox_decode_into_the_bot_spec(tmp_path: Path) -> None:
     a, b = load_config(write(tmp_path, CONFIG)).bots
     assert a.limits == Limits(memory_mb=300, cpu_seconds=20, processes=16, file_mb=256)
     assert a.sandbox == "bwrap"
-    assert b.limits == Limits() and b.limits.memory_mb == 1024 and b.sandbox == "none"
+    assert b.limits == Limits() and b.limits.memory_mb == 1024 and b.sandbox == "auto"
 
 
 ERRORS = {
@@ -62,7 +62,7 @@ ERRORS = {
                     ["bots[0].limits.cpu_seconds", "got str"]),
     "unknown sandbox": ('sandbox = "bwrap"', 'sandbox = "docker"', 7,
                         ["bots[0].sandbox: Invalid enum value 'docker'",
-                         "use one of: 'none', 'bwrap'"]),
+                         "use one of: 'auto', 'bwrap', 'uid', 'none'"]),
     "missing cwd": ('sandbox = "bwrap"', 'cwd = "nowhere"', 7,
                     ["bots[0].cwd: bot 'a': directory", "not found",
                      "relative to the config file's directory"]),

@@ -1,5 +1,5 @@
 """The bwrap sandbox from the inside: a bot that tries to write everywhere and to reach the
-network may write only in its private working directory and /tmp, and reaches nothing.
+network may write only in its private /tmp, and reaches nothing.
 
 Skipped, saying why, where bubblewrap is missing or cannot create namespaces.
 """
@@ -54,10 +54,9 @@ async def test_sandboxed_bot_writes_only_privately_and_has_no_network(tmp_path: 
     host_tmp = Path("/tmp/probe.txt")
     existed = host_tmp.exists()
     answers = await probe(tmp_path, "bwrap")
-    assert answers["create-in-cwd"] == "ok"  # its working directory is writable...
-    assert answers["read-back"] == "ok escaped"
-    assert not (tmp_path / "bot" / "scratch.txt").exists()  # ...and private
-    assert answers["overwrite-own-file"].startswith("refused")  # its files are read-only
+    assert answers["create-in-cwd"].startswith("refused")  # its folder is read-only
+    assert not (tmp_path / "bot" / "scratch.txt").exists()
+    assert answers["overwrite-own-file"].startswith("refused")
     assert (tmp_path / "bot" / PROBE.name).read_text() == PROBE.read_text()
     assert answers["tmp"] == "ok" and host_tmp.exists() == existed  # a private /tmp
     assert answers["outside"].startswith("refused")

@@ -24,12 +24,17 @@ FSF = FAIRY_STOCKFISH
 FAST = TimeControl.parse("2+0.05")
 
 
+# Unsandboxed: these tests are about the referee's rules for failures, with tight handshake
+# timeouts; a bubblewrap start adds 0.1-0.2 s on a loaded machine, and the grandchild pids a
+# bot reports must be host pids. Sandboxed games: test_hostile_containment.py, test_runner.py.
 def random_bot(name: str, seed: int) -> BotSpec:
-    return BotSpec(name=name, cmd=[sys.executable, RANDOM_BOT, "--seed", str(seed)])
+    return BotSpec(name=name, cmd=[sys.executable, RANDOM_BOT, "--seed", str(seed)],
+                   sandbox="none")
 
 
 def misbehaving(mode: str, after: int = 2) -> BotSpec:
-    return BotSpec(name=f"bad-{mode}", cmd=[sys.executable, MISBEHAVE, mode, str(after)])
+    return BotSpec(name=f"bad-{mode}", cmd=[sys.executable, MISBEHAVE, mode, str(after)],
+                   sandbox="none")
 
 
 
@@ -171,7 +176,8 @@ async def test_missing_program_is_a_crash_naming_the_bot() -> None:
 
 
 async def test_per_bot_time_control_override() -> None:
-    slow = BotSpec(name="slow", cmd=[sys.executable, RANDOM_BOT, "--delay", "0.3"], tc="st=0.05")
+    slow = BotSpec(name="slow", cmd=[sys.executable, RANDOM_BOT, "--delay", "0.3"], tc="st=0.05",
+                   sandbox="none")
     with trio.fail_after(20):
         record = await play_game("dobutsu", random_bot("quick", 1), slow, tc=FAST)
     assert record.termination is Termination.TIME_FORFEIT
@@ -194,8 +200,10 @@ def _alive(pid: int) -> bool:
 
 async def test_cancelled_game_leaves_no_process_behind(tmp_path: Path) -> None:
     """Cancel mid-game: both process groups end (grandchild included) and Cancelled passes."""
-    spawner = BotSpec(name="spawner", cmd=[sys.executable, MISBEHAVE, "spawn+hang", "1"])
-    stubborn = BotSpec(name="stubborn", cmd=[sys.executable, MISBEHAVE, "stubborn", "1000"])
+    spawner = BotSpec(name="spawner", cmd=[sys.executable, MISBEHAVE, "spawn+hang", "1"],
+                      sandbox="none")
+    stubborn = BotSpec(name="stubborn", cmd=[sys.executable, MISBEHAVE, "stubborn", "1000"],
+                       sandbox="none")
     with trio.fail_after(30):
         with trio.move_on_after(1.0) as scope:
             await play_game("dobutsu", spawner, stubborn, log_dir=tmp_path,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import resource
 import sys
 from pathlib import Path
 
@@ -24,7 +25,8 @@ async def test_clean_environment_limits_session_and_stderr_log(tmp_path: Path,
                                                               ) -> None:
     monkeypatch.setenv("ARENA_SECRET", "do-not-leak")
     spec = BotSpec(name="echo", cmd=[sys.executable, str(BOTS / "echo_env.py")],
-                   cwd=str(tmp_path), env={"BOT_LEVEL": "3"}, limits=Limits(memory_mb=512))
+                   cwd=str(tmp_path), env={"BOT_LEVEL": "3"}, limits=Limits(memory_mb=512),
+                   sandbox="none")
     log = tmp_path / "logs" / "echo.stderr.log"
     with trio.fail_after(10):
         bot = await BotProcess.start(spec, log)
@@ -33,9 +35,15 @@ async def test_clean_environment_limits_session_and_stderr_log(tmp_path: Path,
             assert isinstance(env, str)
             names = set(env.removeprefix("env ").split(","))
             assert "BOT_LEVEL" in names and "ARENA_SECRET" not in names
-            assert names <= {"PATH", "HOME", "LANG", "BOT_LEVEL", "LC_CTYPE"}
+            assert names <= {"PATH", "HOME", "LANG", "BOT_LEVEL", "LC_CTYPE", "PWD"}
             assert await bot.readline() == f"cwd {tmp_path}"
-            assert await bot.readline() == f"as {512 << 20}"
+            limit = await bot.readline()
+            if bot.process.cgroup is not None:  # the cgroup counts memory, not RLIMIT_AS
+                assert limit == f"as {resource.RLIM_INFINITY}"
+                assert bot.process.cgroup.setting("memory", "memory.limit_in_bytes",
+                                                  "memory.max") == str(512 << 20)
+            else:
+                assert limit == f"as {512 << 20}"
             assert await bot.readline() == "session 1"
             await bot.send("hello\nworld")
             assert await bot.readline() == "echo hello"
@@ -72,7 +80,7 @@ async def test_stubborn_process_group_is_killed() -> None:
             "print(child.pid, flush=True)\n"
             "time.sleep(60)\n")
     with trio.fail_after(10):
-        bot = await BotProcess.start(code_bot(code))
+        bot = await BotProcess.start(code_bot(code, sandbox="none"))
         grandchild = int(str(await bot.readline()))
         await bot.aclose()
         assert bot.exit_status() == -9
@@ -91,11 +99,12 @@ async def test_start_errors_name_the_bot(tmp_path: Path) -> None:
 @pytest.mark.needs("bubblewrap")
 async def test_bwrap_sandbox_runs_the_bot_privately_without_network(tmp_path: Path) -> None:
     code = ("import os, socket\n"
-            "try:\n"
-            "    open('written.txt', 'w')\n"
-            "    print('wrote', flush=True)\n"
-            "except OSError:\n"
-            "    print('read-only', flush=True)\n"
+            "for path in ('written.txt', '/tmp/written.txt'):\n"
+            "    try:\n"
+            "        open(path, 'w')\n"
+            "        print('wrote', flush=True)\n"
+            "    except OSError:\n"
+            "        print('read-only', flush=True)\n"
             "print('interfaces', ','.join(sorted(n for _, n in socket.if_nameindex())), "
             "flush=True)\n"
             "input()\n")
@@ -103,7 +112,8 @@ async def test_bwrap_sandbox_runs_the_bot_privately_without_network(tmp_path: Pa
     with trio.fail_after(10):
         bot = await BotProcess.start(spec)
         try:
-            assert await bot.readline() == "wrote"  # into its private working directory
+            assert await bot.readline() == "read-only"  # its folder is bound read-only
+            assert await bot.readline() == "wrote"  # its private /tmp
             assert await bot.readline() == "interfaces lo"
         finally:
             await bot.aclose()
