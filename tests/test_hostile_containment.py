@@ -191,7 +191,7 @@ async def test_memory_spread_over_forked_children_is_summed(tmp_path: Path) -> N
         try:
             record = await play_on(GAME, (bad, good), adjudication=CAP,
                                    tcs=(TimeControl.parse("30+0"),) * 2)
-            group = bad.process.process.cgroup
+            group = bad.channel.process.cgroup  # type: ignore[attr-defined]
             assert group is not None
             peak = group.setting("memory", "memory.max_usage_in_bytes", "memory.peak")
             kills = group.oom_kills()

@@ -28,6 +28,8 @@ TC = TimeControl.parse("st=0.3")
 
 def pool_bot(name: str, pids: Path, *args: str, restart: Restart = "auto",
              **fields: object) -> BotSpec:
+    """Unsandboxed: the bot appends its (host) pid to a file of the test's."""
+    fields.setdefault("sandbox", "none")
     return BotSpec(name=name, cmd=[sys.executable, str(POOL_BOT), "--pids", str(pids), *args],
                    restart=restart, **fields)  # type: ignore[arg-type]
 
@@ -162,7 +164,7 @@ def runner_config(tmp: Path, restart: str, games: int) -> Path:
     head = (f'game = "dobutsu"\ntc = "st=0.3"\nconcurrency = 2\ngames_per_pairing = {games}\n'
             "[adjudication]\nmax_plies = 20\n")
     bots = [
-        f'[[bots]]\nname = "{name}"\nrestart = "{restart}"\n'
+        f'[[bots]]\nname = "{name}"\nrestart = "{restart}"\nsandbox = "none"\n'
         f'cmd = ["{{python}}", "{POOL_BOT}", "--pids", "{tmp / (name + ".pids")}"]\n'
         for name in ("a", "b")
     ]
