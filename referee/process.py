@@ -209,7 +209,7 @@ class BotProcess:
             # reused while any member lives, so this reaches only the bot's own descendants.
             self._signal_group(signal.SIGKILL)
             kill_escaped(tree)
-            self.process.close()  # a bot that exited by itself was never waited for
+            await self.process.aclose()  # a bot that exited by itself was never waited for
             with contextlib.suppress(trio.ClosedResourceError, OSError):
                 await self._stdout.aclose()
             if self.stderr_log is not None:

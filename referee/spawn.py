@@ -141,6 +141,23 @@ class ChildProcess:
             self.cgroup.kill()
             self.cgroup.remove()
             self.cgroup = None
+        self._release_uid()
+
+    async def aclose(self) -> None:
+        """:meth:`close`, waiting for the cgroup to empty without blocking other games."""
+        self._close_pidfd()
+        group, self.cgroup = self.cgroup, None
+        if group is not None:
+            group.kill()
+            for _ in range(400):  # killed processes take a moment to leave
+                if group.remove(wait=False):
+                    break
+                await trio.sleep(0.005)
+            else:
+                group.remove()
+        self._release_uid()
+
+    def _release_uid(self) -> None:
         if self.uid is not None:
             _UIDS.release(self.uid)
             self.uid = None

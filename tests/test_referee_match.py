@@ -22,6 +22,7 @@ RANDOM_BOT = str(ROOT / "sample_bots" / "random_bot.py")
 MISBEHAVE = str(Path(__file__).resolve().parent / "bots" / "misbehave.py")
 FSF = FAIRY_STOCKFISH
 FAST = TimeControl.parse("2+0.05")
+HANDSHAKE_S = 2.0
 
 
 # Unsandboxed: these tests are about the referee's rules for failures, with tight handshake
@@ -139,8 +140,10 @@ async def test_each_failure_loses_with_its_reason(
     mode: str, termination: Termination, words: str, bad_side: int,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr("referee.connection.HANDSHAKE_TIMEOUT_S", 0.5)
-    monkeypatch.setattr("referee.match.HANDSHAKE_TIMEOUT_S", 0.5)
+    # Short, but the good bot's own start (a Python interpreter importing the rules, on a
+    # loaded 2-core machine: 0.3-0.6 s) must fit in it, or the good bot stalls instead.
+    monkeypatch.setattr("referee.connection.HANDSHAKE_TIMEOUT_S", HANDSHAKE_S)
+    monkeypatch.setattr("referee.match.HANDSHAKE_TIMEOUT_S", HANDSHAKE_S)
     game = "jungle"
     bad, good = misbehaving(mode), random_bot("good", 7)
     p1, p2 = (bad, good) if bad_side == 0 else (good, bad)
@@ -159,7 +162,7 @@ async def test_each_failure_loses_with_its_reason(
 async def test_slow_handshake_stalls_and_the_bot_is_killed(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr("referee.match.HANDSHAKE_TIMEOUT_S", 0.3)
+    monkeypatch.setattr("referee.match.HANDSHAKE_TIMEOUT_S", HANDSHAKE_S)  # the bad one: 30 s
     with trio.fail_after(20):
         record = await play_game("dobutsu", random_bot("good", 1), misbehaving("slowhandshake"))
     assert record.termination is Termination.STALL
