@@ -243,7 +243,8 @@ ticks = os.sysconf("SC_CLK_TCK")
 for line in sys.stdin:
     word = line.split()[:1]
     if word == ["uci"] or word == ["ugi"]:
-        sys.stdout.write("id name probe\\n" + line.strip() + "ok\\n"); sys.stdout.flush()
+        sys.stdout.write("id name probe\\noption name UCI_Variant type combo default dobutsu "
+                         "var dobutsu\\n" + line.strip() + "ok\\n"); sys.stdout.flush()
     elif word == ["isready"]:
         sys.stdout.write("readyok\\n"); sys.stdout.flush()
     elif word == ["go"]:
