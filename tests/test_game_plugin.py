@@ -188,6 +188,7 @@ def test_sample_bot_evaluators_follow_the_registry(tictactoe: type[TicTacToe]) -
         get_evaluator("chess")
 
 
+@pytest.mark.slow
 async def test_a_real_match_of_sample_bots_on_the_plugin_game(
     tictactoe: type[TicTacToe], tmp_path: Path
 ) -> None:

@@ -35,6 +35,7 @@ def replays(record: GameRecord) -> None:
     assert board.position() == record.final_position
 
 
+@pytest.mark.slow
 async def test_hub_engine_plays_whole_games_in_pdn() -> None:
     random_bot = BotSpec(name="random", cmd=[sys.executable, RANDOM_BOT, "--seed", "3"])
     with trio.fail_after(120):

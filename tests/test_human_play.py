@@ -25,6 +25,7 @@ BOT = ROOT / "sample_bots" / "random_bot.py"
 SCREENS = __import__("os").environ.get("ARENA_SCREENS")
 
 
+@pytest.mark.slow
 def test_terminal_seat_reprompts_and_plays_to_the_end(tmp_path: Path) -> None:
     proc = subprocess.Popen(
         [sys.executable, "-m", "arena.cli", "play", "dobutsu", "--p1", "human", "--p2",

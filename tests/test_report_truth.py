@@ -15,6 +15,8 @@ import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
+import pytest
+
 from arena.progress import Standings
 from arena.ratings import aggregate, fit_ratings, read_results
 from arena.ratings.table import format_table
@@ -78,6 +80,7 @@ def table(run: Path, table_id: str) -> list[list[str]]:
     return parser.rows
 
 
+@pytest.mark.slow
 def test_a_perfect_score_bot_is_in_every_chart_as_a_bound(tmp_path: Path) -> None:
     bots = (BotProfile("ace", reports_search=True), BotProfile("beta", reports_search=True),
             BotProfile("gamma"), BotProfile("delta"))
@@ -123,6 +126,7 @@ def gauntlet(tmp_path: Path) -> list[GameRecord]:
     return records
 
 
+@pytest.mark.slow
 def test_gauntlet_is_ranked_by_rating_not_raw_points(tmp_path: Path) -> None:
     records = gauntlet(tmp_path)
     g = [r for r in records if "g" in (r.p1, r.p2)]
@@ -138,6 +142,7 @@ def test_gauntlet_is_ranked_by_rating_not_raw_points(tmp_path: Path) -> None:
     assert [name for name, _ in live.ranked()] == order
 
 
+@pytest.mark.slow
 def test_all_draws_and_tiny_samples_are_not_presented_as_certain(tmp_path: Path) -> None:
     records = round_robin("dobutsu", (BotProfile("a"), BotProfile("b")), games_per_pairing=8,
                           seed=2, max_plies=40)
@@ -167,6 +172,7 @@ def test_one_draw_in_four_games_gives_no_draw_rate_figure(tmp_path: Path) -> Non
     assert "Draw rate (equal opponents) = - (not estimable: 1 draw(s) in 4 games)" in text
 
 
+@pytest.mark.slow
 def test_context_block_holds_the_settings_of_a_real_run(tmp_path: Path) -> None:
     bot = ROOT / "sample_bots" / "random_bot.py"
     config = tmp_path / "mini.toml"

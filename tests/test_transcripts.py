@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import trio
 
 from referee.botspec import BotSpec
@@ -31,6 +32,7 @@ def lines_of(path: Path) -> list[tuple[float, str, str, str]]:
     return out
 
 
+@pytest.mark.slow
 async def test_a_debug_bot_gets_a_transcript_of_its_game(tmp_path: Path) -> None:
     native = BotSpec(name="rnd", cmd=[sys.executable, RANDOM_BOT, "--seed", "1"], debug=True)
     hub = BotSpec(name="hub", cmd=[sys.executable, HUB_BOT], protocol="hub", debug=True)
@@ -60,6 +62,7 @@ async def test_a_debug_bot_gets_a_transcript_of_its_game(tmp_path: Path) -> None
     assert "transcript" not in other.tags and not (tmp_path / "transcripts" / "g2.log").exists()
 
 
+@pytest.mark.slow
 def test_arena_run_debug_writes_one_transcript_per_game_and_the_report_links_it(
         tmp_path: Path) -> None:
     config = tmp_path / "t.toml"
