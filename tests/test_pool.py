@@ -6,13 +6,15 @@ starts, so each test counts the processes a run really started.
 
 from __future__ import annotations
 
+import signal
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 import trio
 from proc_scan import tagged
-from test_runner import arena_run, check_complete, no_leftover_bots, write_config
+from test_runner import ROOT, arena_run, check_complete, no_leftover_bots, run_argv, write_config
 
 from arena.pool import MARKER_PREFIX, BotPool
 from referee.botspec import BotSpec, Limits, Restart
@@ -35,7 +37,15 @@ def pool_bot(name: str, pids: Path, *args: str, restart: Restart = "auto",
 
 
 def started(pids: Path) -> list[int]:
-    return [int(line) for line in pids.read_text().split()] if pids.exists() else []
+    lines = pids.read_text().splitlines() if pids.exists() else []
+    return [int(line) for line in lines if line.isdigit()]
+
+
+def quit_cleanly(pids: Path) -> bool:
+    """Was every process started told to ``quit`` (an orderly end, not a kill at exit)?"""
+    told = {int(line.split()[1]) for line in pids.read_text().splitlines()
+            if line.startswith("quit ")}
+    return set(started(pids)) <= told
 
 
 async def play_series(pool: BotPool, a: BotSpec, b: BotSpec, games: int,
@@ -182,3 +192,26 @@ def test_arena_run_at_concurrency_two(tmp_path: Path, restart: str, most: int) -
         assert (count <= most) if restart == "auto" else (count == most), (name, count)
     assert no_leftover_bots(str(tmp_path / "a.pids"))
     assert no_leftover_bots(str(tmp_path / "b.pids"))
+    if restart == "auto":  # the idle processes got 'quit' at the end of the run
+        assert quit_cleanly(tmp_path / "a.pids") and quit_cleanly(tmp_path / "b.pids")
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_an_interrupted_run_leaves_no_pooled_process(tmp_path: Path, signum: int) -> None:
+    """Ctrl-C (running games finish) or SIGTERM (they are aborted): either way the idle
+    processes of the pool are ended with the run."""
+    out = tmp_path / "out"
+    proc = subprocess.Popen(run_argv(runner_config(tmp_path, "auto", 40), out), cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    proc.stdout.readline()  # the header: the run has started
+    proc.stdout.readline()  # a first finished game: the pool holds live processes
+    assert started(tmp_path / "a.pids")
+    proc.send_signal(signum)
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode != 0, stderr
+    for name in ("a", "b"):
+        assert no_leftover_bots(str(tmp_path / f"{name}.pids"))
+        if signum == signal.SIGINT:  # the pool ended its idle processes itself
+            pids = tmp_path / f"{name}.pids"
+            assert quit_cleanly(pids), pids.read_text()

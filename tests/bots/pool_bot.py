@@ -1,12 +1,13 @@
 """Test bot for the process pool: says which process it is and misbehaves in a chosen game.
 
 It appends its pid to ``--pids FILE`` when it starts (so a test counts the processes a run
-started) and writes ``hello from <pid>`` to stderr; it plays the first move of each ``legal``
-line. The game count is per process (each ``uginewgame`` starts the next one):
-``--crash-game K`` exits on the first ``go`` of its K-th game, ``--slow-game K`` answers the
-first ``go`` of its K-th game only after ``--slow-seconds`` (a time loss at a short control;
-the late ``bestmove`` still comes), ``--illegal-game K`` answers it with a move that does not
-exist. Standard library only, so it starts fast.
+started) and ``quit <pid>`` when told to quit (an orderly end, not a kill), and writes
+``hello from <pid>`` to stderr; it plays the first move of each ``legal`` line. The game
+count is per process (each ``uginewgame`` starts the next one): ``--crash-game K`` exits on
+the first ``go`` of its K-th game, ``--slow-game K`` answers the first ``go`` of its K-th
+game only after ``--slow-seconds`` (a time loss at a short control; the late ``bestmove``
+still comes), ``--illegal-game K`` answers it with a move that does not exist. Standard
+library only, so it starts fast.
 """
 
 from __future__ import annotations
@@ -57,7 +58,9 @@ def main() -> int:
                 move = "z9z9"
             first_go = False
             reply = f"bestmove {move}"
-        elif command == "quit":
+        elif command == "quit":  # noted, so a test can tell an orderly end from a kill
+            with open(args.pids, "a") as pids:
+                pids.write(f"quit {os.getpid()}\n")
             return 0
         if reply is not None:
             sys.stdout.write(reply + "\n")
