@@ -133,14 +133,15 @@ def play_one_game(page, rng: random.Random, prefer: str,  # type: ignore[no-unty
 
 @needs_chromium
 @pytest.mark.slow
-@pytest.mark.parametrize(("game", "prefer", "kind"), [
-    ("dobutsu", "drop", "drop"),
-    ("dvonn", "placement", "placement"),
+@pytest.mark.parametrize(("game", "prefer", "kind", "options"), [
+    ("dobutsu", "drop", "drop", []),
+    ("dvonn", "placement", "placement", []),
+    ("donkan", "", "from-to", ["--option", "target=1"]),
 ])
 def test_a_human_plays_whole_games_in_the_browser_by_clicking(
-        tmp_path: Path, game: str, prefer: str, kind: str) -> None:
+        tmp_path: Path, game: str, prefer: str, kind: str, options: list[str]) -> None:
     out = tmp_path / "games"
-    argv = [sys.executable, "-m", "arena.cli", "serve", "--play", game, "--bot",
+    argv = [sys.executable, "-m", "arena.cli", "serve", "--play", game, *options, "--bot",
             f"{sys.executable} {BOT} --seed 7", "--tc", "600+5", "--port", "0",
             "--out", str(out)]
     with started(argv, tmp_path / "serve.log") as server:
@@ -152,6 +153,10 @@ def test_a_human_plays_whole_games_in_the_browser_by_clicking(
             assert page.js("document.getElementById('status').textContent").startswith(
                 "Game over")
             shot = page.screenshot(tmp_path / f"human-{game}.png", full=True)
+            if game == "donkan":  # the partie score is on the page
+                assert "(target 1)" in page.js("document.getElementById('caption').textContent")
+                assert "partie won by" in page.js(
+                    "document.getElementById('messages').textContent")
             # A second game, colours swapped: the bot moves first now.
             click_element(page, "#new-game")
             wait_until(page, "document.body.getAttribute('data-number') === '2'")
