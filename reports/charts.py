@@ -258,7 +258,7 @@ def length_histogram(games: pd.DataFrame, path: Path) -> Path:
         ax.hist(part["plies"], bins=list(bins), alpha=0.6, label=str(name))
     ax.set_xlabel("plies")
     ax.set_ylabel("games")
-    ax.legend(fontsize=8)
+    fig.legend(fontsize=8, loc="outside right upper")
     ax.grid(alpha=0.3)
     return _save(fig, path)
 

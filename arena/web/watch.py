@@ -240,11 +240,16 @@ class RunWatcher:
         self._changed.set()
         self._changed = trio.Event()
 
-    def refresh(self) -> bool:
-        """Read whatever changed; True (and a new snapshot) if anything did."""
+    def _poll(self) -> bool:
+        """Read whatever changed (file reads, tables, replays: run in a worker thread, so a
+        long journal never holds up the pages being served)."""
         changed = self._poll_journal()
         changed = self._poll_live() or changed
-        changed = self._poll_report() or changed
+        return self._poll_report() or changed
+
+    def refresh(self) -> bool:
+        """Read whatever changed; True (and a new snapshot) if anything did."""
+        changed = self._poll()
         if changed or self.version == 0:
             self._make_snapshot()
         return changed
@@ -253,7 +258,8 @@ class RunWatcher:
     async def run(self) -> None:
         async with trio.open_nursery() as nursery:
             while True:
-                self.refresh()
+                if await trio.to_thread.run_sync(self._poll) or self.version == 0:
+                    self._make_snapshot()
                 due = self._report_due
                 if (self.rebuild_report and due is not None and time.monotonic() >= due
                         and not self._report_running):
