@@ -157,8 +157,9 @@ class BotCgroup:
                     continue  # a cpu group of its own would weigh all bots as one task
                 parent = hierarchy.base / f"arena-{os.getpid()}"
                 if not parent.is_dir():
+                    _remove_stale(hierarchy.base)
                     parent.mkdir(exist_ok=True)
-                    atexit.register(_remove_quietly, parent)
+                    atexit.register(_remove_tree, parent)
                     if hierarchy.version == 2:
                         _enable_controllers(hierarchy.base, hierarchy.controllers)
                         _enable_controllers(parent, hierarchy.controllers)
@@ -253,9 +254,32 @@ class BotCgroup:
         return removed
 
 
-def _remove_quietly(path: Path) -> None:
+def _remove_tree(parent: Path) -> None:
+    """Remove a run's cgroups: the bots' (emptied: a bot still running at exit is killed)
+    and the run's own."""
+    for child in parent.glob("bot-*"):
+        with contextlib.suppress(OSError, ValueError):
+            for pid in (child / "cgroup.procs").read_text().split():
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(int(pid), signal.SIGKILL)
+        with contextlib.suppress(OSError):
+            child.rmdir()
     with contextlib.suppress(OSError):
-        path.rmdir()
+        parent.rmdir()
+
+
+def _remove_stale(base: Path) -> None:
+    """Remove what runs that were killed (SIGKILL leaves no atexit) left: empty cgroups
+    under ``arena-<pid>`` of a pid that no longer runs."""
+    for parent in base.glob("arena-*"):
+        pid = parent.name.removeprefix("arena-")
+        if not pid.isdigit() or os.path.exists(f"/proc/{pid}"):
+            continue
+        for child in parent.glob("bot-*"):
+            with contextlib.suppress(OSError):
+                child.rmdir()  # fails, as it should, while a process is still in it
+        with contextlib.suppress(OSError):
+            parent.rmdir()
 
 
 def _enable_controllers(path: Path, controllers: frozenset[str]) -> None:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import os
 import shutil
 import stat
+import subprocess
 import sys
 from functools import cache
 from pathlib import Path
@@ -32,6 +33,7 @@ from typing import Final, Literal
 
 from referee.botspec import BotSpec
 from referee.errors import BotStartError
+from referee.faults import SandboxSetupError
 
 Mode = Literal["bwrap", "uid", "none"]
 
@@ -70,14 +72,42 @@ def bwrap_path() -> str | None:
     return shutil.which("bwrap")
 
 
+@cache
+def bwrap_problem() -> str | None:
+    """Why bubblewrap cannot run sandboxes here (user namespaces disabled, a seccomp or
+    AppArmor policy...), or None: one trial run with the sandbox's own options, once."""
+    bwrap = bwrap_path()
+    if bwrap is None:
+        return "bubblewrap (bwrap) is not installed"
+    probe = [bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--uid", "1000000000",
+             "--gid", "1000000000", "--die-with-parent", "--ro-bind", "/", "/", "--proc",
+             "/proc", "--dev", "/dev", "--size", "1048576", "--tmpfs", "/tmp", "--remount-ro",
+             "/", "--", "/bin/true"]
+    try:
+        done = subprocess.run(probe, capture_output=True, text=True, timeout=30,
+                              stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"bwrap does not run: {exc}"
+    if done.returncode != 0:
+        return f"bwrap cannot create the sandbox here: {done.stderr.strip()[:300]}"
+    return None
+
+
 def containment(spec: BotSpec) -> Mode:
-    """The containment ``spec`` gets here: ``auto`` resolved, ``bwrap`` checked."""
+    """The containment ``spec`` gets here: ``auto`` resolved, ``bwrap`` checked. A bwrap that
+    is installed but cannot run is the machine's fault (:class:`SandboxSetupError`: no game is
+    scored), never the bot's."""
     if spec.sandbox == "bwrap" and bwrap_path() is None:
         raise BotStartError(f"bot {spec.name!r} asks for sandbox = 'bwrap' but bubblewrap is not "
                             "installed (apt-get install bubblewrap)")
+    if spec.sandbox == "bwrap" and (problem := bwrap_problem()) is not None:
+        raise SandboxSetupError(f"bot {spec.name!r}: {problem}")
     if spec.sandbox == "auto":
         if bwrap_path() is not None:
-            return "bwrap"
+            problem = bwrap_problem()
+            if problem is None:
+                return "bwrap"
+            warn_once(f"WARNING: {problem}; bots run without a sandbox")
         if is_root():
             warn_once("WARNING: bubblewrap (bwrap) is not installed: bots run without a sandbox, "
                       "each under an unprivileged uid of its own (no file system or network "

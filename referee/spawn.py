@@ -38,6 +38,7 @@ from referee import cgroup as cgroups
 from referee.botspec import BotSpec, Limits
 from referee.cgroup import BotCgroup
 from referee.errors import BotStartError
+from referee.faults import SandboxSetupError
 from referee.sandbox import (
     SANDBOX_PATH,
     Mode,
@@ -264,9 +265,22 @@ async def start_child(spec: BotSpec, stderr: IO[bytes] | None) -> ChildProcess:
     try:
         argv = resolve_command(spec, mode, uid or 0)
         if mode == "uid" and uid is not None:
-            _check_reachable(spec, argv[0])
+            try:
+                _check_reachable(spec, argv[0])
+            except BotStartError as exc:
+                if spec.sandbox != "auto":
+                    raise
+                # No bubblewrap, and the program lies where other uids cannot go (a Python
+                # under /root): the machine's setup, not the bot's fault; run it as the arena.
+                warn_once(f"WARNING: {exc}; such bots run as the arena's own user")
+                _UIDS.release(uid)
+                mode, uid = "none", None
         warn_once(cgroups.describe())
-        group = BotCgroup.create(spec.limits)
+        try:
+            group = BotCgroup.create(spec.limits)
+        except OSError as exc:  # the arena's own trouble: no game is scored
+            raise SandboxSetupError(f"bot {spec.name!r}: cannot create its cgroup: "
+                                    f"{exc}") from exc
         child_in, our_in = os.pipe()
         pipes += (child_in, our_in)
         our_out, child_out = os.pipe()
@@ -284,7 +298,7 @@ async def start_child(spec: BotSpec, stderr: IO[bytes] | None) -> ChildProcess:
         )
         _contain(popen.pid, spec.limits, group)
         os.write(our_in, b"\n")  # open the gate
-    except (OSError, subprocess.SubprocessError, BotStartError) as exc:
+    except (OSError, subprocess.SubprocessError, BotStartError, SandboxSetupError) as exc:
         if popen is not None:
             with contextlib.suppress(OSError):
                 popen.kill()
@@ -297,7 +311,7 @@ async def start_child(spec: BotSpec, stderr: IO[bytes] | None) -> ChildProcess:
             group.remove()
         if uid is not None:
             _UIDS.release(uid)
-        if isinstance(exc, BotStartError):
+        if isinstance(exc, BotStartError | SandboxSetupError):
             raise
         raise BotStartError(f"cannot start bot {spec.name!r} ({spec.cmd[0]!r}): "
                             f"{exc}") from exc

@@ -9,6 +9,7 @@ Each hostile bot writes what it tried and got to its stderr log; the tests read 
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -21,8 +22,9 @@ import pytest
 import trio
 from test_hostile_bots import CAP, FIRST_BOT, GAME, HOSTILE, first_bot, hostile, log_of, tagged
 
-from referee import cgroup
+from referee import cgroup, sandbox
 from referee.botspec import BotSpec, Limits
+from referee.faults import MachineFault
 from referee.match import open_bot, play_game, play_on
 from referee.record import GameRecord, Termination
 from referee.sandbox import hide_from_bots
@@ -246,3 +248,24 @@ async def test_start_error_names_the_program_without_its_arguments(tmp_path: Pat
     record = await play(tmp_path, spec)
     assert record.termination == Termination.CRASH and record.winner == 1
     assert "cannot start bot 'ghost'" in record.reason and len(record.reason) < 1000
+
+
+async def test_a_bwrap_that_cannot_run_is_the_machines_fault_not_the_bots(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Installed but refused by the machine (user namespaces disabled, say): with ``bwrap``
+    required no game is scored (a machine fault, replayed later); ``auto`` runs the bot
+    without the sandbox, saying so, and the game is played."""
+    fake = tmp_path / "bwrap"
+    fake.write_text("#!/bin/sh\necho 'bwrap: No permissions to create a new namespace' >&2\n"
+                    "exit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr(sandbox, "bwrap_path", lambda: str(fake))
+    monkeypatch.setattr(sandbox, "bwrap_problem", functools.cache(
+        sandbox.bwrap_problem.__wrapped__))
+    spec, tag = hostile("ugiok_twice.py", sandbox="bwrap")
+    with pytest.raises(MachineFault, match="No permissions"):
+        await play(tmp_path, spec)
+    spec, tag = hostile("ugiok_twice.py", sandbox="auto")
+    record = await play(tmp_path, spec)
+    assert record.termination == Termination.ADJUDICATION, record.reason
+    assert_no_process_left(tag)
