@@ -26,6 +26,7 @@ from referee.games import Game, GameError, game_names
 from referee.human import HUMAN, HumanSeat, human_spec, is_human
 from referee.match import open_bot, play_game, play_on, prepare_game, side_time_controls
 from referee.record import GameRecord, MoveRecord, Termination, encode_record
+from referee.sandbox import hide_from_bots
 from referee.timecontrol import TimeControl, TimeControlError
 
 RESTART_AFTER = {
@@ -171,6 +172,8 @@ async def _play_all(args: argparse.Namespace, p1: BotSpec, p2: BotSpec, tc: Time
                     options: dict[str, str], opening: list[str],
                     adjudication: Adjudication) -> dict[str, float]:
     log_dir = args.out / "logs" if args.out is not None else None
+    if args.out is not None:
+        hide_from_bots(args.out)  # the records and logs, even inside a folder a bot sees
     connections: dict[str, BotConnection | None] = {p1.name: None, p2.name: None}
     scores = {p1.name: 0.0, p2.name: 0.0}
     try:
