@@ -41,7 +41,7 @@ bench: $(STAMP) bots
 
 lint: $(STAMP)
 	$(BIN)/ruff check arena protocol referee reports sample_bots tests bench
-	$(BIN)/mypy arena protocol referee reports sample_bots bench
+	$(BIN)/mypy arena protocol referee reports sample_bots bench tests
 
 # Refresh the lock from pyproject.toml's ranges (newest versions that fit), for Python 3.11 on
 # Linux whatever machine runs it. Review the diff, run `make test`, commit both files.

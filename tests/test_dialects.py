@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 import trio
-from fake_channel import Exit, Later, ScriptedChannel, table
+from fake_channel import Answer, Exit, Later, ScriptedChannel, table
 
 from protocol.hub import position_to_fen
 from protocol.lines import BadLine
@@ -50,7 +50,7 @@ def turn(game: str, moves: list[str] = (), go: Go | None = None,  # type: ignore
     return Turn(board, start, list(moves), board.legal_moves(), go or Go(movetime=100))
 
 
-NATIVE = {
+NATIVE: dict[str, list[Answer]] = {
     "ugi": ["id name Fake", "id author Tester", "option name Hash type spin default 1 min 1 "
             "max 64", "ugiok"],
     "isready": ["readyok"],
@@ -140,7 +140,10 @@ async def test_silent_and_crashing_bots(autojump_clock: Any) -> None:
 
 # ----- UCI -------------------------------------------------------------------------------
 
-UCI = {"uci": ["Fairy-Stockfish by the authors", "id name FSF", "uciok"], "isready": ["readyok"]}
+UCI: dict[str, list[Answer]] = {
+    "uci": ["Fairy-Stockfish by the authors", "id name FSF", "uciok"],
+    "isready": ["readyok"],
+}
 
 
 async def test_uci_words_variant_and_noise(autojump_clock: Any) -> None:
@@ -218,7 +221,7 @@ async def test_uci_promotion_without_plus_is_read_as_the_legal_move() -> None:
 
 # ----- Hub -------------------------------------------------------------------------------
 
-HUB = {
+HUB: dict[str, list[Answer]] = {
     "hub": ['id name=Scan version=3.1 author="Fabien Letouzey" country=France',
             'param name=variant value=normal type=enum values="normal killer bt frisian losing"',
             "param name=book value=true type=bool",

@@ -23,6 +23,7 @@ from referee import cgroup, proctree
 from referee.adjudication import Adjudication
 from referee.botspec import BotSpec, Limits
 from referee.match import open_bot, play_game, play_on, stderr_path
+from referee.process import BotProcess
 from referee.proctree import alive
 from referee.record import GameRecord, Termination
 from referee.timecontrol import TimeControl
@@ -229,6 +230,7 @@ async def test_10_mb_line_where_noise_is_tolerated_is_dropped_and_reading_goes_o
         connection = await open_bot(spec, log_dir=tmp_path)
         try:
             process = connection.channel
+            assert isinstance(process, BotProcess)
             await process.send("legal a1a2\ngo")
             reply = await connection.read_reply(strict=False)
             assert getattr(reply, "move", None) == "a1a2"

@@ -183,7 +183,7 @@ def test_a_human_plays_whole_games_in_the_browser_by_clicking(
 def test_every_legal_move_can_be_clicked(game: str) -> None:
     from arena.web.human import click_map
 
-    board = get_game(game).new(None, **({"target": 2} if game == "donkan" else {}))
+    board = get_game(game).new(None, (), **({"target": 2} if game == "donkan" else {}))
     rng = random.Random(5)
     for _ in range(150):
         if board.outcome() is not None:

@@ -51,7 +51,8 @@ class Cells(HTMLParser):
 
     def __init__(self, table_id: str) -> None:
         super().__init__()
-        self.table_id, self.inside, self.rows = table_id, False, []  # type: list[list[str]]
+        self.table_id, self.inside = table_id, False
+        self.rows: list[list[str]] = []
         self.cell: list[str] | None = None
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
