@@ -115,6 +115,14 @@ def test_threefold_repetition_restarts_the_partie() -> None:
     assert g.position() == pos(START | {"d7": "", "c7": "k"}, "n", "0-0", 10, "s", 7, 7)
     g.play("c7d7")
     assert len(g.parties) == 1
+    # The next partie counts its own positions only: north starts, and the start stands
+    # there for the third time (in this partie) after 8 more plies.
+    assert g.repetitions() == 1
+    for ply, move in enumerate(["d7c7", "d1e1", "c7d7", "e1d1"] * 2):
+        assert len(g.parties) == 1, ply
+        g.play(move)
+    assert g.parties[-1] == PartieRecord(starter=1, winner=None, points=0, plies=8,
+                                         reason="repetition")
     off = Donkan.start(draw_rules=False)
     for move in shuffle * 3:
         off.play(move)

@@ -17,8 +17,8 @@ Conventions shared by every game:
   ``adjudication()`` so that the referee can switch them off.
 
 What every game used to write for itself lives here once: the side to move (``_side``), the
-moves played (``_history``) and the repetition count (the keys of the positions reached, in
-windows that restart when play can no longer return to earlier positions). A game calls
+moves played (``_history``) and the repetition count (how often the key of each position reached
+occurred since the game was built). A game calls
 ``_start_history`` when it is built, ``_record``/``_unrecord`` in push/pop, and
 ``_copy_history`` in copy; a game with a repetition draw sets ``REPETITION_COUNT``.
 """
@@ -140,12 +140,8 @@ class Game(ABC, Generic[M]):
     _keys: list[Hashable]
     """``repetition_key()`` (or the game's cheaper equivalent) of every position since
     construction, oldest first; empty when ``REPETITION_COUNT`` is None."""
-    _windows: list[int]
-    """Indices into ``_keys`` where repetition windows start, the last one current."""
     _seen: dict[Hashable, int]
-    """How often each key occurs in the current window (so a count costs one look-up)."""
-    _saved: list[dict[Hashable, int]]
-    """The ``_seen`` of each earlier window, restored when ``pop`` goes back past its end."""
+    """How often each key occurs in ``_keys`` (so a count costs one look-up)."""
 
     # ----- construction -------------------------------------------------------------------
     @classmethod
@@ -195,8 +191,6 @@ class Game(ABC, Generic[M]):
         (an incremental hash); by default ``repetition_key()``."""
         self._side = side
         self._history = []
-        self._windows = [0]
-        self._saved = []
         if self.REPETITION_COUNT is None:
             self._keys = []
             self._seen = {}
@@ -208,48 +202,41 @@ class Game(ABC, Generic[M]):
     def _record(self, move: M, key: Hashable = None) -> None:
         """Note a move just pushed and the position it reached (same ``key`` rule as above)."""
         self._history.append(move)
-        if self.REPETITION_COUNT is not None:
+        keys = self._keys
+        if keys:  # empty only in a game without a repetition rule
             if key is None:
                 key = self.repetition_key()
-            self._keys.append(key)
+            keys.append(key)
             seen = self._seen
             seen[key] = seen.get(key, 0) + 1
 
-    def _forget(self, key: Hashable) -> None:
-        seen = self._seen
-        count = seen[key] - 1
-        if count:
-            seen[key] = count
-        else:
-            del seen[key]
-
-    def _restart_repetitions(self, key: Hashable = None) -> None:
-        """The position just recorded opens a new repetition window: play can never come back
-        to the earlier ones (a man move or capture in draughts, a new partie in Donkan).
-        ``key``, when given, first replaces the key recorded for it (Donkan: the move's board
-        was reset to the start of the next partie)."""
-        keys = self._keys
+    def _rekey_last(self, key: Hashable) -> None:
+        """Replace the key recorded for the position just reached (Donkan: the move's board
+        was reset for the next partie)."""
+        keys, seen = self._keys, self._seen
         if not keys:
             return
-        self._forget(keys[-1])
-        if key is not None:
-            keys[-1] = key
-        self._saved.append(self._seen)
-        self._seen = {keys[-1]: 1}
-        self._windows.append(len(keys) - 1)
+        old = keys[-1]
+        count = seen[old] - 1
+        if count:
+            seen[old] = count
+        else:
+            del seen[old]
+        keys[-1] = key
+        seen[key] = seen.get(key, 0) + 1
 
     def _unrecord(self) -> M:
         """Forget the last recorded move (and its position); return the move."""
         move = self._history.pop()
         keys = self._keys
         if keys:
-            last = len(keys) - 1
             key = keys.pop()
-            if self._windows[-1] == last:
-                self._windows.pop()
-                self._seen = self._saved.pop()
+            seen = self._seen  # written out, not a call: this is every search's pop
+            count = seen[key] - 1
+            if count:
+                seen[key] = count
             else:
-                self._forget(key)
+                del seen[key]
         return move
 
     def _copy_history(self, other: Game[M]) -> None:
@@ -257,13 +244,13 @@ class Game(ABC, Generic[M]):
         other._side = self._side
         other._history = list(self._history)
         other._keys = list(self._keys)
-        other._windows = list(self._windows)
         other._seen = dict(self._seen)
-        other._saved = [dict(seen) for seen in self._saved]  # pop mutates a restored one
 
     def repetitions(self) -> int:
-        """How often the current position has occurred in its repetition window, this time
-        included (0 for a game without a repetition rule)."""
+        """How often the current position has occurred since the game was built, this time
+        included (0 for a game without a repetition rule). Positions that play can never
+        bring back (before a man move in draughts) simply never match: the count needs no
+        window, as long as ``repetition_key`` tells such positions apart."""
         keys = self._keys
         return self._seen[keys[-1]] if keys else 0
 
@@ -291,7 +278,8 @@ class Game(ABC, Generic[M]):
     @abstractmethod
     def repetition_key(self) -> Hashable:
         """Everything that makes two positions 'the same' for repetition: board, hands, side to
-        move (and whatever else the game's rule counts)."""
+        move (and whatever else the game's rule counts: Donkan's score and partie). It must
+        follow from the position text alone."""
 
     # ----- moves --------------------------------------------------------------------------
     @abstractmethod

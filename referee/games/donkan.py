@@ -224,8 +224,8 @@ class Donkan(Game[int]):
 
     OPTIONS = ("target", "draw_rules")
     REPETITION_COUNT: ClassVar[int | None] = REPETITIONS
-    """Counted inside the partie (each partie opens a new window); ends the partie, not the
-    round, so ``push`` applies it rather than :meth:`adjudication`."""
+    """Counted inside the partie (the key holds the partie); ends the partie, not the round,
+    so ``push`` applies it rather than :meth:`adjudication`."""
 
     NAME: ClassVar[str] = "donkan"
     DESCRIPTION: ClassVar[str] = "Donkan: 7x7, king and two soldiers each, race to the castle d4"
@@ -451,7 +451,11 @@ class Donkan(Game[int]):
         )
 
     def repetition_key(self) -> Hashable:
-        return (tuple(self._board), self._side, self._score[0], self._score[1])
+        # The partie is part of the key (the round ply it began at): a position of an earlier
+        # partie is never a repetition in this one. Bytes, not a tuple of 49 ints: built and
+        # hashed in C at every push.
+        return (bytes(self._board), self._side, self._score[0], self._score[1],
+                self._round_plies - self._partie_plies)
 
     # ----- moves --------------------------------------------------------------------------
     def moves(self) -> list[int]:
@@ -509,7 +513,7 @@ class Donkan(Game[int]):
         self._starter = next_starter
         self._side = next_starter
         self._partie_plies = 0
-        self._restart_repetitions(self.repetition_key())
+        self._rekey_last(self.repetition_key())
 
     def pop(self) -> int:
         move = self._unrecord()

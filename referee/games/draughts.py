@@ -95,8 +95,9 @@ class Draughts(Game[DraughtsMove]):
     SIDE_LABELS = ("white", "black")
     START_POSITION = "W:W31-50:B1-20"
     REPETITION_COUNT = 3
-    """FMJD: the same position with the same side to move for the third time (counted since
-    the last man move or capture, which no later move can undo)."""
+    """FMJD: the same position with the same side to move for the third time. FMJD counts
+    since the last man move or capture; counting since the start is the same, because men
+    never move back and captured pieces never return, so no earlier position can recur."""
 
     def __init__(self, white: int, black: int, kings: int, side: int) -> None:
         self._white = white
@@ -231,7 +232,6 @@ class Draughts(Game[DraughtsMove]):
         self._record(move)
         if cap or not was_king:
             self._kings_only = 0
-            self._restart_repetitions()
         else:
             self._kings_only += 1
         group = _endgame_group(self._white, self._black, self._kings)
