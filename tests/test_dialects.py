@@ -359,3 +359,66 @@ async def test_hub_quit(autojump_clock: Any) -> None:
     bot, channel = connect(HubConnection, table({**HUB, "quit": [Exit(0)]}))
     assert await bot.quit(1.0) == 0
     assert channel.sent == ["quit"]
+
+
+# ----- the match loop, in-process -----------------------------------------------------------
+
+
+def _native_first_legal() -> Any:
+    legal: list[str] = []
+
+    def script(line: str) -> list[Any]:
+        nonlocal legal
+        word = line.split(" ", 1)[0]
+        if word == "legal":
+            legal = line.split()[1:]
+        if word == "go":
+            return ["info depth 1 score cp 3", f"bestmove {legal[-1]}"]
+        return {"isready": ["readyok"]}.get(word, [])
+
+    return script
+
+
+def _hub_most_captures() -> Any:
+    from protocol import hub
+
+    rules = get_game("draughts")
+    board: Any = rules.start()
+
+    def script(line: str) -> list[Any]:
+        nonlocal board
+        parsed = hub.parse_line(line)
+        assert parsed is not None
+        command, args = parsed
+        if command == "pos":
+            board = rules.from_position(position_to_fen(args["pos"]))
+            for text in args.get("moves", "").split():
+                wanted = hub.parse_move(text)
+                board.push(next(m for m in board.moves() if (m.start, m.end) ==
+                                (wanted.start, wanted.end)))
+        if command == "go":
+            move = max(board.moves(), key=lambda m: len(m.captured))
+            return [f"info depth=2 score={len(move.captured)}.5",
+                    f"done move={hub.format_move(move.start, move.end, move.captured)}"]
+        return {"ping": ["pong"]}.get(command, [])
+
+    return script
+
+
+async def test_a_whole_game_hub_against_native_without_processes(autojump_clock: Any) -> None:
+    from referee.adjudication import Adjudication
+    from referee.match import play_on
+    from referee.timecontrol import TimeControl
+
+    hub_bot, hub_channel = connect(HubConnection, _hub_most_captures())
+    native, _ = connect(NativeConnection, _native_first_legal())
+    tc = TimeControl.parse("5+0.05")
+    record = await play_on("draughts", (hub_bot, native), tcs=(tc, tc),
+                           adjudication=Adjudication(max_plies=80))
+    board = get_game("draughts").new(None, [m.move for m in record.moves])
+    assert board.position() == record.final_position
+    hub_moves = [m for m in record.moves if m.side == 0]
+    assert any("x" in m.move for m in hub_moves)  # captures came back in PDN
+    assert all(m.info is not None and m.info.depth == 2 for m in hub_moves)
+    assert sum(1 for line in hub_channel.sent if line == "go think") == len(hub_moves)
+    assert not any(line.startswith("gameover") for line in hub_channel.sent)
