@@ -375,4 +375,6 @@ def test_gauntlet_with_an_openings_file(tmp_path: Path) -> None:
     assert records["r1-p02-g1"].opening == ["32-28", "19-23"]
     assert records["r1-p02-g1"].tags["opening"].endswith("openings.txt:3")
     pgn = (out / "games.pgn").read_text()
-    assert pgn.count('[FEN "W:W28,31-45:B6-20"]') == 2 and pgn.count("[SetUp") == 2
+    pdn_fen = ("W:W28,31,32,33,34,35,36,37,38,39,40,41,42,43,44,45:"
+               "B6,7,8,9,10,11,12,13,14,15,16,17,18,19,20")  # PDN square notation
+    assert pgn.count(f'[FEN "{pdn_fen}"]') == 2 and pgn.count("[SetUp") == 2
