@@ -347,6 +347,13 @@ def check_config(
                 "give every bot a unique name",
             )
         seen[bot.name] = i
+        if bot.protocol == "hub" and config.game != "draughts":
+            raise fail(
+                ["bots", i, "protocol"],
+                f"bot {bot.name!r} speaks Hub, a draughts protocol; it cannot play "
+                f"{config.game}",
+                'use protocol = "native" or "uci" for this game',
+            )
     _check_tc(config.tc, ["tc"], fail)
     if config.tc is None:
         for i, bot in enumerate(config.bots):

@@ -161,3 +161,13 @@ def test_sprt_elo_model_defaults_to_normalized_and_is_checked(tree: Path) -> Non
     message = error_of(tree, GOOD + sprt + 'elo_model = "bayesian"\n')
     assert ":22: sprt.elo_model:" in message and "bayesian" in message
     assert "did you mean 'elo_model'" in error_of(tree, GOOD + sprt + 'elo_modle = "x"\n')
+
+
+def test_a_hub_bot_outside_draughts_is_a_config_error(tree: Path) -> None:
+    text = GOOD.replace('cmd = ["./alpha.sh"]', 'cmd = ["./alpha.sh"]\nprotocol = "hub"')
+    message = error_of(tree, text)
+    assert "bots[0].protocol" in message
+    assert "bot 'alpha' speaks Hub, a draughts protocol; it cannot play donkan" in message
+    loaded = load_config(write(tree, text.replace('game = "donkan"', 'game = "draughts"')
+                               .replace("[game_options]\ntarget = 5\n", "")))
+    assert loaded.bots[0].protocol == "hub"
