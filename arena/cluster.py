@@ -41,6 +41,7 @@ from arena.cluster_worker import (
 from arena.config import LoadedConfig
 from arena.errors import RunFailure, UserError
 from arena.schedule import ScheduledGame
+from arena.worker_loop import close_loops
 from referee.botspec import BotSpec
 from referee.faults import MachineFault
 from referee.record import GameRecord
@@ -119,6 +120,11 @@ class DaskExecutor:
                     f"no worker of the cluster can play bot {bot!r}:\n  {lines}\n"
                     "install the same bot files on the workers, or set ship = true for the bot")
 
+    def close(self) -> None:
+        """End the bots the workers keep for this run (a worker that is gone has no bots)."""
+        with contextlib.suppress(Exception):
+            self.client.run(close_loops, self._token, wait=True)
+
     def threads(self) -> int:
         info = self.client.scheduler_info()
         return sum(int(worker.get("nthreads", 1)) for worker in info["workers"].values())
@@ -135,7 +141,8 @@ class DaskExecutor:
         for attempt in range(1, MAX_ATTEMPTS + 1):
             allowed = await self._allowed(spec, avoid)
             future = self.client.submit(
-                play_on_worker, spec, self._files, self._code, self._bots, self._archives,
+                play_on_worker, self._token, spec, self._files, self._code, self._bots,
+                self._archives,
                 key=f"arena:{self._token}:{spec.id}:{attempt}", pure=False,
                 # Loose: if every allowed worker has gone, the task may run elsewhere rather
                 # than wait forever; an unfit worker then refuses it and it comes back here.
@@ -237,6 +244,7 @@ def open_cluster(address: str, loaded: LoadedConfig, run_dir: Path, warn: Warn
         else:
             raise UserError(f"--cluster {address!r}: expected local:N or tcp://HOST:PORT")
         executor = DaskExecutor(client, loaded, run_dir, warn)
+        stack.callback(executor.close)
         executor.check_workers()
         print(f"arena: cluster {client.scheduler.address}: {len(executor.workers())} workers, "
               f"{executor.slots} threads", flush=True)

@@ -1,9 +1,10 @@
 """The worker's side of a cluster game: check the bots, unpack shipped ones, play, send back.
 
 :func:`play_on_worker` is the one Dask task of a tournament: a :class:`GameSpec` in, a
-:class:`WorkerResult` (the game record and the bots' stderr logs) out. It runs the same referee
-call as a local run (``referee.match.play_game``) under ``trio.run`` in the worker's thread,
-so each worker thread plays one game at a time.
+:class:`WorkerResult` (the game record and the bytes its game added to the bots' stderr logs
+and transcripts) out. It runs the same referee call as a local run (``referee.match.play_game``
+with a bot pool) in the trio loop its thread keeps (``arena.worker_loop``), so each worker
+thread plays one game at a time and keeps its bots between games.
 
 Before its first game a worker process checks every bot of the tournament once (the result is
 kept for the process's life): the project's code hash, each bot's program and script files
@@ -33,6 +34,8 @@ import msgspec
 import trio
 
 from arena.botfiles import BotFiles, code_hash, file_sha256
+from arena.pool import BotPool
+from arena.worker_loop import GameLoop, loop_for
 from referee.adjudication import Adjudication
 from referee.botspec import BotSpec
 from referee.games.base import GameError
@@ -40,9 +43,6 @@ from referee.record import GameRecord
 
 CACHE_ENV: Final = "ARENA_CACHE"
 """Where a worker unpacks shipped bots (default ``~/.cache/arena``)."""
-FILE_CAP_BYTES: Final = 8 << 20
-"""The most of one file (a bot's stderr log, a transcript) sent back per game; head and tail
-are kept."""
 RUN_SUBDIRS: Final = ("logs", "transcripts")
 """The folders of a run directory that a game writes into (as ``OutputDir`` names them)."""
 CANCEL_POLL_S: Final = 0.25
@@ -65,8 +65,8 @@ class GameSpec(msgspec.Struct, frozen=True):
 
 
 class WorkerResult(msgspec.Struct):
-    """What comes back from a worker: the record (``worker`` set) and the files the game
-    wrote (the bots' stderr logs, transcripts), keyed by their path in the run directory."""
+    """What comes back from a worker: the record (``worker`` set) and what the game added to
+    the bots' stderr logs and transcripts, keyed by their path in the run directory."""
 
     record: GameRecord
     files: dict[str, bytes] = {}
@@ -112,13 +112,15 @@ _ready_lock = threading.Lock()
 
 
 def play_on_worker(
+    run: str,
     spec: GameSpec,
     bots: tuple[BotFiles, ...],
     code: str,
     originals: dict[str, BotSpec],
     archives: dict[str, bytes],
 ) -> WorkerResult:
-    """The Dask task: check (once per process), then play ``spec`` and return its record."""
+    """The Dask task: check (once per process), then play ``spec`` with the bots this thread
+    keeps for tournament ``run``, and return its record."""
     from distributed import get_worker
 
     worker = get_worker()
@@ -131,9 +133,9 @@ def play_on_worker(
     p1, p2 = ready.specs[spec.p1.name], ready.specs[spec.p2.name]
     key = worker.get_current_task()
     try:
-        with tempfile.TemporaryDirectory(prefix="arena-game-") as scratch:
-            record = trio.run(partial(_play, spec, p1, p2, Path(scratch), worker, key))
-            files = _collect_files(Path(scratch))
+        loop = loop_for(run)
+        record = loop.play(partial(_play, spec, p1, p2, loop, worker, key))
+        files = loop.new_bytes()
     except GameError:
         raise  # the game's own problem (bad opening...): the same on every machine
     except Exception as exc:  # the machine's (disk, fork, a referee crash here): not scored
@@ -153,8 +155,8 @@ def check_on_worker(bots: tuple[BotFiles, ...], code: str, originals: dict[str, 
     return get_worker().address, prepare_bots(bots, code, originals, archives).problems
 
 
-async def _play(spec: GameSpec, p1: BotSpec, p2: BotSpec, run_dir: Path, worker: object,
-                key: object) -> GameRecord:
+async def _play(spec: GameSpec, p1: BotSpec, p2: BotSpec, loop: GameLoop, worker: object,
+                key: object, pool: BotPool) -> GameRecord:
     from referee.match import play_game
     from referee.timecontrol import TimeControl
 
@@ -167,10 +169,11 @@ async def _play(spec: GameSpec, p1: BotSpec, p2: BotSpec, run_dir: Path, worker:
             opening=spec.opening,
             adjudication=spec.adjudication,
             game_options=spec.game_options,
-            log_dir=run_dir / RUN_SUBDIRS[0],
+            log_dir=loop.logs,
             game_id=spec.id,
             round=spec.round,
-            transcript_dir=run_dir / RUN_SUBDIRS[1],
+            bots=pool,
+            transcript_dir=loop.transcripts,
         )  # fmt: skip
         nursery.cancel_scope.cancel()
     return record
@@ -187,23 +190,6 @@ async def _cancel_when_unwanted(worker: object, key: object, scope: trio.CancelS
         if task is None or task.state in ("cancelled", "released", "forgotten"):
             scope.cancel()
             return
-
-
-def _collect_files(root: Path) -> dict[str, bytes]:
-    files: dict[str, bytes] = {}
-    for path in sorted(p for p in root.rglob("*") if p.is_file()):
-        size = path.stat().st_size
-        with open(path, "rb") as handle:
-            if size <= FILE_CAP_BYTES:
-                data = handle.read()
-            else:
-                half = FILE_CAP_BYTES // 2
-                head = handle.read(half)
-                handle.seek(size - half)
-                note = f"\n[arena: {size - 2 * half} bytes cut on the worker]\n".encode()
-                data = head + note + handle.read()
-        files[str(path.relative_to(root))] = data
-    return files
 
 
 # ----------------------------------------------------------------------------- bot checks

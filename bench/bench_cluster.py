@@ -4,15 +4,15 @@ tournament, and what Dask adds to each game.
 Three runs of one config (3 random bots, dobutsu, 60 games), interleaved, ``REPEATS`` times:
 
 * ``local``: ``arena run -j 2`` as a user runs it (bot processes kept between games);
-* ``local fresh``: the same with ``restart = "always"`` (two bot starts per game), which is what
-  a cluster worker does, so that the difference below is Dask's alone;
+* ``local fresh``: the same with ``restart = "always"`` (two bot starts per game), for scale;
 * ``cluster``: ``arena run --cluster local:2`` (a LocalCluster of 2 worker processes, one
-  thread each, on this machine).
+  thread each, on this machine; the workers keep their bots between games too).
 
 Each run gives its playing rate (games over the span from the first game's start to the last
 game's end, as journaled) and its whole wall time (cluster start and shutdown included). Dask's
-added cost per game is ``(cluster span - local fresh span) * slots / games``: the extra time a
-slot spends on each game (task submission, the worker's per-game set-up and result transfer).
+added cost per game is ``(cluster span - local span) * slots / games``: the extra time a slot
+spends on each game (task submission, the hand-over to the worker's game loop, the result's
+transfer and the files' bytes).
 A last figure is the bare round trip of one task carrying a game record, for scale.
 """
 
@@ -116,12 +116,12 @@ def main() -> None:
               f"{_median_range(whole, '{:.0f}')} games/min whole command")
     fresh, cluster = statistics.median(spans["local fresh"]), statistics.median(spans["cluster"])
     pooled = statistics.median(spans["local"])
-    print(f"  cluster / local fresh: {fresh / cluster:.2f}x the rate; "
-          f"cluster / local (kept bots): {pooled / cluster:.2f}x")
-    added = [(c - f) * SLOTS / games * 1000
-             for c, f in zip(spans["cluster"], spans["local fresh"], strict=True)]
+    print(f"  cluster / local: {pooled / cluster:.2f}x the rate; "
+          f"cluster / local fresh: {fresh / cluster:.2f}x")
+    added = [(c - p) * SLOTS / games * 1000
+             for c, p in zip(spans["cluster"], spans["local"], strict=True)]
     print(f"  Dask's added cost per game: {_median_range(added)} ms of slot time "
-          "(cluster span - local fresh span, times slots, per game)")
+          "(cluster span - local span, times slots, per game)")
     startup = [w - s for w, s in zip(walls["cluster"], spans["cluster"], strict=True)]
     local_startup = [w - s for w, s in zip(walls["local"], spans["local"], strict=True)]
     print(f"  command time outside the games: cluster {_median_range(startup)} s, "

@@ -19,7 +19,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from test_runner import BOTS, RANDOM_BOT, bot, check_complete, journal, run_argv, write_config
+from proc_scan import tagged
+from test_runner import (
+    BOTS,
+    RANDOM_BOT,
+    bot,
+    check_complete,
+    journal,
+    private_bot,
+    run_argv,
+    write_config,
+)
 
 from referee.record import GameRecord, Termination
 from reports.workers import worker_table
@@ -49,16 +59,19 @@ def tagged_env(tag: str) -> list[int]:
 
 
 @pytest.fixture
-def tag() -> Iterator[str]:
-    """A tag for this test's processes; the test fails if any outlives it."""
+def tag(tmp_path: Path) -> Iterator[str]:
+    """A tag for this test's processes; the test fails if any outlives it: Dask's (the tag in
+    their environment) or a bot's (bots get a clean environment, but the tests run private
+    copies of their scripts, under ``tmp_path``)."""
     value = uuid.uuid4().hex
     yield value
     deadline = time.monotonic() + 20
-    while (left := tagged_env(value)) and time.monotonic() < deadline:
+    while ((left := tagged_env(value)) or tagged(str(tmp_path))) and time.monotonic() < deadline:
         time.sleep(0.2)
+    bots = tagged(str(tmp_path))
     for pid in left:
         os.kill(pid, signal.SIGKILL)
-    assert not left, f"processes left behind: {left}"
+    assert not left and not bots, f"processes left behind: {left} {bots}"
 
 
 def env_with(tag: str) -> dict[str, str]:
@@ -94,7 +107,8 @@ def scheduled(record: GameRecord) -> tuple[object, ...]:
 
 
 def test_local_cluster_gives_the_local_journal(tmp_path: Path, tag: str) -> None:
-    bots = [bot(f"rnd{i}", RANDOM_BOT, "--seed", str(i)) for i in range(3)]
+    script = private_bot(tmp_path, RANDOM_BOT)
+    bots = [bot(f"rnd{i}", script, "--seed", str(i)) for i in range(3)]
     config = write_config(tmp_path, HEAD, bots)
     local, cluster = tmp_path / "local", tmp_path / "cluster"
     done = run(config, local, tag)
@@ -131,7 +145,8 @@ def test_killing_a_worker_mid_game_loses_and_doubles_nothing(tmp_path: Path, tag
 
     head = 'game = "dobutsu"\ntc = "20+0.2"\ngames_per_pairing = 4\n'
     head += "[adjudication]\nmax_plies = 30\n"
-    bots = [bot(f"slow{i}", RANDOM_BOT, "--seed", str(i), "--delay", "0.04") for i in range(2)]
+    script = private_bot(tmp_path, RANDOM_BOT)
+    bots = [bot(f"slow{i}", script, "--seed", str(i), "--delay", "0.04") for i in range(2)]
     out = tmp_path / "out"
     proc = subprocess.Popen(
         run_argv(write_config(tmp_path, head, bots), out, "--plain", "--cluster", "local:2"),
@@ -173,7 +188,8 @@ def test_killing_a_worker_mid_game_loses_and_doubles_nothing(tmp_path: Path, tag
 
 def test_logs_and_transcripts_come_back_from_the_worker(tmp_path: Path, tag: str) -> None:
     head = 'game = "dobutsu"\ntc = "10+0.1"\n[adjudication]\nmax_plies = 20\n'
-    bots = [bot("rnd", RANDOM_BOT, "--seed", "1"), bot("crasher", BOTS / "runner_crash_bot.py")]
+    bots = [bot("rnd", private_bot(tmp_path, RANDOM_BOT), "--seed", "1"),
+            bot("crasher", BOTS / "runner_crash_bot.py")]
     out = tmp_path / "out"
     done = run(write_config(tmp_path, head, bots), out, tag, "--cluster", "local:1", "--debug")
     assert done.returncode == 0, done.stderr
@@ -191,7 +207,8 @@ def test_ctrl_c_lets_the_running_games_finish_and_resume_completes(tmp_path: Pat
                                                                    tag: str) -> None:
     head = 'game = "dobutsu"\ntc = "20+0.2"\ngames_per_pairing = 6\n'
     head += "[adjudication]\nmax_plies = 24\n"
-    bots = [bot(f"slow{i}", RANDOM_BOT, "--seed", str(i), "--delay", "0.03") for i in range(2)]
+    script = private_bot(tmp_path, RANDOM_BOT)
+    bots = [bot(f"slow{i}", script, "--seed", str(i), "--delay", "0.03") for i in range(2)]
     config, out = write_config(tmp_path, head, bots), tmp_path / "out"
     proc = subprocess.Popen(run_argv(config, out, "--plain", "--cluster", "local:2"),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
