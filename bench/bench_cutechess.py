@@ -276,6 +276,9 @@ def first_go(argv_for: Callable[[Path], list[str]], work: Path, tag: str
 
 
 def startup(work: Path, cutechess: str | None) -> None:
+    """``arena --help``, and start to first ``go``. The probe runs unsandboxed in both runners
+    (it reports through a file in ``work`` and reads its parent's /proc entry, which a private
+    /tmp and PID namespace would hide); bench_spawn measures what the sandbox adds."""
     probe = work / "probe.py"
     probe.write_text(PROBE)
     python = sys.executable
@@ -286,7 +289,7 @@ def startup(work: Path, cutechess: str | None) -> None:
         config = work / "probe.toml"
         config.write_text(
             'game = "dobutsu"\ngames_per_pairing = 2\ntc = "10+0.1"\n' + "".join(
-                f'[[bots]]\nname = "p{i}"\nprotocol = "uci"\n'
+                f'[[bots]]\nname = "p{i}"\nprotocol = "uci"\nsandbox = "none"\n'
                 f'cmd = ["{python}", "-S", "{probe}", "{stamps}"]\n' for i in (1, 2)))
         return [python, "-m", "arena.cli", "run", str(config), "-o", str(out), "--plain",
                 "--no-report"]
