@@ -156,14 +156,24 @@ def test_no_processes_left_is_never_a_result(tmp_path: Path) -> None:
         check_stopped_cleanly(done, out, "Resource temporarily unavailable")
         assert records(out) == []
 
-        release = threading.Timer(3.0, lambda: (group / "pids.max").write_text("max"))
-        release.start()
+        # Again, and the slots come back once the run has said it is retrying.
+        run = subprocess.Popen(
+            [sys.executable, "-m", "arena.cli", "run", str(config), "--output", str(out),
+             "--no-report", "--plain"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            text=True, cwd=ROOT, preexec_fn=enter)
+        killer = threading.Timer(RUN_TIMEOUT, run.kill)
+        killer.start()
+        output = []
         try:
-            done = arena_run(config, out, enter)
+            assert run.stdout is not None
+            for line in run.stdout:
+                output.append(line)
+                if "retrying" in line and (group / "pids.max").read_text().strip() != "max":
+                    (group / "pids.max").write_text("max")
         finally:
-            release.cancel()
-        assert done.returncode == 0, done.stderr
-        assert "retrying" in done.stdout + done.stderr
+            killer.cancel()
+        assert run.wait() == 0, "".join(output)
+        assert any("retrying" in line for line in output)
     played = records(out)
     assert Counter(r.id for r in played) == Counter(scheduled(out))
     check_innocent(played)
@@ -230,7 +240,7 @@ def test_a_forged_record_stops_the_resume_naming_both_lines(tmp_path: Path) -> N
 
 def test_a_fork_bomb_elsewhere_never_costs_the_other_games(tmp_path: Path) -> None:
     """The runner in a pids cgroup of 60 slots; one bot forks until fork fails and holds the
-    slots for 2 s. The games started meanwhile get EAGAIN at spawn: they are retried (or the
+    slots for 3 s. The games started meanwhile get EAGAIN at spawn: they are retried (or the
     run stops with status 3), never scored; the bomb's children die with its game."""
     tag = f"bomb-{uuid.uuid4().hex[:8]}"
     config = write_config(tmp_path, tag, bots=3, concurrency=2)

@@ -25,7 +25,7 @@ def on_go(legal: list[str], moves: int) -> bool:
             if pid == 0:
                 os.execvp("sleep", [TAG, "300"])  # argv[0] carries TAG for the scan
             children += 1
-        time.sleep(2.0)  # hold every slot a while, as a bomb does
+        time.sleep(3.0)  # hold every slot a while, as a bomb does
     return False  # then play the move as usual
 
 
