@@ -223,8 +223,9 @@ def open_cluster(address: str, loaded: LoadedConfig, run_dir: Path, warn: Warn
     with contextlib.ExitStack() as stack:
         if address.startswith(LOCAL_PREFIX):
             count = _local_count(address)
+            # ":0": the scheduler's HTTP server takes a free port (8787 may be taken).
             cluster = stack.enter_context(LocalCluster(
-                n_workers=count, threads_per_worker=1, processes=True, dashboard_address=None,
+                n_workers=count, threads_per_worker=1, processes=True, dashboard_address=":0",
                 memory_limit=0, silence_logs=logging.ERROR,
             ))  # fmt: skip
             client = stack.enter_context(Client(cluster))

@@ -82,7 +82,7 @@ def _task_round_trip(samples: int) -> list[float]:
                         moves=[MoveRecord(move="b1a2", side=i % 2, elapsed_ms=1.0)
                                for i in range(60)])
     times = []
-    with LocalCluster(n_workers=SLOTS, threads_per_worker=1, dashboard_address=None,
+    with LocalCluster(n_workers=SLOTS, threads_per_worker=1, dashboard_address=":0",
                       memory_limit=0) as cluster, Client(cluster) as client:
         for i in range(samples + 5):
             begun = time.perf_counter()
