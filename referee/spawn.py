@@ -38,7 +38,7 @@ from referee import cgroup as cgroups
 from referee.botspec import BotSpec, Limits
 from referee.cgroup import BotCgroup
 from referee.errors import BotStartError
-from referee.faults import SandboxSetupError
+from referee.faults import MachineFault, SandboxSetupError
 from referee.sandbox import (
     SANDBOX_PATH,
     Mode,
@@ -86,7 +86,8 @@ class _UidPool:
                 if uid not in self._used:
                     self._used.add(uid)
                     return uid
-        raise BotStartError("more than 1000 bot processes at once: no uid left")
+        # The arena's own limit, not the bot's fault: the game is played again later.
+        raise MachineFault("more than 1000 bot processes at once: no uid left")
 
     def release(self, uid: int) -> None:
         with self._lock:

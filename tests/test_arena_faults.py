@@ -10,6 +10,7 @@ the machine's trouble.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import resource
@@ -261,3 +262,37 @@ def test_a_fork_bomb_elsewhere_never_costs_the_other_games(tmp_path: Path) -> No
         logs = "".join(p.read_text(errors="replace") for p in (out / "logs").rglob("*.log"))
         assert "fork failed after" in logs, "the bomb never reached the limit"
     check_resumed(config, out, tag)
+
+
+def test_the_arena_running_out_of_bot_uids_is_its_own_fault() -> None:
+    from referee import spawn
+    from referee.faults import MachineFault, machine_fault
+
+    pool = spawn._UidPool()
+    taken = [pool.take() for _ in range(1000)]
+    with pytest.raises(MachineFault, match="no uid left") as caught:
+        pool.take()
+    assert machine_fault(caught.value) is caught.value
+    for uid in taken:
+        pool.release(uid)
+
+
+@pytest.mark.parametrize(("code", "machine"), [
+    (errno.EMFILE, True), (errno.ENFILE, True), (errno.EAGAIN, True), (errno.ENOMEM, True),
+    (errno.ENOSPC, True), (errno.ENOENT, False), (errno.EACCES, False), (errno.ENOEXEC, False),
+])
+def test_start_failures_are_sorted_by_errno(code: int, machine: bool) -> None:
+    """A missing or non-executable program is the bot's; running out of something is not."""
+    from referee.errors import BotStartError
+    from referee.faults import machine_fault
+
+    try:
+        try:
+            raise OSError(code, os.strerror(code))
+        except OSError as exc:
+            raise BotStartError(f"cannot start bot 'x': {exc}") from exc
+    except BotStartError as error:
+        fault = machine_fault(error)
+    assert (fault is not None) == machine
+    if fault is not None:
+        assert os.strerror(code) in str(fault)
