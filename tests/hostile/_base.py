@@ -2,7 +2,7 @@
 
 Each bot is ``python3 BOT.py TAG [AFTER]``: TAG is a unique word that the test looks for in
 the command lines of leftover processes, AFTER (default 2) how many moves it plays correctly
-before the hook takes over. Every bot writes ``pid P pgid G`` to stderr first (the referee
+of each game before the hook takes over. Every bot writes ``pid P pgid G`` to stderr first (the referee
 keeps stderr in ``<log_dir>/<name>.stderr.log``), so a test knows which group to check.
 Standard library only.
 """
@@ -48,6 +48,8 @@ def serve(on_go: Callable[[list[str], int], bool] | None = None,
             say("ugiok")
         elif cmd == "isready":
             say("readyok")
+        elif cmd == "uginewgame":  # a kept process starts each game afresh
+            moves = 0
         elif cmd == "legal":
             legal = words[1:]
         elif cmd == "go":
