@@ -269,3 +269,31 @@ async def test_a_bwrap_that_cannot_run_is_the_machines_fault_not_the_bots(
     record = await play(tmp_path, spec)
     assert record.termination == Termination.ADJUDICATION, record.reason
     assert_no_process_left(tag)
+
+
+@needs_bwrap
+def test_sandboxed_bots_die_with_a_sigkilled_runner(tmp_path: Path) -> None:
+    """The runner gets SIGKILL mid-game (no cleanup runs): every sandboxed bot, and what it
+    started, dies with it (the death signal, bwrap's --die-with-parent, the PID namespace)."""
+    tag = "diewith-" + os.urandom(4).hex()
+    config = tmp_path / "run.toml"
+    fork = ["{python}", str(HOSTILE / "fork_child.py"), tag, "0"]  # a sleeping child at once
+    hang = ["{python}", str(HOSTILE / "hang_on_go.py"), tag, "0"]
+    config.write_text("\n".join([
+        f'game = "{GAME}"', 'tc = "60+0"', "concurrency = 1", "[[bots]]", 'name = "fork"',
+        "cmd = [" + ", ".join(f'"{a}"' for a in fork) + "]", "[[bots]]", 'name = "hang"',
+        "cmd = [" + ", ".join(f'"{a}"' for a in hang) + "]", ""]))
+    proc = subprocess.Popen([sys.executable, "-m", "arena.cli", "run", str(config), "--output",
+                             str(tmp_path / "out"), "--no-report", "--plain"],
+                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while not any("child" in log.read_text()
+                      for log in (tmp_path / "out" / "logs").rglob("*.stderr.log")):
+            assert time.monotonic() < deadline, f"the fork bot did not fork: {tagged(tag)}"
+            assert proc.poll() is None, "the run ended before its kill"
+            time.sleep(0.1)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert_no_process_left(tag)

@@ -2,8 +2,9 @@
 
 Each bot is ``python3 BOT.py TAG [AFTER]``: TAG is a unique word that the test looks for in
 the command lines of leftover processes, AFTER (default 2) how many moves it plays correctly
-of each game before the hook takes over. Every bot writes ``pid P pgid G`` to stderr first (the referee
-keeps stderr in ``<log_dir>/<name>.stderr.log``), so a test knows which group to check.
+of each game before the hook takes over. Every bot writes ``pid P pgid G`` to stderr first
+(the referee keeps stderr in ``<log_dir>/<name>.stderr.log``), so a test knows which group to
+check.
 Standard library only.
 """
 
