@@ -137,16 +137,20 @@ function drawBoard(doc, pos, host, opts) {
         board.appendChild(svgNode("text", { x: p[0] - S / 2 + 3, y: p[1] + S / 2 - 4, "font-size": 8,
                                         fill: "#4a3b28" }, c[4]));
     }
-    if (marks[i] === "from")
-      board.appendChild(svgNode("circle", { cx: p[0], cy: p[1], r: S * 0.46, fill: "none", stroke: "#1f5f99",
-                                        "stroke-width": 4 }));
-    else if (marks[i] === "to")
-      board.appendChild(svgNode("circle", { cx: p[0], cy: p[1], r: S * 0.16, fill: "rgba(31,95,153,.65)",
-                                        "class": "target" }));
   });
   pos.cells.forEach(function (c) {
     var p = place(c);
     drawPiece(board, p[0], p[1], S * 0.38, c, doc.sides || []);
+  });
+  /* selection and targets over the pieces, so a capture's or a stacking move's target shows */
+  pos.cells.forEach(function (c, i) {
+    var p = place(c);
+    if (marks[i] === "from")
+      board.appendChild(svgNode("circle", { cx: p[0], cy: p[1], r: S * 0.46, fill: "none", stroke: "#1f5f99",
+                                            "stroke-width": 4 }));
+    else if (marks[i] === "to")
+      board.appendChild(svgNode("circle", { cx: p[0], cy: p[1], r: S * 0.16, fill: "rgba(31,95,153,.75)",
+                                            stroke: "#fff", "stroke-width": 1.5, "class": "target" }));
   });
   if (opts.onCell) {
     /* one transparent hit area per cell, on top of everything, so a click on a piece counts */
