@@ -132,6 +132,7 @@ def play_on_worker(
         raise WorkerUnfit(address, problems)
     p1, p2 = ready.specs[spec.p1.name], ready.specs[spec.p2.name]
     key = worker.get_current_task()
+    fault: WorkerFault | None = None
     try:
         loop = loop_for(run)
         record = loop.play(partial(_play, spec, p1, p2, loop, worker, key))
@@ -139,7 +140,12 @@ def play_on_worker(
     except GameError:
         raise  # the game's own problem (bad opening...): the same on every machine
     except Exception as exc:  # the machine's (disk, fork, a referee crash here): not scored
-        raise WorkerFault(address, spec.id, f"{type(exc).__name__}: {exc}") from None
+        leaf = _leaf(exc)
+        fault = WorkerFault(address, spec.id, f"{type(leaf).__name__}: {leaf}")
+    if fault is not None:
+        # Raised out here, without the chain of the error behind it: the submitting machine
+        # gets a WorkerFault it can read, whatever that chain holds.
+        raise fault
     record.worker = address
     return WorkerResult(record, files)
 
@@ -157,26 +163,41 @@ def check_on_worker(bots: tuple[BotFiles, ...], code: str, originals: dict[str, 
 
 async def _play(spec: GameSpec, p1: BotSpec, p2: BotSpec, loop: GameLoop, worker: object,
                 key: object, pool: BotPool) -> GameRecord:
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(_cancel_when_unwanted, worker, key, nursery.cancel_scope)
+            record = await _play_game(spec, p1, p2, loop, pool)
+            nursery.cancel_scope.cancel()
+    except BaseExceptionGroup as group:  # the game's own error, not the nursery's wrapping
+        raise _leaf(group) from None
+    return record
+
+
+def _leaf(error: BaseException) -> BaseException:
+    """The one error inside nested exception groups (or the group, when there are several)."""
+    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+        error = error.exceptions[0]
+    return error
+
+
+async def _play_game(spec: GameSpec, p1: BotSpec, p2: BotSpec, loop: GameLoop,
+                     pool: BotPool) -> GameRecord:
     from referee.match import play_game
     from referee.timecontrol import TimeControl
 
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(_cancel_when_unwanted, worker, key, nursery.cancel_scope)
-        record = await play_game(
-            spec.game, p1, p2,
-            tc=TimeControl.parse(spec.tc) if spec.tc else None,
-            start_position=spec.start_position,
-            opening=spec.opening,
-            adjudication=spec.adjudication,
-            game_options=spec.game_options,
-            log_dir=loop.logs,
-            game_id=spec.id,
-            round=spec.round,
-            bots=pool,
-            transcript_dir=loop.transcripts,
-        )  # fmt: skip
-        nursery.cancel_scope.cancel()
-    return record
+    return await play_game(
+        spec.game, p1, p2,
+        tc=TimeControl.parse(spec.tc) if spec.tc else None,
+        start_position=spec.start_position,
+        opening=spec.opening,
+        adjudication=spec.adjudication,
+        game_options=spec.game_options,
+        log_dir=loop.logs,
+        game_id=spec.id,
+        round=spec.round,
+        bots=pool,
+        transcript_dir=loop.transcripts,
+    )  # fmt: skip
 
 
 async def _cancel_when_unwanted(worker: object, key: object, scope: trio.CancelScope) -> None:

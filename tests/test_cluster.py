@@ -355,6 +355,44 @@ def test_a_shipped_bot_runs_from_the_workers_cache(tmp_path: Path, tag: str) -> 
         _stop(procs[::-1])
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason="a starved worker needs a pids cgroup (root)")
+def test_a_game_the_machine_fails_is_played_again_on_another_worker(tmp_path: Path,
+                                                                   tag: str) -> None:
+    """One of two workers has no process slot left (a pids cgroup at its current count, as
+    after a fork bomb on that machine): its games are not scored, the others play them."""
+    from distributed import Client
+    from test_arena_faults import pids_cgroup
+
+    bots = [bot(f"rnd{i}", private_bot(tmp_path, RANDOM_BOT), "--seed", str(i))
+            for i in range(2)]
+    config = write_config(tmp_path, HEAD.replace("seed = 5", "seed = 5\ngames_per_pairing = 4"),
+                          bots)
+    scheduler, address = _scheduler(tmp_path, tag)
+    procs = [scheduler]
+    try:
+        with pids_cgroup("max") as group:
+            procs.append(_worker(address, "good", tag))
+            starved = _worker(address, "starved", tag)
+            procs.append(starved)
+            (group / "cgroup.procs").write_text(str(starved.pid))
+            names = _wait_for_workers(address, 2)
+            with Client(address, timeout=30) as client:  # its task thread exists from now on
+                client.submit(os.getpid, workers=[names["starved"]], pure=False).result()
+            tasks = len((group / "cgroup.procs").read_text().split()) + len(
+                list(Path(f"/proc/{starved.pid}/task").iterdir()))
+            (group / "pids.max").write_text(str(tasks))
+            done = run(config, tmp_path / "out", tag, "--cluster", address)
+            (group / "pids.max").write_text("max")
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert f"worker {names['starved']}: game " in done.stderr, done.stderr
+        assert "Resource temporarily unavailable; playing it again on another worker" in \
+            done.stderr, done.stderr
+        records = check_complete(tmp_path / "out")
+        assert {r.worker for r in records} == {names["good"]}
+    finally:
+        _stop(procs[::-1])
+
+
 def test_ship_needs_the_bots_own_folder(tmp_path: Path) -> None:
     from arena.config import ConfigError, load_config
 
