@@ -133,7 +133,10 @@ def pids_cgroup(limit: str) -> Iterator[Path]:
             with contextlib.suppress(OSError):
                 os.kill(int(pid), 9)
         for _ in range(50):
-            try:
+            try:  # the runner's own cgroups for its bots nest inside: deepest first
+                for inner in sorted(group.rglob("*/"), key=lambda p: -len(p.parts)):
+                    if inner.is_dir():
+                        inner.rmdir()
                 group.rmdir()
                 break
             except OSError:
