@@ -15,7 +15,9 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -32,6 +34,32 @@ from referee.timecontrol import TimeControl
 
 ROOT = Path(__file__).resolve().parent.parent
 SYSTEM_PYTHON = shutil.which("python3", path="/usr/local/bin:/usr/bin:/bin")
+
+
+def reachable_by_any_uid(spec: BotSpec, folder: Path) -> None:
+    """Point ``spec`` at the system Python and at a copy of its script in a world-readable
+    ``folder``: the bot runs under a uid of its own, which cannot enter a checkout that lives
+    under a private folder (a clone in ``mktemp -d`` or under /root) or the arena's Python."""
+    folder.mkdir(mode=0o755)
+    folder.chmod(0o755)
+    script = Path(spec.cmd[1])
+    for name in ("_base.py", script.name):
+        copy = folder / name
+        shutil.copy(HOSTILE / name, copy)
+        copy.chmod(0o644)
+    spec.cmd[0] = str(SYSTEM_PYTHON)
+    spec.cmd[1] = str(folder / script.name)
+
+
+@pytest.fixture
+def public_dir() -> Iterator[Path]:
+    """A folder every uid may enter (pytest's tmp_path is private to root)."""
+    folder = Path(tempfile.mkdtemp(prefix="arena-uid-"))
+    folder.chmod(0o755)
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def uid_unusable() -> str | None:
@@ -99,14 +127,14 @@ async def test_remount_and_umount_fail_and_no_host_process_is_seen(tmp_path: Pat
 
 @needs_bwrap
 @pytest.mark.parametrize("sandbox", ["auto", "uid"])
-async def test_referee_and_opponent_cannot_be_killed_or_fed_moves(tmp_path: Path,
-                                                                  sandbox: str) -> None:
+async def test_referee_and_opponent_cannot_be_killed_or_fed_moves(
+        tmp_path: Path, public_dir: Path, sandbox: str) -> None:
     if sandbox == "uid" and uid_unusable():
         pytest.skip(str(uid_unusable()))
     spec, tag = hostile("attack_others.py", "2", FIRST_BOT.name.replace(".", "?"),
                         sandbox=sandbox)
-    if sandbox == "uid":  # the arena's Python may live where another uid cannot go (~root)
-        spec.cmd[0] = str(SYSTEM_PYTHON)
+    if sandbox == "uid":
+        reachable_by_any_uid(spec, public_dir / "bot")
     record = await play(tmp_path, spec)
     assert record.termination == Termination.ADJUDICATION, record.reason  # nobody was hurt
     assert record.plies == CAP.max_plies
@@ -210,12 +238,13 @@ async def test_memory_spread_over_forked_children_is_summed(tmp_path: Path) -> N
 
 @needs_root_cgroups
 @pytest.mark.parametrize("sandbox", ["auto", "uid"])
-async def test_fork_bomb_is_held_by_the_process_limit(tmp_path: Path, sandbox: str) -> None:
+async def test_fork_bomb_is_held_by_the_process_limit(tmp_path: Path, public_dir: Path,
+                                                      sandbox: str) -> None:
     if sandbox == "uid" and uid_unusable():
         pytest.skip(str(uid_unusable()))
     spec, tag = hostile("fork_bomb.py", sandbox=sandbox, limits=Limits(processes=24))
     if sandbox == "uid":
-        spec.cmd[0] = str(SYSTEM_PYTHON)
+        reachable_by_any_uid(spec, public_dir / "bot")
     record = await play(tmp_path, spec, tc="20+0")
     assert_innocent_did_not_lose(record)
     forked = report(tmp_path, spec)["forked"].split()
