@@ -8,17 +8,16 @@ never from the report's own frames.
 
 from __future__ import annotations
 
-import csv
 import json
 import statistics
 import subprocess
 import sys
 from collections import Counter, defaultdict
-from html.parser import HTMLParser
 from pathlib import Path
 
 import matplotlib.image
 import pytest
+from report_html import html_table, read_csv
 
 from arena.ratings import aggregate, fit_ratings, read_results
 from bench.synthetic import BotProfile, round_robin, write_journal
@@ -62,48 +61,6 @@ def run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
     )
     build_report(run_dir)
     return run_dir
-
-
-def read_csv(path: Path) -> list[dict[str, str]]:
-    with path.open(newline="") as fh:
-        return list(csv.DictReader(fh))
-
-
-class TableText(HTMLParser):
-    """Cell texts of the HTML table with a given id."""
-
-    def __init__(self, table_id: str) -> None:
-        super().__init__()
-        self.table_id = table_id
-        self.inside = False
-        self.rows: list[list[str]] = []
-        self.cell: list[str] | None = None
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag == "table" and ("id", self.table_id) in attrs:
-            self.inside = True
-        elif self.inside and tag == "tr":
-            self.rows.append([])
-        elif self.inside and tag in ("td", "th"):
-            self.cell = []
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag == "table":
-            self.inside = False
-        elif self.inside and tag in ("td", "th") and self.cell is not None:
-            self.rows[-1].append("".join(self.cell).strip())
-            self.cell = None
-
-    def handle_data(self, data: str) -> None:
-        if self.cell is not None:
-            self.cell.append(data)
-
-
-def html_table(run: Path, table_id: str) -> list[list[str]]:
-    parser = TableText(table_id)
-    parser.feed((run / "report.html").read_text(encoding="utf-8"))
-    assert parser.rows, f"no table {table_id} in the report"
-    return parser.rows
 
 
 def expected_wdl(records: list[GameRecord]) -> dict[str, Counter[str]]:

@@ -9,13 +9,12 @@ through the texts each PNG records of what it drew (:func:`reports.charts.chart_
 
 from __future__ import annotations
 
-import csv
 import subprocess
 import sys
-from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from report_html import html_table, read_csv
 
 from arena.progress import Standings
 from arena.ratings import aggregate, fit_ratings, read_results
@@ -41,46 +40,6 @@ def win_for(record: GameRecord, bot: str) -> GameRecord:
     return set_result(record, "1-0" if record.p1 == bot else "0-1")
 
 
-def rows(path: Path) -> list[dict[str, str]]:
-    with path.open(newline="") as fh:
-        return list(csv.DictReader(fh))
-
-
-class Cells(HTMLParser):
-    """Texts of the cells of the table with id ``table_id``, row by row."""
-
-    def __init__(self, table_id: str) -> None:
-        super().__init__()
-        self.table_id, self.inside = table_id, False
-        self.rows: list[list[str]] = []
-        self.cell: list[str] | None = None
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag == "table" and dict(attrs).get("id") == self.table_id:
-            self.inside = True
-        elif self.inside and tag == "tr":
-            self.rows.append([])
-        elif self.inside and tag in ("td", "th"):
-            self.cell = []
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag == "table":
-            self.inside = False
-        elif self.inside and tag in ("td", "th") and self.cell is not None:
-            self.rows[-1].append("".join(self.cell).strip())
-            self.cell = None
-
-    def handle_data(self, data: str) -> None:
-        if self.cell is not None:
-            self.cell.append(data)
-
-
-def table(run: Path, table_id: str) -> list[list[str]]:
-    parser = Cells(table_id)
-    parser.feed((run / "report.html").read_text(encoding="utf-8"))
-    return parser.rows
-
-
 @pytest.mark.slow
 def test_a_perfect_score_bot_is_in_every_chart_as_a_bound(tmp_path: Path) -> None:
     bots = (BotProfile("ace", reports_search=True), BotProfile("beta", reports_search=True),
@@ -97,15 +56,15 @@ def test_a_perfect_score_bot_is_in_every_chart_as_a_bound(tmp_path: Path) -> Non
             assert bot in labels, f"{bot} missing from {name}.png"
     assert any("lower bound" in t for t in chart_labels(built.charts["elo"]))
     assert any("lower bound" in t for t in chart_labels(built.charts["progression"]))
-    standings = rows(tmp_path / "standings.csv")
+    standings = read_csv(tmp_path / "standings.csv")
     assert standings[0]["bot"] == "ace" and standings[0]["bound"] == "lower"
-    shown = table(tmp_path, "standings-table")
+    shown = html_table(tmp_path, "standings-table")
     assert shown[1][1] == "ace" and shown[1][2].startswith("≥")
     # One order everywhere: crosstable rows, endings and move tables follow the standings.
     order = [r["bot"] for r in standings]
-    assert [r[0] for r in table(tmp_path, "crosstable-table")[1:]] == order
-    assert [r[0] for r in table(tmp_path, "endings-table")[1:]] == order
-    assert [r[0] for r in table(tmp_path, "moves-table")[1:] if r and r[0]] == order
+    assert [r[0] for r in html_table(tmp_path, "crosstable-table")[1:]] == order
+    assert [r[0] for r in html_table(tmp_path, "endings-table")[1:]] == order
+    assert [r[0] for r in html_table(tmp_path, "moves-table")[1:] if r and r[0]] == order
 
 
 def gauntlet(tmp_path: Path) -> list[GameRecord]:
@@ -134,7 +93,7 @@ def test_gauntlet_is_ranked_by_rating_not_raw_points(tmp_path: Path) -> None:
     g_points = sum(1.0 for r in g if (r.result == "1-0") == (r.p1 == "g"))
     assert len(g) == 40 and g_points == 19.0
     build(tmp_path)
-    order = [r["bot"] for r in rows(tmp_path / "standings.csv")]
+    order = [r["bot"] for r in read_csv(tmp_path / "standings.csv")]
     assert order[0] == "ace"
     fit = fit_ratings(aggregate(read_results(tmp_path)))
     assert order == [fit.players[i] for i in fit.order()]
@@ -151,10 +110,10 @@ def test_all_draws_and_tiny_samples_are_not_presented_as_certain(tmp_path: Path)
         set_result(r, "1/2-1/2")
     write_journal(tmp_path, records)
     build(tmp_path)
-    pairs = table(tmp_path, "pairs-table")
+    pairs = html_table(tmp_path, "pairs-table")
     cells = dict(zip(pairs[0], pairs[1], strict=True))
     assert cells["+-"] == "∞" and "small sample" in cells["note"]
-    for row in rows(tmp_path / "standings.csv"):
+    for row in read_csv(tmp_path / "standings.csv"):
         assert float(row["elo_error"]) > 20.0, row  # eight draws: not "0.0 +- 0.0"
         assert "small sample" in row["note"]
     text = format_table(fit_ratings(aggregate(read_results(tmp_path))))
@@ -190,7 +149,7 @@ def test_context_block_holds_the_settings_of_a_real_run(tmp_path: Path) -> None:
         capture_output=True, text=True, timeout=240,
     )
     assert proc.returncode == 0, proc.stderr
-    context = {r[0]: r[1] for r in table(out, "context-table")}
+    context = {r[0]: r[1] for r in html_table(out, "context-table")}
     assert context["game"] == "dobutsu"
     assert context["time control"].startswith("7+0.07")
     assert "1 random plies" in context["openings"]
@@ -206,7 +165,7 @@ def test_context_block_holds_the_settings_of_a_real_run(tmp_path: Path) -> None:
     assert (out / "report" / "sprt.png").is_file()
     labels = chart_labels(out / "report" / "sprt.png")
     assert "LLR" in labels and any(t.startswith("accept H1") for t in labels)
-    stats = table(out, "game-stats-table")
+    stats = html_table(out, "game-stats-table")
     cells = dict(zip(stats[0], stats[1], strict=True))
     assert cells["game"] == "dobutsu" and cells["games"] == "2"
     assert int(cells["1st-player wins"]) + int(cells["2nd-player wins"]) + int(

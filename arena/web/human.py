@@ -25,6 +25,7 @@ from starlette.routing import Route
 
 from arena.errors import UserError
 from arena.web.app import asset, event_stream, page
+from arena.web.snapshots import Snapshots
 from protocol.messages import GameOver, Partie
 from referee.botspec import BotSpec
 from referee.connection import BotConnection, BotError, Turn
@@ -135,7 +136,7 @@ class BrowserFront:
         self.publish()
 
 
-class HumanGames:
+class HumanGames(Snapshots):
     """Games of a person against one bot, one after another, colours alternating."""
 
     def __init__(self, game: str, bot: BotSpec, tc: TimeControl, human: int,
@@ -146,8 +147,7 @@ class HumanGames:
         self.first_human = human
         self.options = options
         self.out = out
-        self.version = 0
-        self._changed = trio.Event()
+        super().__init__()
         self.front = BrowserFront(self.publish)
         self.seat = HumanSeat(human_spec("you"), self.front)
         self.number = 0
@@ -159,7 +159,6 @@ class HumanGames:
         """The person's and the bot's points over the games played."""
         self.error = ""
         self._next = trio.Event()
-        self.snapshot: dict[str, Any] = {"version": 0}
 
     # ----- state for the page ----------------------------------------------------------
     def names(self) -> tuple[str, str]:
@@ -185,7 +184,7 @@ class HumanGames:
         base = self.tc.base_ms
         front = self.front
         turn = front.turn
-        self.snapshot = {
+        self._publish({
             "version": self.version, "game": self.game, "number": self.number,
             "names": list(names), "human": self.human, "doc": doc,
             "tc": str(self.tc), "clocks": clocks, "base_ms": base,
@@ -200,16 +199,7 @@ class HumanGames:
                 "reason": self.record.reason, "score": list(self.record.score)},
             "score": self.score, "results": self.results, "error": self.error,
             "now": time.time(),
-        }
-        self._changed.set()
-        self._changed = trio.Event()
-
-    async def wait_newer(self, version: int, timeout: float) -> dict[str, Any] | None:
-        with trio.move_on_after(timeout):
-            while self.version <= version:
-                await self._changed.wait()
-            return self.snapshot
-        return None
+        })
 
     def new_game(self) -> bool:
         if self.record is None:

@@ -21,6 +21,7 @@ import msgspec
 import trio
 
 from arena.live_files import LIVE_DIR, LiveHeader
+from arena.web.snapshots import Snapshots
 from referee.record import GameRecord, MoveRecord, Termination
 
 POLL_SECONDS: Final = 0.25
@@ -83,17 +84,15 @@ def _num(x: float, digits: int = 1) -> float | None:
     return None if x is None or (isinstance(x, float) and math.isnan(x)) else round(x, digits)
 
 
-class RunWatcher:
+class RunWatcher(Snapshots):
     """Snapshots of one run directory, refreshed by :meth:`run` (a trio task)."""
 
     def __init__(self, run_dir: Path, *, rebuild_report: bool = True) -> None:
         from reports.journal import Journal
 
+        super().__init__()
         self.run_dir = run_dir
         self.rebuild_report = rebuild_report
-        self.version = 0
-        self.snapshot: dict[str, Any] = {"version": 0}
-        self._changed = trio.Event()
         self._journal = Journal(path=run_dir / "games.jsonl")
         self._journal_size = -1
         self._live: dict[str, LiveGame] = {}
@@ -232,13 +231,11 @@ class RunWatcher:
         tables = dict(self._tables)
         for g in tables.get("finished", []):
             g["viewer"] = g["key"] in self._report_keys
-        self.snapshot = {
+        self._publish({
             "version": self.version, "run": self.run_dir.name, "total": self._schedule_total(),
             "running": running, "report": (self.run_dir / "report.html").is_file(),
             "report_error": self.report_error, **tables,
-        }
-        self._changed.set()
-        self._changed = trio.Event()
+        })
 
     def _poll(self) -> bool:
         """Read whatever changed (file reads, tables, replays: run in a worker thread, so a
@@ -279,10 +276,3 @@ class RunWatcher:
         finally:
             self._report_running = False
 
-    async def wait_newer(self, version: int, timeout: float) -> dict[str, Any] | None:
-        """The snapshot once it is newer than ``version``; None after ``timeout`` seconds."""
-        with trio.move_on_after(timeout):
-            while self.version <= version:
-                await self._changed.wait()
-            return self.snapshot
-        return None
