@@ -38,8 +38,9 @@ SYSTEM_PYTHON = shutil.which("python3", path="/usr/local/bin:/usr/bin:/bin")
 
 def reachable_by_any_uid(spec: BotSpec, folder: Path) -> None:
     """Point ``spec`` at the system Python and at a copy of its script in a world-readable
-    ``folder``: the bot runs under a uid of its own, which cannot enter a checkout that lives
-    under a private folder (a clone in ``mktemp -d`` or under /root) or the arena's Python."""
+    ``folder``, its working folder: the bot runs under a uid of its own, which cannot enter a
+    checkout that lives under a private folder (a clone in ``mktemp -d`` or under /root) or
+    the arena's Python."""
     folder.mkdir(mode=0o755)
     folder.chmod(0o755)
     script = Path(spec.cmd[1])
@@ -49,6 +50,7 @@ def reachable_by_any_uid(spec: BotSpec, folder: Path) -> None:
         copy.chmod(0o644)
     spec.cmd[0] = str(SYSTEM_PYTHON)
     spec.cmd[1] = str(folder / script.name)
+    spec.cwd = str(folder)
 
 
 @pytest.fixture
