@@ -15,8 +15,9 @@ fake in tests), never to a process directly.
 from __future__ import annotations
 
 import contextlib
+import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Final
 
@@ -100,6 +101,9 @@ class Turn:
     """The legal moves here, in the arena's notation."""
     go: Go
     """The clocks and search limits, in the arena's terms (p1time, p2time, ms)."""
+    wins_at_once: dict[int, bool] = field(default_factory=dict)
+    """Ply -> can the side to move there win at once; one dict per game shared by the turns
+    of both bots, so that each position of a game is looked at once (UCI's resync test)."""
 
 
 @dataclass
@@ -115,8 +119,9 @@ class MoveReply:
     """trio clock once they were written (the referee's overhead ends here)."""
     read_at: float
     """trio clock when the move was read."""
-    infos: list[Info] | None = None
-    """Every ``info`` with a score seen during the search (kept for score adjudication)."""
+    scored: Info | None = None
+    """The latest ``info`` with a score (the last ``info`` may have none): for score
+    adjudication."""
 
 
 class BotConnection:
@@ -358,25 +363,29 @@ class BotConnection:
     async def read_move(self, turn: Turn | None, sent_at: float,
                         deadline: float) -> MoveReply | None:
         """Read ``info`` lines up to the move, or None at ``deadline`` (trio clock)."""
-        info: Info | None = None
-        infos: list[Info] = []
+        if deadline == math.inf:  # no clock (node or depth limits): no cancel scope to pay for
+            return await self._read_move(turn, sent_at)
         with trio.move_on_at(deadline):
-            while True:
-                reply = await self.read_reply(strict=self.strict)
-                if isinstance(reply, BestMove):
-                    read_at = trio.current_time()
-                    move = self.move_text(reply.move, turn)
-                    return MoveReply(move, (read_at - sent_at) * 1000, info, sent_at, sent_at,
-                                     read_at, infos)
-                if isinstance(reply, Info):
-                    if reply.score_cp is not None or reply.score_mate is not None:
-                        infos.append(reply)
-                        del infos[:-8]  # the last few are all adjudication needs
-                    if reply.string is None or info is None or reply.depth is not None:
-                        info = reply
-                    else:
-                        info.string = reply.string
+            return await self._read_move(turn, sent_at)
         return None
+
+    async def _read_move(self, turn: Turn | None, sent_at: float) -> MoveReply:
+        info: Info | None = None
+        scored: Info | None = None
+        while True:
+            reply = await self.read_reply(strict=self.strict)
+            if isinstance(reply, BestMove):
+                read_at = trio.current_time()
+                move = self.move_text(reply.move, turn)
+                return MoveReply(move, (read_at - sent_at) * 1000, info, sent_at, sent_at,
+                                 read_at, scored)
+            if isinstance(reply, Info):
+                if reply.score_cp is not None or reply.score_mate is not None:
+                    scored = reply  # the latest score is all adjudication needs
+                if reply.string is None or info is None or reply.depth is not None:
+                    info = reply
+                else:
+                    info.string = reply.string
 
     async def stop_and_read(self, timeout: float, turn: Turn | None = None) -> MoveReply:
         """Send ``stop`` and read the move within ``timeout`` (ends ``go infinite``)."""

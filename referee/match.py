@@ -306,8 +306,7 @@ def _info_record(info: Any) -> SearchInfo | None:
 
 def _scored(reply: Any) -> Any:
     """The move's latest search report that carries a score (the last ``info`` may not)."""
-    infos = getattr(reply, "infos", None)
-    return infos[-1] if infos else None
+    return getattr(reply, "scored", None)
 
 
 def _parties(board: Game[Any]) -> tuple[list[PartieRecord], list[int]]:
@@ -449,6 +448,7 @@ async def _play_moves(
     parties_seen = len(_parties(board)[0]) if track_parties else 0
     watch = ScoreWatch(adjudication)
     verdict: ScoreVerdict | None = None
+    wins_at_once: dict[int, bool] = {}  # the UCI dialect's per-position test, shared by both
     while True:
         # One move generation per turn: the end test, the legal line, the check of the answer.
         internal = board.moves()
@@ -468,7 +468,7 @@ async def _play_moves(
         budget_ms = clock.budget_ms()
         try:
             reply = await connection.request_move(
-                Turn(board, fen, played, legal, _go(clocks, side)),
+                Turn(board, fen, played, legal, _go(clocks, side), wins_at_once),
                 None if budget_ms is None else budget_ms / 1000,
             )
         except BotError as exc:

@@ -210,6 +210,7 @@ class BotProcess:
             self._signal_group(signal.SIGKILL)
             kill_escaped(tree)
             await self.process.aclose()  # a bot that exited by itself was never waited for
+            self._reader.detach()
             with contextlib.suppress(trio.ClosedResourceError, OSError):
                 await self._stdout.aclose()
             if self.stderr_log is not None:

@@ -78,7 +78,7 @@ async def test_native_clocks_history_and_legal_line(autojump_clock: Any) -> None
     assert channel.sent[-3:] == ["position startpos", "legal " + " ".join(t.legal),
                                  "go p1time 1000 p2time 2000 p1inc 10 p2inc 20 movestogo 5"]
     assert reply.move == "e3e4" and reply.info is not None and reply.info.score_cp == 12
-    assert reply.infos is not None and len(reply.infos) == 1
+    assert reply.scored is reply.info
 
 
 async def test_native_sends_game_then_gameover(autojump_clock: Any) -> None:

@@ -96,14 +96,27 @@ class UciConnection(BotConnection):
         if ply < self._checked_ply:  # a rewound game: look again from its start
             self._reset_sync()
         lowest = max(self._checked_ply + 1, self._sync_ply + 1, 1)
-        if ply >= lowest:
-            probe = turn.board.copy()
-            for at in range(ply, lowest - 1, -1):
-                if at < ply:
-                    probe.pop()
-                if can_win_at_once(probe):
-                    self._sync_ply, self._sync_fen = at, probe.position()
-                    break
+        known = turn.wins_at_once  # shared by both bots' turns: each position looked at once
+        rewound: list[Any] = []  # a copy of the board taken back to ``at`` when needed
+
+        def board_at(at: int) -> Any:
+            if at == ply:
+                return turn.board  # read only, as every dialect treats it
+            if not rewound:
+                rewound.append(turn.board.copy())
+                rewound.append(ply)
+            while rewound[1] > at:
+                rewound[0].pop()
+                rewound[1] -= 1
+            return rewound[0]
+
+        for at in range(ply, lowest - 1, -1):
+            wins = known.get(at)
+            if wins is None:
+                wins = known[at] = can_win_at_once(board_at(at))
+            if wins:
+                self._sync_ply, self._sync_fen = at, board_at(at).position()
+                break
         self._checked_ply = ply
 
     def search_lines(self, turn: Turn) -> list[str]:

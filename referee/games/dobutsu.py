@@ -123,6 +123,10 @@ _MOVE_RE = re.compile(r"^([a-c][1-4])([a-c][1-4])(\+?)$")
 _DROP_RE = re.compile(r"^([CEGceg])@([a-c][1-4])$")
 
 
+_MOVE_TEXT: dict[int, str] = {}
+"""Move -> its text, filled by :meth:`Dobutsu.format_move` (a few hundred moves at most)."""
+
+
 def square_name(sq: int) -> str:
     return "abc"[sq % FILES] + str(sq // FILES + 1)
 
@@ -406,10 +410,15 @@ class Dobutsu(Game[int]):
         return move
 
     def format_move(self, move: int) -> str:
-        if move & DROP:
-            return f"{LETTERS[move >> 4 & 0xF]}@{square_name(move & 0xF)}"
-        text = square_name(move & 0xF) + square_name(move >> 4 & 0xF)
-        return text + "+" if move & PROMOTE else text
+        text = _MOVE_TEXT.get(move)
+        if text is None:  # a move's text depends on the move alone: made once per process
+            if move & DROP:
+                text = f"{LETTERS[move >> 4 & 0xF]}@{square_name(move & 0xF)}"
+            else:
+                text = square_name(move & 0xF) + square_name(move >> 4 & 0xF)
+                text = text + "+" if move & PROMOTE else text
+            _MOVE_TEXT[move] = text
+        return text
 
     def parse_move(self, text: str) -> int:
         drop = _DROP_RE.match(text)
