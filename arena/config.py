@@ -27,7 +27,7 @@ import msgspec
 from arena.errors import UserError
 from referee.adjudication import Adjudication
 from referee.botspec import BotSpec
-from referee.games import GameError, game_names, get_game
+from referee.games import GameError, game_names, get_game, is_game
 
 PYTHON_PLACEHOLDER: Final = "{python}"
 """Replaced in every ``cmd`` element by ``sys.executable``."""
@@ -311,7 +311,7 @@ def check_config(
     def fail(where: Sequence[str | int], problem: str, fix: str = "") -> ConfigError:
         return _fail(show, text, where, problem, fix)
 
-    if config.game not in game_names():
+    if not is_game(config.game):
         raise fail(
             ["game"], f"unknown game {config.game!r}", f"known games: {', '.join(game_names())}"
         )

@@ -118,33 +118,49 @@ class Standings:
 
         return sorted(self.bots.items(), key=key)
 
-    def table(self, title: str = "Standings") -> Table:
-        from rich.table import Table
+    COLUMNS: tuple[tuple[str, str], ...] = (
+        ("#", "right"), ("bot", "left"), ("games", "right"), ("W", "right"), ("D", "right"),
+        ("L", "right"), ("score", "right"), ("%", "right"), ("Elo", "right"),
+    )  # fmt: skip
 
-        table = Table(title=title, title_justify="left")
-        for column, justify in (
-            ("#", "right"),
-            ("bot", "left"),
-            ("games", "right"),
-            ("W", "right"),
-            ("D", "right"),
-            ("L", "right"),
-            ("score", "right"),
-            ("%", "right"),
-            ("Elo", "right"),
-        ):
-            table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    def rows(self) -> list[tuple[str, ...]]:
+        """The standings as text cells, best first (one per column of :data:`COLUMNS`)."""
         elo = self.elo()
+        rows: list[tuple[str, ...]] = []
         for rank, (name, s) in enumerate(self.ranked(), start=1):
             pct = f"{100 * s.score / s.games:.1f}" if s.games else "-"
             rating = elo.get(name)
             bound = "≥ " if s.games and s.wins == s.games else "≤ " if s.losses == s.games else ""
             shown = "-" if rating is None or not s.games else f"{bound}{rating:.0f}"
-            table.add_row(
+            rows.append((
                 str(rank), name, str(s.games), str(s.wins), str(s.draws), str(s.losses),
                 f"{s.score:g}", pct, shown,
-            )  # fmt: skip
+            ))  # fmt: skip
+        return rows
+
+    def table(self, title: str = "Standings") -> Table:
+        """The standings as a rich table (the live display)."""
+        from rich.table import Table
+
+        table = Table(title=title, title_justify="left")
+        for column, justify in self.COLUMNS:
+            table.add_column(column, justify=justify)  # type: ignore[arg-type]
+        for row in self.rows():
+            table.add_row(*row)
         return table
+
+    def text(self, title: str = "Standings") -> str:
+        """The standings as plain aligned columns, for logs and pipes (``--plain``): printed
+        once at the end, not worth loading rich for."""
+        cells = [tuple(name for name, _ in self.COLUMNS), *self.rows()]
+        widths = [max(len(row[i]) for row in cells) for i in range(len(self.COLUMNS))]
+        lines = [title]
+        for row in cells:
+            lines.append("  ".join(
+                cell.rjust(width) if justify == "right" else cell.ljust(width)
+                for cell, width, (_, justify) in zip(row, widths, self.COLUMNS, strict=True)
+            ).rstrip())
+        return "\n".join(lines)
 
     def forfeit_text(self) -> str:
         if not self.forfeits:
@@ -296,5 +312,10 @@ class Progress:
 
     def summary(self) -> None:
         """The final standings, printed once (also in plain mode)."""
-        self.console.print(self.standings.table(title=f"{self.title}: final standings"))
-        self.console.print(self.standings.forfeit_text(), markup=False)
+        title = f"{self.title}: final standings"
+        if self.is_live:
+            self.console.print(self.standings.table(title=title))
+            self.console.print(self.standings.forfeit_text(), markup=False)
+        else:
+            print(self.standings.text(title), self.standings.forfeit_text(), sep="\n",
+                  file=self.out, flush=True)

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from importlib import metadata
 from pathlib import Path
 from typing import Final, Literal
 
@@ -28,10 +27,9 @@ class Session(msgspec.Struct, omit_defaults=True):
 
 
 def arena_version() -> str:
-    try:
-        return metadata.version("arena")
-    except metadata.PackageNotFoundError:
-        return "unknown (not installed)"
+    from arena import __version__
+
+    return __version__
 
 
 def log_session(

@@ -9,14 +9,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
 
 from arena.ratings.sources import GameResult
 
-IntArray = NDArray[np.int64]
-FloatArray = NDArray[np.float64]
+if TYPE_CHECKING:  # numpy.typing costs ~10 ms to import; annotations only
+    from numpy.typing import ArrayLike, NDArray
+
+    IntArray = NDArray[np.int64]
+    FloatArray = NDArray[np.float64]
+
 
 _DENSE_LIMIT = 3_000_000
 """Above this many (pair, outcome) slots, aggregate by sorting rather than a dense table."""

@@ -10,12 +10,17 @@ sets the width of the error bars and drives the simulated replays.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
 
 from arena.ratings.numeric import minimize_bounded
 
-FloatArray = NDArray[np.float64]
+if TYPE_CHECKING:  # numpy.typing costs ~10 ms to import; annotations only
+    from numpy.typing import ArrayLike, NDArray
+
+    FloatArray = NDArray[np.float64]
+
 
 _D0_MIN = 1e-9
 

@@ -19,18 +19,21 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
-from numpy.typing import NDArray
 
 from arena.ratings import draws, uncertainty
 from arena.ratings.counts import Counts
 from arena.ratings.numeric import brentq, expit, norm, strongly_connected
 from arena.ratings.solver import Pairings, solve
 
-FloatArray = NDArray[np.float64]
-IntArray = NDArray[np.int64]
+if TYPE_CHECKING:  # numpy.typing costs ~10 ms to import; annotations only
+    from numpy.typing import NDArray
+
+    FloatArray = NDArray[np.float64]
+    IntArray = NDArray[np.int64]
+
 
 ORDO_POINTS = 202.0
 """Ordo's default ``-z``: a rating difference of 202 points means an expected score of 76%."""

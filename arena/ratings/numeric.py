@@ -12,12 +12,16 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from statistics import NormalDist
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
 
-FloatArray = NDArray[np.float64]
+if TYPE_CHECKING:  # numpy.typing costs ~10 ms to import; annotations only
+    from numpy.typing import ArrayLike, NDArray
+
+    FloatArray = NDArray[np.float64]
+
+
 _STANDARD: Final = NormalDist()
 _GOLDEN: Final = (3.0 - math.sqrt(5.0)) / 2.0
 

@@ -13,14 +13,18 @@ give error bars run as a handful of vectorised Newton steps instead of a thousan
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-from numpy.typing import NDArray
 
 from arena.ratings.numeric import expit
 
-FloatArray = NDArray[np.float64]
-IntArray = NDArray[np.int64]
+if TYPE_CHECKING:  # numpy.typing costs ~10 ms to import; annotations only
+    from numpy.typing import NDArray
+
+    FloatArray = NDArray[np.float64]
+    IntArray = NDArray[np.int64]
+
 
 MAX_STEP = 400.0
 """Largest change of any parameter in one Newton step (rating points): keeps early steps sane."""

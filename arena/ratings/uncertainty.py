@@ -17,13 +17,18 @@ caller maps to the reported convention (pool average or anchor).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-from numpy.typing import NDArray
 
 from arena.ratings import draws
 from arena.ratings.solver import Pairings, equations, solve
 
-FloatArray = NDArray[np.float64]
+if TYPE_CHECKING:  # numpy.typing costs ~10 ms to import; annotations only
+    from numpy.typing import NDArray
+
+    FloatArray = NDArray[np.float64]
+
 
 SIM_PRIOR = 1e-3
 """Virtual draws (in games) added to every cell of a replay so that a replay in which somebody
