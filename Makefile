@@ -11,6 +11,11 @@ LOCK := requirements.lock
 # The lock tool, pinned like everything else (installed into .venv by `make lock` only).
 UV_VERSION := 0.13.9
 PYTEST := $(BIN)/python -m pytest -q -p no:cacheprovider
+# `make test` runs the tests in pytest-xdist worker processes: more workers than cores, as
+# most tests wait on child processes, pipes and clocks. Tests that share an expensive setup
+# carry an xdist_group mark (--dist loadgroup keeps each group on one worker).
+TEST_WORKERS ?= 4
+XDIST := -n $(TEST_WORKERS) --dist loadgroup
 
 .PHONY: demo test test-fast bench lint lock bots clean
 
@@ -29,10 +34,16 @@ bots:
 demo: $(STAMP) bots
 	$(BIN)/arena run examples/demo.toml --output runs/demo
 
-test: $(STAMP) bots
-	$(PYTEST)
+# Every Python process of a test run (pytest, `arena` commands, bots) caches its bytecode,
+# even where the environment says not to: without it each of the hundreds of processes a run
+# starts compiles its modules again (and pytest rewrites every test file).
+test test-fast: export PYTHONDONTWRITEBYTECODE :=
 
-# Everything but the tests marked slow: the quick loop while editing (under a minute).
+test: $(STAMP) bots
+	$(PYTEST) $(XDIST)
+
+# Everything but the tests marked slow: the quick loop while editing (under a minute). In one
+# process: starting workers costs more than they save on these.
 test-fast: $(STAMP) bots
 	$(PYTEST) -m "not slow"
 

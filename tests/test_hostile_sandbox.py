@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import socket
 import sys
+import uuid
 from pathlib import Path
 
 import pytest
@@ -21,8 +22,16 @@ ATTEMPTS = ("create-in-cwd", "read-back", "overwrite-own-file", "tmp", "outside"
             "interfaces")
 
 
-async def probe(tmp: Path, sandbox: str) -> dict[str, str]:
-    """Run the probe bot from its own directory; its answers by attempt."""
+def probe_file() -> Path:
+    """A name in the host's /tmp that no other test (nor an earlier run) uses."""
+    path = Path("/tmp") / f"arena-probe-{uuid.uuid4().hex}.txt"
+    assert not path.exists()
+    return path
+
+
+async def probe(tmp: Path, sandbox: str, tmp_file: Path) -> dict[str, str]:
+    """Run the probe bot from its own directory; its answers by attempt. It writes
+    ``tmp_file`` (a name in /tmp) as its /tmp attempt."""
     home = tmp / "bot"
     home.mkdir()
     script = home / PROBE.name
@@ -33,8 +42,9 @@ async def probe(tmp: Path, sandbox: str) -> dict[str, str]:
         listener.bind(("127.0.0.1", 0))
         listener.listen(4)
         port = listener.getsockname()[1]
-        spec = BotSpec(name="probe", cmd=[sys.executable, script.name, str(outside), str(port)],
-                       cwd=str(home), sandbox=sandbox)  # type: ignore[arg-type]
+        argv = [sys.executable, script.name, str(outside), str(port), tmp_file.name]
+        spec = BotSpec(name="probe", cmd=argv, cwd=str(home),
+                       sandbox=sandbox)  # type: ignore[arg-type]
         answers: dict[str, str] = {}
         with trio.fail_after(30):
             bot = await BotProcess.start(spec)
@@ -51,14 +61,13 @@ async def probe(tmp: Path, sandbox: str) -> dict[str, str]:
 
 @pytest.mark.needs("bubblewrap")
 async def test_sandboxed_bot_writes_only_privately_and_has_no_network(tmp_path: Path) -> None:
-    host_tmp = Path("/tmp/probe.txt")
-    existed = host_tmp.exists()
-    answers = await probe(tmp_path, "bwrap")
+    host_tmp = probe_file()
+    answers = await probe(tmp_path, "bwrap", host_tmp)
     assert answers["create-in-cwd"].startswith("refused")  # its folder is read-only
     assert not (tmp_path / "bot" / "scratch.txt").exists()
     assert answers["overwrite-own-file"].startswith("refused")
     assert (tmp_path / "bot" / PROBE.name).read_text() == PROBE.read_text()
-    assert answers["tmp"] == "ok" and host_tmp.exists() == existed  # a private /tmp
+    assert answers["tmp"] == "ok" and not host_tmp.exists()  # a private /tmp
     assert answers["outside"].startswith("refused")
     assert not (tmp_path / "outside" / "escaped.txt").exists()
     assert answers["connect"] == "refused ConnectionRefusedError"  # not the host's listener
@@ -67,8 +76,12 @@ async def test_sandboxed_bot_writes_only_privately_and_has_no_network(tmp_path: 
 
 async def test_without_the_sandbox_the_same_probe_gets_out(tmp_path: Path) -> None:
     """The control experiment: what the sandbox prevents does happen without it."""
-    answers = await probe(tmp_path, "none")
+    host_tmp = probe_file()
+    try:
+        answers = await probe(tmp_path, "none", host_tmp)
+        assert answers["tmp"] == "ok" and host_tmp.read_text() == "escaped"  # the host's /tmp
+    finally:
+        host_tmp.unlink(missing_ok=True)
     assert answers["outside"] == "ok" and (tmp_path / "outside" / "escaped.txt").exists()
     assert answers["connect"] == "ok"
     assert answers["overwrite-own-file"] == "ok"
-    Path("/tmp/probe.txt").unlink(missing_ok=True)

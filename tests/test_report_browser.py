@@ -27,7 +27,9 @@ from typing import Any
 import pytest
 import system_packages
 
-pytestmark = pytest.mark.slow  # a headless Chromium over a report of every game
+# A headless Chromium over a report of every game; the module's reports are built once, in the
+# one xdist worker that runs all its tests (`make test` runs the tests in several workers).
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("report-browser")]
 
 CHROMIUM = Path(system_packages.CHROMIUM)
 FLAGS = [

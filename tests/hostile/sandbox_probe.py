@@ -1,14 +1,15 @@
 """Tries to get out of the sandbox and prints one ``name result`` line per attempt:
-create a file in its working directory, overwrite one of its own files, write to /tmp, write
-to a host directory given as argv[1], connect to a host TCP port given as argv[2], list the
-network interfaces. Then waits for ``quit``. Standard library only."""
+create a file in its working directory, overwrite one of its own files, write to /tmp (the
+file name given as argv[3]: unique per test, so tests running at once never see each other's
+file), write to a host directory given as argv[1], connect to a host TCP port given as
+argv[2], list the network interfaces. Then waits for ``quit``. Standard library only."""
 
 import os
 import socket
 import sys
 from pathlib import Path
 
-outside, port = sys.argv[1], int(sys.argv[2])
+outside, port, tmp_name = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 
 
 def attempt(name: str, action) -> None:
@@ -32,7 +33,7 @@ def connect() -> None:
 attempt("create-in-cwd", lambda: write("scratch.txt"))
 attempt("read-back", lambda: Path("scratch.txt").read_text())
 attempt("overwrite-own-file", lambda: write("sandbox_probe.py"))
-attempt("tmp", lambda: write("/tmp/probe.txt"))
+attempt("tmp", lambda: write(os.path.join("/tmp", tmp_name)))
 attempt("outside", lambda: write(os.path.join(outside, "escaped.txt")))
 attempt("connect", connect)
 attempt("interfaces", lambda: ",".join(sorted(n for _, n in socket.if_nameindex())))
