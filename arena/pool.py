@@ -21,14 +21,14 @@ interruption), is ended with its whole process group, shielded from cancellation
 with no games left is retired early (:meth:`BotPool.retire`).
 
 Stderr logs are per process: ``logs/<bot>/<first game id>.stderr.log`` (with ``restart =
-"always"`` that is one log per game, as before), and every game the process plays starts
-with a line ``[arena] game <id> (game <k> of process <pid>)``, so a game's
-output is found by its id. A log holding nothing but those lines is removed with its process.
+"always"`` that is one log per game, as before), and the output of each game the process
+plays starts with a line ``[arena] game <id> (game <k> of process <pid>)``, so a game's
+output is found by its id. A game that printed nothing to stderr has no such line, and a
+process that never printed anything has no log (:meth:`referee.stderrlog.StderrLog.mark`).
 """
 
 from __future__ import annotations
 
-import contextlib
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,7 +39,7 @@ import trio
 from referee.botsource import faulted
 from referee.botspec import BotSpec
 from referee.connection import HANDSHAKE_TIMEOUT_S, BotConnection, BotError
-from referee.match import open_bot, stderr_path
+from referee.match import open_bot
 from referee.record import GameRecord
 
 MARKER_PREFIX: Final = "[arena] game "
@@ -50,10 +50,7 @@ MARKER_PREFIX: Final = "[arena] game "
 class _Life:
     """What the pool knows of one process it started."""
 
-    log: Path | None
     games: int = 0
-    marker_bytes: int = 0
-    """Bytes of the log that the arena wrote (the game markers), not the bot."""
 
 
 class BotPool:
@@ -86,7 +83,7 @@ class BotPool:
         connection = await open_bot(spec, log_dir=self.log_dir, timeout=self.timeout,
                                     game_id=game_id)
         self.started[spec.name] += 1
-        self._lives[connection] = _Life(stderr_path(self.log_dir, spec.name, game_id))
+        self._lives[connection] = _Life()
         self._mark(connection, game_id)
         return connection
 
@@ -139,23 +136,10 @@ class BotPool:
         if life is None:
             return
         life.games += 1
-        if life.log is None:
-            return
-        line = (f"{MARKER_PREFIX}{game_id} (game {life.games} of process "
-                f"{connection.pid})\n").encode()
-        try:
-            life.log.parent.mkdir(parents=True, exist_ok=True)
-            with open(life.log, "ab") as log:
-                log.write(line)
-        except OSError:
-            return  # a log marker is a convenience; a full disk shows up elsewhere
-        life.marker_bytes += len(line)
+        connection.mark_log(f"{MARKER_PREFIX.removeprefix('[arena] ')}{game_id} "
+                            f"(game {life.games} of process {connection.pid})")
 
     async def _end(self, connection: BotConnection) -> None:
-        life = self._lives.pop(connection, None)
+        self._lives.pop(connection, None)
         await connection.aclose()
-        if life is not None and life.log is not None:
-            with contextlib.suppress(OSError):
-                if life.log.stat().st_size == life.marker_bytes:
-                    life.log.unlink()  # the bot itself wrote nothing
 

@@ -88,6 +88,11 @@ class RecordingChannel:
     def pid(self) -> int | None:
         return getattr(self.inner, "pid", None)
 
+    def mark_log(self, text: str) -> None:
+        mark = getattr(self.inner, "mark_log", None)
+        if mark is not None:
+            mark(text)
+
     def record_to(self, path: Path | None, origin: float | None = None) -> None:
         """Write the following lines to ``path`` (appending; times counted from ``origin``, a
         ``time.monotonic()`` value shared by both bots of a game), or stop (None)."""

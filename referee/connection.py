@@ -167,6 +167,12 @@ class BotConnection:
     def pid(self) -> int | None:
         return getattr(self.channel, "pid", None)
 
+    def mark_log(self, text: str) -> None:
+        """Open a section of the bot's stderr log (its channel's, if it has one)."""
+        mark = getattr(self.channel, "mark_log", None)
+        if mark is not None:
+            mark(text)
+
     def record_to(self, path: Path | None, origin: float | None = None) -> bool:
         """Write the following lines to the transcript ``path`` (None: stop), times counted
         from ``origin`` (``time.monotonic()``); False when this bot is not recorded."""

@@ -11,6 +11,7 @@ tournament runner's pool.
 
 from __future__ import annotations
 
+import functools
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -155,9 +156,23 @@ def game_options_for(game: str, game_options: Mapping[str, str],
 def prepare_game(game: str, start_position: str | None, opening: Sequence[str],
                  game_options: Mapping[str, str]) -> tuple[Game[Any], str]:
     """The rules object at the start and the start position's text; checks the options and
-    the opening before any process starts (a :class:`GameError` names the fault)."""
+    the opening before any process starts (a :class:`GameError` names the fault).
+
+    A tournament plays the same few starts over and over: each is read and checked once per
+    process (:func:`_prepared`), and every game gets its own copy of the board."""
     rules = get_game(game)
     game_options = game_options_for(game, game_options)
+    board, text = _prepared(rules, start_position, tuple(opening),
+                            tuple(sorted(game_options.items())))
+    return board.copy(), text
+
+
+@functools.lru_cache(maxsize=256)
+def _prepared(rules: type[Game[Any]], start_position: str | None, opening: tuple[str, ...],
+              options: tuple[tuple[str, str], ...]) -> tuple[Game[Any], str]:
+    """The start of :func:`prepare_game`, never handed out itself (callers get copies); the
+    rules class is part of the key, so a game registered anew is read anew."""
+    game_options = dict(options)
     if start_position in (None, "", "startpos"):
         board = rules.start(**game_options)
     else:

@@ -146,6 +146,11 @@ class BotProcess:
             self.stderr_log.note(f"dropped a stdout line of {size} bytes ({how}; "
                                  f"the limit is {MAX_LINE_BYTES})")
 
+    def mark_log(self, text: str) -> None:
+        """A section line in the stderr log (:meth:`StderrLog.mark`), if there is a log."""
+        if self.stderr_log is not None:
+            self.stderr_log.mark(text)
+
     def _record(self, line: str | BadLine) -> str | BadLine:
         self.transcript.append("< " + (_clip(line) if isinstance(line, str) else repr(line)))
         return line

@@ -39,6 +39,8 @@ class StderrLog:
         """Bytes of stderr read and not written (over the cap, or the log failed)."""
         self.failure: str | None = None
         """Why the log could not be written, once it could not."""
+        self._held: bytes = b""
+        """A section mark waiting for the bot's next bytes (:meth:`mark`)."""
         self._done = trio.Event()
         self._scope = trio.CancelScope()
         trio.lowlevel.spawn_system_task(self._drain, name=f"stderr log {path}")
@@ -70,6 +72,13 @@ class StderrLog:
         else:
             self.dropped += len(kept)
 
+    def mark(self, text: str) -> None:
+        """An ``[arena]`` line that opens a section of the log (a game's start, when the
+        process plays game after game), held until the bot writes again; a newer mark
+        replaces it (that section stayed empty). So only what the bot said is introduced,
+        and a bot that never writes to stderr costs no file and no write per game."""
+        self._held = f"[arena] {text}\n".encode()
+
     def note(self, text: str) -> None:
         """An ``[arena]`` line in the log (a dropped stdout line...), outside the cap."""
         if self.path is not None and self.failure is None:
@@ -81,6 +90,9 @@ class StderrLog:
                 assert self.path is not None
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 self._file = open(self.path, "ab", buffering=0)  # noqa: SIM115 - see _finish
+            if self._held:
+                held, self._held = self._held, b""
+                self._file.write(held)
             self._file.write(data)
             return True
         except OSError as exc:

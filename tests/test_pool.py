@@ -62,7 +62,7 @@ async def play_series(pool: BotPool, a: BotSpec, b: BotSpec, games: int,
 
 async def test_auto_keeps_one_process_per_bot_across_games(tmp_path: Path) -> None:
     pool = BotPool(tmp_path / "logs")
-    a = pool_bot("a", tmp_path / "a.pids")
+    a = pool_bot("a", tmp_path / "a.pids", "--say-game", "2")
     b = pool_bot("b", tmp_path / "b.pids")
     try:
         records = await play_series(pool, a, b, 4)
@@ -72,13 +72,35 @@ async def test_auto_keeps_one_process_per_bot_across_games(tmp_path: Path) -> No
     assert all(r.termination != Termination.CRASH for r in records)
     assert len(started(tmp_path / "a.pids")) == len(started(tmp_path / "b.pids")) == 1
     assert pool.started == {"a": 1, "b": 1}
-    # One log for the process, named after its first game, with a marker line per game.
+    # One log for the process, named after its first game; what it said in a game comes
+    # after that game's marker line (games where it said nothing have none).
     log = (tmp_path / "logs" / "a" / "g1.stderr.log").read_text().splitlines()
     pid = started(tmp_path / "a.pids")[0]
-    assert f"hello from {pid}" in log  # what the bot said at its start, before game 1
-    assert [line.split()[2] for line in log if line.startswith(MARKER_PREFIX)] == [
-        "g1", "g2", "g3", "g4"]
+    assert f"hello from {pid}" in log  # what the bot said at its start
+    assert log[-2:] == [f"{MARKER_PREFIX}g2 (game 2 of process {pid})", "said in game 2"]
+    assert [line.split()[2] for line in log if line.startswith(MARKER_PREFIX)] in (
+        ["g2"], ["g1", "g2"])  # g1's too if the start's hello was drained after it
     assert pool.idle("a") == 0 and not tagged(str(tmp_path / "a.pids"))
+
+
+async def test_a_silent_bot_has_no_log_and_a_game_that_spoke_is_found_by_its_id(
+        tmp_path: Path) -> None:
+    pool = BotPool(tmp_path / "logs")
+    silent = pool_bot("silent", tmp_path / "s.pids", "--quiet")
+    speaker = pool_bot("speaker", tmp_path / "t.pids", "--quiet", "--say-game", "3")
+    try:
+        records = await play_series(pool, silent, speaker, 4)
+    finally:
+        await pool.aclose()
+    assert all(r.termination != Termination.CRASH for r in records)
+    assert len(started(tmp_path / "t.pids")) == 1  # one process played all four games
+    assert not (tmp_path / "logs" / "silent").exists() or \
+        not list((tmp_path / "logs" / "silent").iterdir())
+    logs = list((tmp_path / "logs" / "speaker").glob("*.stderr.log"))
+    assert len(logs) == 1, logs
+    assert logs[0].read_text().splitlines() == [
+        f"{MARKER_PREFIX}g3 (game 3 of process {started(tmp_path / 't.pids')[0]})",
+        "said in game 3"]
 
 
 async def test_a_crash_gets_a_fresh_process_and_the_opponent_keeps_its_own(

@@ -2,7 +2,8 @@
 
 It appends its pid to ``--pids FILE`` when it starts (so a test counts the processes a run
 started) and ``quit <pid>`` when told to quit (an orderly end, not a kill), and writes
-``hello from <pid>`` to stderr; it plays the first move of each ``legal`` line. The game
+``hello from <pid>`` to stderr (not with ``--quiet``; ``--say-game K`` writes ``said in game
+K`` there on the first ``go`` of its K-th game); it plays the first move of each ``legal`` line. The game
 count is per process (each ``uginewgame`` starts the next one): ``--crash-game K`` exits on
 the first ``go`` of its K-th game, ``--slow-game K`` answers the first ``go`` of its K-th
 game only after ``--slow-seconds`` (a time loss at a short control; the late ``bestmove``
@@ -26,10 +27,13 @@ def main() -> int:
     parser.add_argument("--slow-seconds", type=float, default=1.0)
     parser.add_argument("--illegal-game", type=int, default=0)
     parser.add_argument("--tag", default="")
+    parser.add_argument("--quiet", action="store_true")
+    parser.add_argument("--say-game", type=int, default=0)
     args = parser.parse_args()
     with open(args.pids, "a") as pids:
         pids.write(f"{os.getpid()}\n")
-    print(f"hello from {os.getpid()}", file=sys.stderr, flush=True)
+    if not args.quiet:
+        print(f"hello from {os.getpid()}", file=sys.stderr, flush=True)
     games = 0
     first_go = False
     legal: list[str] = []
@@ -51,6 +55,8 @@ def main() -> int:
         elif command == "go":
             if first_go and games == args.crash_game:
                 os._exit(3)
+            if first_go and games == args.say_game:
+                print(f"said in game {games}", file=sys.stderr, flush=True)
             if first_go and games == args.slow_game:
                 time.sleep(args.slow_seconds)
             move = legal[0] if legal else "(none)"
