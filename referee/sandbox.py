@@ -216,22 +216,30 @@ def _program_roots(argv: list[str], cwd: str) -> list[str]:
 @cache
 def _unreadable_in_etc() -> tuple[str, ...]:
     """Entries of /etc that only their owner or group may read (shadow, private keys): hidden
-    in the sandbox, where the bot's uid maps to the referee's outside."""
+    in the sandbox, where the bot's uid maps to the referee's outside. Symbolic links are
+    passed over without a stat (the directory listing says what they are): /etc holds
+    thousands of them (alternatives, certificates), and this runs before the first bot."""
     hidden: list[str] = []
-    for top, dirs, files in os.walk("/etc"):
-        for name in [*dirs, *files]:
-            path = os.path.join(top, name)
+    folders = ["/etc"]
+    while folders:
+        try:
+            entries = list(os.scandir(folders.pop()))
+        except OSError:
+            continue
+        for entry in entries:
             try:
-                mode = os.lstat(path).st_mode
+                if entry.is_symlink():
+                    continue
+                is_dir = entry.is_dir(follow_symlinks=False)
+                mode = entry.stat(follow_symlinks=False).st_mode
             except OSError:
                 continue
-            if stat.S_ISLNK(mode):
-                continue
-            need = stat.S_IROTH | (stat.S_IXOTH if stat.S_ISDIR(mode) else 0)
+            need = stat.S_IROTH | (stat.S_IXOTH if is_dir else 0)
             if mode & need != need:
-                hidden.append(path)
-        dirs[:] = [d for d in dirs if os.path.join(top, d) not in hidden]
-    return tuple(hidden)
+                hidden.append(entry.path)
+            elif is_dir:
+                folders.append(entry.path)
+    return tuple(sorted(hidden))
 
 
 def folder_visible_to(uid: int, path: str) -> bool:
