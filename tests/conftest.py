@@ -1,20 +1,34 @@
 """Test-wide hooks: the ``needs`` marker for Debian packages and the summary of what a local
-run skipped for want of them (see tests/system_packages.py).
+run skipped for want of them (see tests/system_packages.py), and how ``make test`` hands the
+tests out to its pytest-xdist workers.
 
-``make test`` runs the tests in several pytest-xdist worker processes (``--dist loadgroup``):
-a skip is noted where the test ran (``system_packages.skipped``), travels to the controller on
-the test's report (a user property), and the controller prints the summary. Run without xdist,
-the one process does all three. Under xdist the tests marked slow are handed out first, so
-that no worker starts a long test while the others run out of work.
+A skip is noted where the test ran (``system_packages.skipped``), travels to the controller on
+the test's report (a user property), and the controller prints the summary; run without
+xdist, the one process does all three.
+
+Under xdist (``--dist loadgroup``, as ``make test`` runs) each test is a work unit of its own,
+handed to whichever worker runs short of work, except the modules of :data:`SHARED_SETUP`:
+one worker runs each of those whole, so their module fixtures are built once. The tests marked
+slow are handed out first, so that no worker starts a long test while the others run out of
+work. (xdist's own ``xdist_group`` mark does not group anything with pytest 9.2: it renames
+the node ids, which pytest no longer lets it do; pytest-xdist issue #1386.)
 """
 
 from __future__ import annotations
 
 from collections.abc import Generator
+from typing import Any
 
 import pluggy
 import pytest
 from system_packages import install_command, problem, require, skipped
+
+SHARED_SETUP = frozenset({
+    "tests/test_report_browser.py",  # five built reports, opened by each test
+    "tests/test_report_content.py",  # a built report of every game, read by most tests
+})
+"""Test modules whose tests share an expensive module-scoped fixture: one xdist worker runs
+each whole (paths relative to the project, as in node ids)."""
 
 MISSING = "needs_debian_package"
 """The user property a skipped test's report carries, once per package it lacked."""
@@ -26,6 +40,20 @@ _missing: dict[str, set[str]] = {}
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if hasattr(config, "workerinput"):  # an xdist worker: every worker sorts alike
         items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadgroup`` as it should work, with :data:`SHARED_SETUP` as the groups."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class SharedSetupScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return module if module in SHARED_SETUP else nodeid
+
+    return SharedSetupScheduling(config, log)
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:

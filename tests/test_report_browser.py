@@ -27,9 +27,9 @@ from typing import Any
 import pytest
 import system_packages
 
-# A headless Chromium over a report of every game; the module's reports are built once, in the
-# one xdist worker that runs all its tests (`make test` runs the tests in several workers).
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("report-browser")]
+# A headless Chromium over a report of every game. Under xdist one worker runs the whole module
+# (tests/conftest.py: SHARED_SETUP), so the module's reports are built once.
+pytestmark = pytest.mark.slow
 
 CHROMIUM = Path(system_packages.CHROMIUM)
 FLAGS = [

@@ -27,7 +27,9 @@ from reports.html import build, build_report
 from reports.journal import FAULTS, JournalError, read_journal
 from reports.replay import apply_frames, replay, start_game
 
-pytestmark = pytest.mark.slow  # reports built from random tournaments of every game
+# Reports built from random tournaments of every game. Under xdist one worker runs the whole
+# module (tests/conftest.py: SHARED_SETUP), so each report of ``run`` is built once.
+pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[1]
 GAMES = {
@@ -38,9 +40,6 @@ GAMES = {
     "donkan": ({"target": "2"}, 400),
 }
 PNG = b"\x89PNG\r\n\x1a\n"
-SHARES_RUNS = pytest.mark.xdist_group("report-content-runs")
-"""On the tests of the module's ``run`` reports: one xdist worker runs them all, so each report
-is built once (``make test`` runs the tests in several workers)."""
 
 
 def records_of(run: Path) -> list[GameRecord]:
@@ -83,7 +82,6 @@ def expected_wdl(records: list[GameRecord]) -> dict[str, Counter[str]]:
     return out
 
 
-@SHARES_RUNS
 def test_standings_count_every_result(run: Path) -> None:
     records = records_of(run)
     expected = expected_wdl(records)
@@ -109,7 +107,6 @@ def test_standings_count_every_result(run: Path) -> None:
         assert [int(c) for c in cells[3:7]] == [e["games"], e["wins"], e["draws"], e["losses"]]
 
 
-@SHARES_RUNS
 def test_standings_elo_and_los_come_from_the_rating_fit(run: Path) -> None:
     fit = fit_ratings(aggregate(read_results(run)))
     rows = read_csv(run / "standings.csv")
@@ -122,7 +119,6 @@ def test_standings_elo_and_los_come_from_the_rating_fit(run: Path) -> None:
     assert rows[-1]["los_next_pct"] == ""
 
 
-@SHARES_RUNS
 def test_crosstable_holds_points_against_each_opponent(run: Path) -> None:
     records = records_of(run)
     points: dict[tuple[str, str], float] = defaultdict(float)
@@ -147,7 +143,6 @@ def test_crosstable_holds_points_against_each_opponent(run: Path) -> None:
         assert cells[a][a] == ""
 
 
-@SHARES_RUNS
 def test_head_to_head_counts_each_pair_from_the_higher_ranked_side(run: Path) -> None:
     records = records_of(run)
     rank = {r["bot"]: int(r["rank"]) for r in read_csv(run / "standings.csv")}
@@ -173,7 +168,6 @@ def test_head_to_head_counts_each_pair_from_the_higher_ranked_side(run: Path) ->
     assert seen == set(tally)
 
 
-@SHARES_RUNS
 def test_fault_table_blames_the_loser(run: Path) -> None:
     records = records_of(run)
     blame: Counter[tuple[str, str]] = Counter()
@@ -197,7 +191,6 @@ def test_fault_table_blames_the_loser(run: Path) -> None:
         assert 'id="faults" class="ok"' in page
 
 
-@SHARES_RUNS
 def test_move_table_has_time_and_search_per_bot(run: Path) -> None:
     records = records_of(run)
     times: dict[str, list[float]] = defaultdict(list)
@@ -229,7 +222,6 @@ def test_move_table_has_time_and_search_per_bot(run: Path) -> None:
             assert cells["mean depth"] == cells["max depth"] == ""
 
 
-@SHARES_RUNS
 def test_games_csv_has_one_row_per_record(run: Path) -> None:
     records = records_of(run)
     rows = read_csv(run / "games.csv")
@@ -239,7 +231,6 @@ def test_games_csv_has_one_row_per_record(run: Path) -> None:
     assert [int(r["plies"]) for r in rows] == [r.plies for r in records]
 
 
-@SHARES_RUNS
 def test_every_chart_is_a_readable_png(run: Path) -> None:
     names = [
         "elo",
@@ -268,7 +259,6 @@ def load_viewer(run: Path, relative: str) -> tuple[str, dict]:  # type: ignore[t
     return json.loads(key), json.loads(body)
 
 
-@SHARES_RUNS
 def test_viewer_data_replays_to_each_final_position(run: Path) -> None:
     records = records_of(run)
     journal = read_journal(run)

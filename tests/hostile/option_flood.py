@@ -1,11 +1,11 @@
-"""Declares 700,000 options (and a 100 kB ``id name``) during the handshake, then plays first
-moves: legal, but kept whole it fills the referee's memory."""
+"""Declares 700,000 options (or as many as argv[3] says) and a 100 kB ``id name`` during the
+handshake, then plays first moves: legal, but kept whole it fills the referee's memory."""
 
 import sys
 
 from _base import say, serve
 
-COUNT = 700_000
+COUNT = int(sys.argv[3]) if len(sys.argv) > 3 else 700_000
 
 
 def on_ugi() -> bool:
