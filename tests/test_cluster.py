@@ -157,17 +157,20 @@ def test_killing_a_worker_mid_game_loses_and_doubles_nothing(tmp_path: Path, tag
         assert line.startswith("arena: cluster tcp://"), line + proc.communicate()[1]
         address = line.split()[2].rstrip(":")
         with Client(address, timeout=30) as client:
+            # The pids first: the kill must follow the look at what is running at once, or on
+            # a loaded machine the game seen running may have ended before it.
+            client.wait_for_workers(2, timeout=60)
+            pids = client.run(os.getpid)
             deadline = time.monotonic() + 60
             victim = None
             while victim is None and time.monotonic() < deadline:
-                busy = [w for w, keys in client.processing().items() if keys]
+                processing = client.processing()
+                busy = [w for w, keys in processing.items() if keys]
                 if busy and (out / "games.jsonl").exists() and journal(out):
-                    victim = busy[0]
+                    victim, in_flight = busy[0], processing[busy[0]]
+                    os.kill(pids[victim], signal.SIGKILL)
                 time.sleep(0.05)
             assert victim is not None, "no game was running on a worker"
-            in_flight = client.processing(workers=[victim])[victim]
-            pid = client.run(os.getpid, workers=[victim])[victim]
-            os.kill(pid, signal.SIGKILL)
         stdout, stderr = proc.communicate(timeout=RUN_TIMEOUT)
     finally:
         if proc.poll() is None:
