@@ -13,7 +13,7 @@ UV_VERSION := 0.13.9
 PYTEST := $(BIN)/python -m pytest -q -p no:cacheprovider
 # `make test` runs the tests in pytest-xdist worker processes: more workers than cores, as
 # most tests wait on child processes, pipes and clocks. Tests that share an expensive setup
-# carry an xdist_group mark (--dist loadgroup keeps each group on one worker).
+# are listed in tests/conftest.py (SHARED_SETUP): one worker runs each such module whole.
 TEST_WORKERS ?= 4
 XDIST := -n $(TEST_WORKERS) --dist loadgroup
 
