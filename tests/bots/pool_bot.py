@@ -1,14 +1,14 @@
 """Test bot for the process pool: says which process it is and misbehaves in a chosen game.
 
 It appends its pid to ``--pids FILE`` when it starts (so a test counts the processes a run
-started) and ``quit <pid>`` when told to quit (an orderly end, not a kill), and writes
-``hello from <pid>`` to stderr (not with ``--quiet``; ``--say-game K`` writes ``said in game
-K`` there on the first ``go`` of its K-th game); it plays the first move of each ``legal`` line. The game
-count is per process (each ``uginewgame`` starts the next one): ``--crash-game K`` exits on
-the first ``go`` of its K-th game, ``--slow-game K`` answers the first ``go`` of its K-th
-game only after ``--slow-seconds`` (a time loss at a short control; the late ``bestmove``
-still comes), ``--illegal-game K`` answers it with a move that does not exist. Standard
-library only, so it starts fast.
+started) and ``quit <pid>`` when told to quit (an orderly end, not a kill), and writes ``hello
+from <pid>`` to stderr (not with ``--quiet``; ``--say-game K`` writes ``said in game K`` there
+on the first ``go`` of its K-th game); it plays the first move of each ``legal`` line. The game
+count is per process (each ``uginewgame`` starts the next one): ``--crash-game K`` exits on the
+first ``go`` of its K-th game, ``--slow-game K`` answers the first ``go`` of its K-th game only
+after ``--slow-seconds`` (a time loss at a short control; the late ``bestmove`` still comes),
+``--illegal-game K`` answers it with a move that does not exist. Standard library only, so it
+starts fast.
 """
 
 from __future__ import annotations
