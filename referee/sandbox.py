@@ -132,12 +132,23 @@ def bot_folder(spec: BotSpec, argv: list[str]) -> str:
     return os.path.dirname(argv[0])
 
 
+def absolute_scripts(argv: list[str]) -> list[str]:
+    """``argv`` with each argument that names an existing file relative to the current
+    folder made absolute. A bot without a ``cwd`` (``check-bot``, ``play``) runs in its
+    script's folder inside the sandbox, where ``sample_bots/x.py`` would no longer be found."""
+    return [argv[0], *(os.path.abspath(arg) if not arg.startswith("-")
+                       and not os.path.isabs(arg) and os.path.isfile(arg) else arg
+                       for arg in argv[1:])]
+
+
 def sandbox_argv(spec: BotSpec, argv: list[str], uid: int) -> list[str]:
     """``argv`` (its program already an absolute path) run under bubblewrap as ``uid``."""
     bwrap = bwrap_path()
     if bwrap is None:
         raise BotStartError(f"bot {spec.name!r}: bubblewrap is not installed "
                             "(apt-get install bubblewrap)")
+    if not spec.cwd:
+        argv = absolute_scripts(argv)
     folder = bot_folder(spec, argv)
     cwd = os.path.abspath(spec.cwd) if spec.cwd else folder
     tmp = str(spec.limits.tmp_mb << 20)

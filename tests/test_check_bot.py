@@ -28,6 +28,17 @@ def test_random_bot_passes(game: str, capsys: pytest.CaptureFixture[str]) -> Non
         assert "placement, 48 pieces placed" in out
 
 
+def test_a_script_path_relative_to_the_current_folder_is_found(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sandboxed bot runs in its script's folder; the relative path still names it."""
+    monkeypatch.chdir(ROOT)
+    status = main(["check-bot", "jungle", "--", sys.executable, "sample_bots/random_bot.py",
+                   "--seed", "3"])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert "all steps passed" in out
+
+
 def test_garbage_bot_fails_showing_its_output(capsys: pytest.CaptureFixture[str]) -> None:
     status = main(["check-bot", "jungle", "--", *MISBEHAVE, "garbage", "1"])
     out = capsys.readouterr().out
