@@ -97,18 +97,18 @@ class UciConnection(BotConnection):
             self._reset_sync()
         lowest = max(self._checked_ply + 1, self._sync_ply + 1, 1)
         known = turn.wins_at_once  # shared by both bots' turns: each position looked at once
-        rewound: list[Any] = []  # a copy of the board taken back to ``at`` when needed
+        probe, probe_ply = turn.board, ply  # copied before the first pop: the turn's is read only
 
         def board_at(at: int) -> Any:
+            nonlocal probe, probe_ply
             if at == ply:
-                return turn.board  # read only, as every dialect treats it
-            if not rewound:
-                rewound.append(turn.board.copy())
-                rewound.append(ply)
-            while rewound[1] > at:
-                rewound[0].pop()
-                rewound[1] -= 1
-            return rewound[0]
+                return turn.board
+            if probe is turn.board:
+                probe = probe.copy()
+            while probe_ply > at:
+                probe.pop()
+                probe_ply -= 1
+            return probe
 
         for at in range(ply, lowest - 1, -1):
             wins = known.get(at)
