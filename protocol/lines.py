@@ -9,7 +9,6 @@ treats an unknown line as garbage once the handshake is over. Both dialects shar
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -405,13 +404,22 @@ def _parse_option(line: str, rest: list[str]) -> OptionDecl:
     return decl
 
 
-_INFO_INTS = ("depth", "seldepth", "nodes", "nps", "time")
-_INFO_SKIP_ONE = ("multipv", "currmove", "currmovenumber", "hashfull", "tbhits", "sbhits",
-                  "cpuload")
+_INFO_INTS = frozenset(("depth", "seldepth", "nodes", "nps", "time"))
+_INFO_SKIP_ONE = frozenset(("multipv", "currmove", "currmovenumber", "hashfull", "tbhits",
+                            "sbhits", "cpuload"))
 
 
-_STRING_WORD = re.compile(r"(?:^|\s)string(?:\s|$)")
-_PV_WORD = re.compile(r"(?:^|\s)pv(?:\s|$)")
+def _word_span(text: str, word: str) -> tuple[int, int] | None:
+    """Where ``word`` first stands alone in ``text`` (whitespace or an end on both sides).
+    A scan with ``str.find`` (``multipv`` holds ``pv``): a regex costs more than the rest of
+    an ``info`` line's parse, and engines send several such lines per move."""
+    at = text.find(word)
+    while at >= 0:
+        end = at + len(word)
+        if (at == 0 or text[at - 1].isspace()) and (end == len(text) or text[end].isspace()):
+            return at, end
+        at = text.find(word, at + 1)
+    return None
 
 
 def _parse_info(line: str, text: str) -> Info:
@@ -419,38 +427,30 @@ def _parse_info(line: str, text: str) -> Info:
     to ``string`` or the end; both are cut to their caps without splitting what is cut off
     (a flooding bot sends 200,000-move pvs on every move)."""
     info = Info()
-    found = _STRING_WORD.search(text) if "string" in text else None  # the regex only if needed
+    found = _word_span(text, "string")
     if found is not None:
         info.string = clip(line.split(" string ", 1)[1] if " string " in line else "",
                            MAX_INFO_STRING_CHARS)
-        text = text[: found.start()]
-    found = _PV_WORD.search(text) if "pv" in text else None
+        text = text[: found[0]]
+    found = _word_span(text, "pv")
     if found is not None:
-        _parse_pv(info, text[found.end():])
-        text = text[: found.start()]
-    rest = text.split()
-    i = 0
-    while i < len(rest):
-        key = rest[i]
+        _parse_pv(info, text[found[1]:])
+        text = text[: found[0]]
+    words = iter(text.split())
+    for key in words:  # an unknown key (or a bound after a score) is skipped, as UCI allows
         if key in _INFO_INTS:
-            setattr(info, key, _int(line, key, rest[i + 1] if i + 1 < len(rest) else None))
-            i += 2
+            setattr(info, key, _int(line, key, next(words, None)))
         elif key == "score":
-            kind = rest[i + 1] if i + 1 < len(rest) else None
-            value = _int(line, f"score {kind}", rest[i + 2] if i + 2 < len(rest) else None)
+            kind = next(words, None)
+            value = _int(line, f"score {kind}", next(words, None))
             if kind == "cp":
                 info.score_cp = value
             elif kind == "mate":
                 info.score_mate = value
             else:
                 raise ProtocolError(line, f"score must be 'cp' or 'mate', got {kind!r}")
-            i += 3
-            while i < len(rest) and rest[i] in ("lowerbound", "upperbound"):
-                i += 1
         elif key in _INFO_SKIP_ONE:
-            i += 2
-        else:
-            i += 1  # unknown info key: skipped, as UCI allows
+            next(words, None)
     return info
 
 

@@ -119,6 +119,23 @@ def test_fairy_stockfish_info_line_skips_unknown_keys() -> None:
 
 
 @pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("info multipv 2 pv e2e4", Info(pv=["e2e4"])),  # 'multipv' holds 'pv': not the pv
+        ("info depth 3\tpv a1a2", Info(depth=3, pv=["a1a2"])),  # any whitespace separates
+        ("info pvx 1 depth 2", Info(depth=2)),  # a word starting with 'pv' is another key
+        ("info string pv here", Info(string="pv here")),  # 'pv' inside the string is text
+        ("info depth 4 string a  b", Info(depth=4, string="a  b")),
+        ("info substring 1 depth 5", Info(depth=5)),
+        ("info score mate -3 upperbound depth 7", Info(score_mate=-3, depth=7)),
+        ("info pv", Info()),
+    ],
+)
+def test_info_words_stand_alone(line: str, expected: Info) -> None:
+    assert parse_reply(line) == expected
+
+
+@pytest.mark.parametrize(
     ("line", "words"),
     [
         ("hello there", "unknown message 'hello'"),
