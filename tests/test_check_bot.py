@@ -97,3 +97,24 @@ def test_steps_include_histories_a_resumed_game_and_a_timed_quit(
     assert "a game from the start: position startpos moves ... (12 moves)" in out
     assert "a resumed game: position fen <start> moves ... (4 moves)" in out
     assert "quit -> the process exits within 0.5 s: exited after" in out
+
+
+ALPHABETA = [sys.executable, str(ROOT / "sample_bots" / "alphabeta.py")]
+
+
+def test_bot_options_replace_defaults_and_must_be_declared(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``--bot-option`` sets a declared option instead of its default (here a depth cap that
+    makes alphabeta answer at once); a name the bot never declared fails the options step,
+    listing the names it did declare."""
+    status = main(["check-bot", "jungle", "--bot-option", "Depth=2", "--", *ALPHABETA])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert "3 option(s) set (1 from --bot-option, the rest to their defaults)" in out
+    status = main(["check-bot", "jungle", "--bot-option", "Dept=2", "--", *ALPHABETA])
+    out = capsys.readouterr().out
+    assert status == 1
+    assert ("FAIL   4. setoption for every declared option, isready: --bot-option names "
+            "option(s) the bot does not declare: Dept (declared: Depth, Hash, Seed)") in out
+    assert main(["check-bot", "jungle", "--bot-option", "Depth", "--", *ALPHABETA]) == 2
+    assert "--bot-option 'Depth': expected NAME=VALUE" in capsys.readouterr().err

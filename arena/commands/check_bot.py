@@ -185,11 +185,22 @@ async def step_isready(c: Checker) -> str:
 
 
 async def step_options(c: Checker) -> str:
-    defaults = {decl.name: decl.default or "" for decl in c.bot.options.values()
-                if decl.type != "button"}
-    await c.bot.set_options(defaults)
+    """Every declared option once: to its default, or to the value ``--bot-option`` gave (an
+    engine that needs a file path or a smaller search to be checked at all)."""
+    undeclared = sorted(set(c.spec.options) - set(c.bot.options))
+    if undeclared:
+        raise StepFailed(f"--bot-option names option(s) the bot does not declare: "
+                         f"{', '.join(undeclared)} (declared: "
+                         f"{', '.join(sorted(c.bot.options)) or 'none'})")
+    values: dict[str, object] = {decl.name: decl.default or "" for decl in c.bot.options.values()
+                                 if decl.type != "button"}
+    values.update(c.spec.options)
+    await c.bot.set_options(values)
     await c.bot.ready(STEP_TIMEOUT_S)
-    return f"{len(defaults)} option(s) set to their defaults, then answered"
+    given = len(c.spec.options)
+    rest = f" ({given} from --bot-option, the rest to their defaults)" if given else \
+        " to their defaults"
+    return f"{len(values)} option(s) set{rest}, then answered"
 
 
 async def step_new_game(c: Checker) -> str:
@@ -362,6 +373,19 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--variant", help="UCI_Variant value (uci protocol; default: the game)")
     parser.add_argument("--no-legal", action="store_true", help="do not send 'legal' lines")
     parser.add_argument("--cwd", help="the bot's working directory (Scan: its own folder)")
+    parser.add_argument("--bot-option", action="append", default=[], metavar="NAME=VALUE",
+                        help="set the bot's option NAME to VALUE instead of its default, "
+                        "from the handshake on (repeatable)")
+
+
+def _bot_options(items: list[str]) -> dict[str, str | int | float | bool]:
+    options: dict[str, str | int | float | bool] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise UserError(f"--bot-option {item!r}: expected NAME=VALUE")
+        options[name.strip()] = value
+    return options
 
 
 def run(args: argparse.Namespace) -> int:
@@ -381,7 +405,7 @@ def run(args: argparse.Namespace) -> int:
     if args.protocol == "hub" and args.game != "draughts":
         raise UserError(f"the hub protocol is for draughts engines; it cannot play {args.game}")
     spec = BotSpec(name=bot_name(cmd), cmd=cmd, protocol=args.protocol, variant=args.variant,
-                   legal=not args.no_legal, cwd=args.cwd)
+                   legal=not args.no_legal, cwd=args.cwd, options=_bot_options(args.bot_option))
     with tempfile.TemporaryDirectory(prefix="arena-check-") as tmp:
         ok = trio.run(check, spec, args.game, Path(tmp) / "stderr.log")
     print("all steps passed" if ok else "the bot failed a step")
