@@ -17,6 +17,7 @@ from typing import Any
 
 import trio
 
+from arena.commands._arguments import key_values
 from arena.errors import UserError
 from protocol.bounds import MAX_OPTIONS
 from protocol.messages import Go
@@ -378,16 +379,6 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
                         "from the handshake on (repeatable)")
 
 
-def _bot_options(items: list[str]) -> dict[str, str | int | float | bool]:
-    options: dict[str, str | int | float | bool] = {}
-    for item in items:
-        name, sep, value = item.partition("=")
-        if not sep or not name.strip():
-            raise UserError(f"--bot-option {item!r}: expected NAME=VALUE")
-        options[name.strip()] = value
-    return options
-
-
 def run(args: argparse.Namespace) -> int:
     cmd = list(args.cmd)
     if "--" in cmd:
@@ -404,8 +395,10 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("no bot command: use arena check-bot GAME -- CMD ARGS...")
     if args.protocol == "hub" and args.game != "draughts":
         raise UserError(f"the hub protocol is for draughts engines; it cannot play {args.game}")
+    bot_options: dict[str, str | int | float | bool] = {
+        **key_values(args.bot_option, "--bot-option", "NAME=VALUE")}
     spec = BotSpec(name=bot_name(cmd), cmd=cmd, protocol=args.protocol, variant=args.variant,
-                   legal=not args.no_legal, cwd=args.cwd, options=_bot_options(args.bot_option))
+                   legal=not args.no_legal, cwd=args.cwd, options=bot_options)
     with tempfile.TemporaryDirectory(prefix="arena-check-") as tmp:
         ok = trio.run(check, spec, args.game, Path(tmp) / "stderr.log")
     print("all steps passed" if ok else "the bot failed a step")

@@ -16,6 +16,7 @@ from typing import Any
 
 import trio
 
+from arena.commands._arguments import key_values
 from arena.errors import UserError
 from arena.terminal_seat import TerminalFront
 from referee.adjudication import Adjudication
@@ -88,16 +89,6 @@ def _spec(command: str, name: str | None, protocol: str, flag: str) -> BotSpec:
     return BotSpec(name=name or _name_from(cmd), cmd=cmd, protocol=protocol)  # type: ignore[arg-type]
 
 
-def _options(items: list[str]) -> dict[str, str]:
-    options: dict[str, str] = {}
-    for item in items:
-        key, eq, value = item.partition("=")
-        if not eq or not key:
-            raise UserError(f"--option {item!r}: expected KEY=VALUE")
-        options[key] = value
-    return options
-
-
 def run(args: argparse.Namespace) -> int:
     try:
         tc = TimeControl.parse(args.tc)
@@ -109,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
     p2 = _spec(args.p2, args.p2_name, args.p2_protocol, "--p2")
     if p1.name == p2.name:
         p1.name, p2.name = p1.name + "-1", p2.name + "-2"
-    options = _options(args.option)
+    options = key_values(args.option, "--option")
     opening = args.opening.split()
     prepare_game(args.game, args.position, opening, options)  # checks before starting anything
     adjudication = Adjudication(max_plies=args.max_plies, draw_rules=not args.no_draw_rules)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import trio
 
+from arena.commands._arguments import key_values
 from arena.errors import UserError
 
 
@@ -51,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
 
         app, background = play_app(args.play, shlex.split(args.bot), tc=args.tc,
                                    human=0 if args.human == "p1" else 1,
-                                   options=_options(args.option), out=args.out)
+                                   options=key_values(args.option, "--option"), out=args.out)
         what = f"{args.play} against {args.bot}"
     else:
         if args.run_dir is None:
@@ -78,15 +79,5 @@ def run(args: argparse.Namespace) -> int:
     with sock:
         trio.run(serve, app, sock, background)
     return 0
-
-
-def _options(items: list[str]) -> dict[str, str]:
-    out = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise UserError(f"--option {item!r}: expected KEY=VALUE")
-        out[key.strip()] = value.strip()
-    return out
 
 
