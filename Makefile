@@ -53,7 +53,6 @@ test-fast: $(STAMP) bots
 # Build Scan from its public source (github rhalbersma/scan: `make` in src/, plus a zero-filled
 # data/eval of 8503280 bytes) and run: make test-scan ARENA_SCAN=/path/to/scan
 test-scan: export PYTHONDONTWRITEBYTECODE :=
-test-scan: export ARENA_SCAN := $(ARENA_SCAN)
 test-scan: $(STAMP)
 	$(PYTEST) -m external
 
