@@ -246,10 +246,13 @@ def _scheduler(tmp: Path, tag: str) -> tuple[subprocess.Popen[bytes], str]:
          "--no-dashboard", "--scheduler-file", str(file), "--host", "127.0.0.1"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env_with(tag))
     deadline = time.monotonic() + 60
-    while not file.exists() and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert file.exists(), "the scheduler did not start"
-    return proc, json.loads(file.read_text())["address"]
+    while time.monotonic() < deadline:
+        try:  # the file may exist before Dask has finished writing it
+            return proc, json.loads(file.read_text())["address"]
+        except (OSError, ValueError, KeyError):
+            time.sleep(0.1)
+    _stop([proc])
+    raise AssertionError("the scheduler did not write its address within 60 s")
 
 
 def _worker(address: str, name: str, tag: str, prefix: list[str] | None = None
