@@ -25,16 +25,21 @@ are printed. Building it: bench/README.md. ``BENCH_QUICK=1`` runs small sizes (a
 A rules difference to know: Fairy-Stockfish's dobutsu forbids leaving one's lion attacked,
 ours (and cutechess's) allow it, so in some positions FSF answers ``bestmove (none)``; the
 arena scores that as an illegal move, cutechess by its own rules. The games end either way,
-so the throughput comparison holds; the results are not meant to agree. Nor do the games'
-lengths: cutechess refuses Fairy-Stockfish's chick promotions written without their ``+``
-(``a3a4``; the arena accepts it, the move is unambiguous) and ends those games early as
-illegal moves, so its games are shorter (about 21 plies against 27
-from the same openings here); plies/min is the figure that compares like with like.
+so the throughput comparison holds; the results are not meant to agree. Nor would the
+games' lengths: cutechess refuses Fairy-Stockfish's chick promotions written without their
+``+`` (``a3a4``; the arena accepts it, the move is unambiguous) and ends those games early as
+illegal moves (about 21 plies a game against 27 from all the openings). So the benchmark
+first plays every opening with both colours at ``nodes=1`` in both runners and keeps the
+openings whose two games have the same length in both (about two thirds of them): at
+``nodes=1`` Fairy-Stockfish is deterministic, so from those both runners play the same games
+and games/min compares like with like (plies/game is printed to show it). Under a clock the
+games differ from run to run anyway; plies/min is the figure to read there.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import select
@@ -45,7 +50,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -69,6 +74,8 @@ class Run:
     plies: int = 0
     forfeits: int = 0
     status: int = 0
+    lengths: dict[tuple[str, str], int] = field(default_factory=dict)
+    """Plies per game by (start position in cutechess's FEN, first player)."""
 
     @property
     def games_per_min(self) -> float:
@@ -143,11 +150,12 @@ def cutechess_fen(position: str) -> str:
     return f"{board.replace('[]', '[-]')} {side} - {full}"
 
 
-def write_openings(directory: Path) -> tuple[Path, Path]:
-    positions = start_positions()
-    ours = directory / "openings.txt"
+def write_openings(directory: Path, positions: Sequence[str], tag: str = "openings"
+                   ) -> tuple[Path, Path]:
+    """The positions as an arena openings file and a cutechess PGN, in the same order."""
+    ours = directory / f"{tag}.txt"
     ours.write_text("".join(f"fen {p}\n" for p in positions))
-    theirs = directory / "openings.pgn"
+    theirs = directory / f"{tag}.pgn"
     theirs.write_text("".join(
         f'[Event "opening {i + 1}"]\n[Variant "dobutsu"]\n[SetUp "1"]\n'
         f'[FEN "{cutechess_fen(p)}"]\n\n*\n\n' for i, p in enumerate(positions)))
@@ -184,10 +192,13 @@ def arena_run(match: Match, work: Path, engine: str, openings: Path, tag: str) -
     lines = (out / "games.jsonl").read_bytes().splitlines() if (out / "games.jsonl").exists() \
         else []
     for line in lines:
-        plies = re.search(rb'"plies":(\d+)', line)
+        record = json.loads(line)
+        if "plies" not in record:  # not a game (a journal's other lines)
+            continue
         run.games += 1
-        run.plies += int(plies.group(1)) if plies else 0
-        run.forfeits += b'"termination":"time-forfeit"' in line
+        run.plies += record["plies"]
+        run.forfeits += record["termination"] == "time-forfeit"
+        run.lengths[cutechess_fen(record.get("start_position", "")), record["p1"]] = record["plies"]
     return run
 
 
@@ -205,10 +216,39 @@ def cutechess_run(match: Match, work: Path, cutechess: str, engine: str, opening
             "-pgnout", str(pgn)]
     run = measure(argv, cwd=work, log=work / f"{tag}.log")
     text = pgn.read_text(errors="replace") if pgn.exists() else ""
-    run.games = text.count("[Event ")
-    run.plies = sum(int(n) for n in re.findall(r'\[PlyCount "(\d+)"\]', text))
+    for game in text.split("[Event ")[1:]:
+        fen, white, plies = (re.search(pattern, game) for pattern in (
+            r'\[FEN "([^"]+)"\]', r'\[White "([^"]+)"\]', r'\[PlyCount "(\d+)"\]'))
+        run.games += 1
+        run.plies += int(plies.group(1)) if plies else 0
+        if fen and white and plies:
+            run.lengths[fen.group(1), white.group(1)] = int(plies.group(1))
     run.forfeits = len(re.findall(r'\[Termination "time forfeit"\]', text))
     return run
+
+
+def agreeing_openings(work: Path, cutechess: str, engine: str, positions: list[str]
+                      ) -> list[str]:
+    """The positions from which both runners play games of the same lengths, both colours.
+
+    One ``nodes=1`` game per opening and colour in each runner; Fairy-Stockfish is
+    deterministic there, so equal lengths mean the same games (the ones cutechess ends at a
+    promotion it refuses differ)."""
+    ours_file, their_file = write_openings(work, positions, "all-openings")
+    probe = Match("openings", 2 * len(positions), 1, "inf nodes=1", ["tc=inf", "nodes=1"])
+    ours = arena_run(probe, work, engine, ours_file, "agree-a")
+    theirs = cutechess_run(probe, work, cutechess, engine, their_file, "agree-c")
+    kept = []
+    for position in positions:
+        fen = cutechess_fen(position)
+        keys = [(fen, "fsf1"), (fen, "fsf2")]
+        if all(key in ours.lengths and ours.lengths[key] == theirs.lengths.get(key)
+               for key in keys):
+            kept.append(position)
+    print(f"-- openings: {len(kept)} of {len(positions)} give the same games in both runners "
+          f"(nodes=1, both colours; the others end early in cutechess at a promotion it "
+          f"refuses); the matches below use those {len(kept)}", flush=True)
+    return kept or positions
 
 
 # ----------------------------------------------------------------------------- reporting
@@ -384,7 +424,10 @@ def main() -> None:
     ]
     with tempfile.TemporaryDirectory(prefix="bench-cutechess-") as tmp:
         work = Path(tmp)
-        ours_openings, their_openings = write_openings(work)
+        positions = start_positions()
+        if cutechess:
+            positions = agreeing_openings(work, cutechess, engine, positions)
+        ours_openings, their_openings = write_openings(work, positions)
         for match in matches:
             ours: list[Run] = []
             theirs: list[Run] = []
