@@ -27,6 +27,7 @@ import msgspec
 from arena.errors import UserError
 from referee.adjudication import Adjudication
 from referee.botspec import BotSpec
+from referee.gameoptions import game_options_for  # names checked as the referee will
 from referee.games import GameError, game_names, get_game, is_game
 
 PYTHON_PLACEHOLDER: Final = "{python}"
@@ -317,8 +318,6 @@ def check_config(
         )
     options = {k: _option_text(v) for k, v in config.game_options.items()}
     try:
-        from referee.match import game_options_for  # names checked as the referee will
-
         get_game(config.game).start(**game_options_for(config.game, options))
     except (GameError, TypeError) as exc:
         raise fail(

@@ -15,6 +15,9 @@ moves) stays in memory, so resuming a run of 100,000 games costs little;
 :func:`iter_records` streams the full records for the few readers that need them (the PGN).
 While a run appends, the journal keeps only the ids and the count of its games, never the
 records: memory stays flat however many games an overnight run plays.
+
+trio is imported by the first :meth:`Journal.append`, not with this module: ``arena run`` opens
+the journal before it imports trio (it starts its first bots in between).
 """
 
 from __future__ import annotations
@@ -25,13 +28,15 @@ import os
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import msgspec
-import trio
 
 from arena.errors import UserError
 from referee.record import GameRecord, decode_record, encode_record
+
+if TYPE_CHECKING:
+    import trio
 
 Warn = Callable[[str], None]
 
@@ -65,7 +70,8 @@ class Journal:
         self._ids = {r.id for r in summaries}
         self.count = len(summaries)
         """Games in the journal now (those at opening plus those appended)."""
-        self._lock = trio.Lock()
+        self._lock: trio.Lock | None = None
+        """One writer at a time, made by the first :meth:`append` (see the module's doc)."""
 
     @classmethod
     def open(cls, path: Path, warn: Warn) -> Journal:
@@ -129,6 +135,10 @@ class Journal:
 
     async def append(self, record: GameRecord) -> None:
         """:meth:`append_sync` off the event loop (fsync can take a while), one writer at a time."""
+        import trio
+
+        if self._lock is None:
+            self._lock = trio.Lock()
         async with self._lock:
             try:
                 await trio.to_thread.run_sync(self.append_sync, record)

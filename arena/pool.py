@@ -25,11 +25,17 @@ Stderr logs are per process: ``logs/<bot>/<first game id>.stderr.log`` (with ``r
 plays starts with a line ``[arena] game <id> (game <k> of process <pid>)``, so a game's
 output is found by its id. A game that printed nothing to stderr has no such line, and a
 process that never printed anything has no log (:meth:`referee.stderrlog.StderrLog.mark`).
+
+Prestarted processes: ``arena run`` launches the bots of its first games before it imports
+trio (:mod:`arena.prestart`), so that an engine loading its tables starts while the runner still
+loads itself; the pool hands them out before it starts any new process and ends the ones no
+game took.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -41,6 +47,7 @@ from referee.botspec import BotSpec
 from referee.connection import HANDSHAKE_TIMEOUT_S, BotConnection, BotError
 from referee.match import open_bot
 from referee.record import GameRecord
+from referee.spawn import Launched
 
 MARKER_PREFIX: Final = "[arena] game "
 """How a game's first line in a pooled process's stderr log starts."""
@@ -56,13 +63,17 @@ class _Life:
 class BotPool:
     """Idle, handshaken bot processes by bot name; a :class:`referee.botsource.BotSource`."""
 
-    def __init__(self, log_dir: Path | None = None, *, timeout: float | None = None) -> None:
+    def __init__(self, log_dir: Path | None = None, *, timeout: float | None = None,
+                 prestarted: list[tuple[BotSpec, Launched]] | None = None) -> None:
         self.log_dir = log_dir
         self.timeout = timeout
         self.started: Counter[str] = Counter()
         """Processes started per bot name (the benchmark and tests read it)."""
         self._idle: dict[str, list[BotConnection]] = {}
         self._lives: dict[BotConnection, _Life] = {}
+        self._prestarted = prestarted if prestarted is not None else []
+        """Launched, not yet handshaken processes (``arena run``'s first bots), taken first;
+        the caller's own list, emptied as they are taken or ended."""
         self._closed = False
 
     def idle(self, name: str) -> int:
@@ -81,7 +92,7 @@ class BotPool:
         if self._closed:
             raise RuntimeError("the bot pool is closed")
         connection = await open_bot(spec, log_dir=self.log_dir, timeout=self.timeout,
-                                    game_id=game_id)
+                                    game_id=game_id, launched=self._take_prestarted(spec))
         self.started[spec.name] += 1
         self._lives[connection] = _Life()
         self._mark(connection, game_id)
@@ -97,6 +108,7 @@ class BotPool:
 
     async def retire(self, name: str) -> None:
         """End the idle processes of a bot that has no games left."""
+        self._discard_prestarted(lambda spec: spec.name == name)
         idle = self._idle.pop(name, [])
         with trio.CancelScope(shield=True):
             async with trio.open_nursery() as nursery:
@@ -106,9 +118,23 @@ class BotPool:
     async def aclose(self) -> None:
         """End every idle process and refuse new ones (busy ones end when released)."""
         self._closed = True
+        self._discard_prestarted(lambda spec: True)
         with trio.CancelScope(shield=True):
             for name in list(self._idle):
                 await self.retire(name)
+
+    def _take_prestarted(self, spec: BotSpec) -> Launched | None:
+        """A prestarted process of exactly this spec, with stderr piped as this pool logs."""
+        for index, (started, launched) in enumerate(self._prestarted):
+            if started == spec and (launched.stderr_fd is not None) == (self.log_dir is not None):
+                del self._prestarted[index]
+                return launched
+        return None
+
+    def _discard_prestarted(self, which: Callable[[BotSpec], bool]) -> None:
+        for index in reversed(range(len(self._prestarted))):
+            if which(self._prestarted[index][0]):
+                self._prestarted.pop(index)[1].discard()
 
     async def _reusable(self, connection: BotConnection, side: int,
                         record: GameRecord | None) -> bool:
@@ -142,4 +168,5 @@ class BotPool:
     async def _end(self, connection: BotConnection) -> None:
         self._lives.pop(connection, None)
         await connection.aclose()
+
 

@@ -4,7 +4,7 @@ of a referee with pandas and a long journal), the arena's spawn against the peer
 * ``preexec_fn`` (the old way, the peer): ``subprocess.Popen`` with a ``preexec_fn`` that sets
   the rlimits and the death signal in the child; CPython must then fork the whole parent
   (copying its page tables) instead of vfork-ing it.
-* ``arena (none|uid|bwrap)``: :func:`referee.spawn.start_child` as the referee runs it: vfork,
+* ``arena (none|uid|bwrap)``: :func:`referee.spawn.launch` as the referee runs it: vfork,
   the setpriv + gate launcher, the cgroup and the rlimits set from the parent.
 
 Runs are interleaved (A, B, A, B...) so that the machine's noise hits both alike; medians and
@@ -15,7 +15,6 @@ what is measured is what the referee cannot do while it spawns.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import resource
 import signal
@@ -28,7 +27,7 @@ import trio
 
 from referee.botspec import BotSpec, Limits
 from referee.sandbox import bwrap_path
-from referee.spawn import start_child
+from referee.spawn import launch
 
 BALLAST_MB = 100
 ROUNDS = 7
@@ -77,15 +76,10 @@ async def _arena_round(spec: BotSpec) -> float:
     children = []
     for _ in range(SPAWNS_PER_ROUND):
         before = _cpu()
-        children.append(await start_child(spec, None))
+        children.append(launch(spec))
         spent += _cpu() - before
     for child in children:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(child.pid, signal.SIGKILL)
-        child.popen.wait()
-        child.close()
-        await child.stdin.aclose()
-        await child.stdout.aclose()
+        child.discard()
     return spent / SPAWNS_PER_ROUND
 
 

@@ -40,9 +40,11 @@ from referee.connection import (
 )
 from referee.errors import BotStartError
 from referee.faults import MachineFault, machine_fault
+from referee.gameoptions import game_options_for
 from referee.games import Game, GameError, IllegalMove, MoveSyntaxError, get_game
 from referee.games.base import Outcome
 from referee.record import GameRecord, MoveRecord, PartieRecord, SearchInfo, Termination, result_for
+from referee.spawn import Launched
 from referee.timecontrol import Clock, TimeControl
 
 SIDES = ("p1", "p2")
@@ -90,10 +92,13 @@ def stderr_path(log_dir: Path | None, name: str, game_id: str = "") -> Path | No
 
 
 async def open_bot(spec: BotSpec, *, log_dir: Path | None = None,
-                   timeout: float | None = None, game_id: str = "") -> BotConnection:
-    """Start a bot and complete its handshake and options; on failure nothing is left running
-    and :class:`BotError` (or :class:`BotStartError`) says why."""
-    connection = await BotConnection.start(spec, stderr_path(log_dir, spec.name, game_id))
+                   timeout: float | None = None, game_id: str = "",
+                   launched: Launched | None = None) -> BotConnection:
+    """Start a bot (or take over ``launched``, started with a stderr pipe exactly when
+    ``log_dir`` is given) and complete its handshake and options; on failure nothing is left
+    running and :class:`BotError` (or :class:`BotStartError`) says why."""
+    connection = await BotConnection.start(spec, stderr_path(log_dir, spec.name, game_id),
+                                           launched)
     try:
         await connection.handshake(HANDSHAKE_TIMEOUT_S if timeout is None else timeout)
     except BaseException:
@@ -135,22 +140,6 @@ def side_time_controls(p1: BotSpec, p2: BotSpec, tc: TimeControl | None
 
 def _tc_text(tcs: tuple[TimeControl, TimeControl]) -> str:
     return str(tcs[0]) if tcs[0] == tcs[1] else f"p1: {tcs[0]} | p2: {tcs[1]}"
-
-
-def game_options_for(game: str, game_options: Mapping[str, str],
-                     adjudication: Adjudication | None = None) -> dict[str, str]:
-    """The options a game is built with: checked against the game's declared ``OPTIONS``, plus
-    the referee's ``draw_rules`` switch for games whose draw rules live inside the round
-    (Donkan's partie caps), so that ``[adjudication] draw_rules = false`` reaches them too."""
-    rules = get_game(game)
-    unknown = sorted(set(game_options) - set(rules.OPTIONS))
-    if unknown:
-        accepted = ", ".join(rules.OPTIONS) or "none"
-        raise GameError(f"{game} has no option {', '.join(unknown)} (its options: {accepted})")
-    options = {key: str(value) for key, value in game_options.items()}
-    if adjudication is not None and "draw_rules" in rules.OPTIONS and "draw_rules" not in options:
-        options["draw_rules"] = "true" if adjudication.draw_rules else "false"
-    return options
 
 
 def prepare_game(game: str, start_position: str | None, opening: Sequence[str],

@@ -28,10 +28,11 @@ import trio
 
 from protocol.lines import MAX_LINE_BYTES, BadLine
 from referee.botspec import BotSpec
+from referee.child import ChildProcess
 from referee.errors import BotExited, BotStartError
 from referee.linereader import CappedLineReader
 from referee.proctree import descendants, kill_escaped
-from referee.spawn import ChildProcess, start_child
+from referee.spawn import Launched, launch
 from referee.stderrlog import StderrLog
 
 __all__ = ["BotExited", "BotProcess", "BotStartError"]
@@ -78,27 +79,23 @@ class BotProcess:
         return self.process.pid
 
     @classmethod
-    async def start(cls, spec: BotSpec, stderr_path: Path | None = None) -> BotProcess:
-        """Start the bot; raises :class:`BotStartError` naming the bot and the cause.
+    async def start(cls, spec: BotSpec, stderr_path: Path | None = None,
+                    launched: Launched | None = None) -> BotProcess:
+        """Start the bot, or take over ``launched`` (started earlier with a stderr pipe exactly
+        when ``stderr_path`` is given); raises :class:`BotStartError` naming the bot and the
+        cause.
 
         With ``stderr_path`` the bot's stderr is a pipe that the referee drains into a capped
         log (:class:`StderrLog`): the bot never writes to the disk itself."""
+        if launched is None:
+            launched = launch(spec, capture_stderr=stderr_path is not None)
+        if (launched.stderr_fd is None) != (stderr_path is None):
+            launched.discard()
+            raise ValueError("a launched bot's stderr must go where stderr_path says")
         log = None
-        try:
-            if stderr_path is None:
-                child = await start_child(spec, None)
-            else:
-                read_fd, write_fd = os.pipe()
-                try:
-                    with open(write_fd, "wb", buffering=0) as child_stderr:  # the child's copy
-                        child = await start_child(spec, child_stderr)
-                except BaseException:
-                    os.close(read_fd)
-                    raise
-                log = StderrLog(read_fd, stderr_path)
-        except OSError as exc:
-            raise BotStartError(f"cannot start bot {spec.name!r}: {exc}") from exc
-        return cls(spec, child, log)
+        if launched.stderr_fd is not None and stderr_path is not None:
+            log = StderrLog(launched.stderr_fd, stderr_path)
+        return cls(spec, ChildProcess(launched), log)
 
     # ----- lines ----------------------------------------------------------------------------
     async def send(self, text: str) -> None:

@@ -19,6 +19,10 @@ by the referee after the spawn, while the child waits at a gate:
 
 The same process id runs all of these in turn, so the pid the referee holds is the bot's (or
 bwrap's, which keeps the bot in its PID namespace).
+
+This module does not import trio: ``arena run`` starts its first bots before it imports trio
+(a fifth of a second here), so that their own start-up runs alongside the runner's. The
+asynchronous handle of a started bot is :class:`referee.child.ChildProcess`.
 """
 
 from __future__ import annotations
@@ -27,12 +31,12 @@ import contextlib
 import os
 import resource
 import shutil
+import signal
 import subprocess
 import threading
+from dataclasses import dataclass
 from functools import cache
-from typing import IO, Final
-
-import trio
+from typing import Final
 
 from referee import cgroup as cgroups
 from referee.botspec import BotSpec, Limits
@@ -48,8 +52,7 @@ from referee.sandbox import (
     warn_once,
 )
 
-__all__ = ["BotStartError", "ChildProcess", "clean_environment", "resolve_command",
-           "start_child"]
+__all__ = ["BotStartError", "Launched", "clean_environment", "launch", "resolve_command"]
 
 _ENV_KEEP: Final = ("PATH", "HOME", "LANG")
 GATE: Final = 'read -r _ || exit 125; unset PWD; exec "$@"'
@@ -97,78 +100,49 @@ class _UidPool:
 _UIDS = _UidPool()
 
 
-class ChildProcess:
-    """The running program behind a :class:`BotProcess`: pid, non-blocking pipe streams, and
-    an async ``wait`` on a pidfd (what ``trio.Process`` offers, for a child we forked)."""
+@dataclass
+class Launched:
+    """A bot's program just started: its process, our ends of its pipes (non-blocking), and
+    what contains it. :class:`referee.child.ChildProcess` takes it over; one that no game
+    needs after all is ended with :meth:`discard`."""
 
-    def __init__(self, popen: subprocess.Popen[bytes], stdin_fd: int, stdout_fd: int,
-                 mode: Mode = "none", cgroup: BotCgroup | None = None,
-                 uid: int | None = None) -> None:
-        self.popen = popen
-        self.mode: Mode = mode
-        """The containment the bot got: ``bwrap``, ``uid`` or ``none``."""
-        self.cgroup = cgroup
-        """The bot's cgroup, or None where limits are per-process rlimits."""
-        self.uid = uid
-        """The unprivileged uid the bot runs as, or None (it runs as the referee)."""
-        self.pid = popen.pid
-        self.stdin = trio.lowlevel.FdStream(stdin_fd)
-        self.stdout = trio.lowlevel.FdStream(stdout_fd)
-        self._pidfd: int | None = None
-        with contextlib.suppress(OSError, AttributeError):
-            self._pidfd = os.pidfd_open(popen.pid)
-        self._wait_lock = trio.Lock()
+    popen: subprocess.Popen[bytes]
+    stdin_fd: int
+    stdout_fd: int
+    stderr_fd: int | None
+    """Our end of its stderr pipe, or None when its stderr goes nowhere."""
+    mode: Mode = "none"
+    """The containment the bot got: ``bwrap``, ``uid`` or ``none``."""
+    cgroup: BotCgroup | None = None
+    """The bot's cgroup, or None where limits are per-process rlimits."""
+    uid: int | None = None
+    """The unprivileged uid the bot runs as, or None (it runs as the referee)."""
 
-    def poll(self) -> int | None:
-        return self.popen.poll()
+    @property
+    def pid(self) -> int:
+        return self.popen.pid
 
-    async def wait(self) -> int:
-        """Wait for the exit and reap; several tasks may wait at once."""
-        async with self._wait_lock:
-            if self.popen.returncode is None:
-                if self._pidfd is not None:
-                    await trio.lowlevel.wait_readable(self._pidfd)
-                else:  # pragma: no cover - kernels before 5.3
-                    while self.popen.poll() is None:
-                        await trio.sleep(0.01)
-            code = self.popen.wait()
-        self._close_pidfd()
-        return code
-
-    def close(self) -> None:
-        """Release the pidfd, the cgroup (killing what is left in it) and the uid; call once
-        the process is reaped or no longer waited for."""
-        self._close_pidfd()
-        if self.cgroup is not None:
-            self.cgroup.kill()
-            self.cgroup.remove()
-            self.cgroup = None
-        self._release_uid()
-
-    async def aclose(self) -> None:
-        """:meth:`close`, waiting for the cgroup to empty without blocking other games."""
-        self._close_pidfd()
-        group, self.cgroup = self.cgroup, None
-        if group is not None:
-            group.kill()
-            for _ in range(400):  # killed processes take a moment to leave
-                if group.remove(wait=False):
-                    break
-                await trio.sleep(0.005)
-            else:
-                group.remove()
-        self._release_uid()
-
-    def _release_uid(self) -> None:
+    def release_uid(self) -> None:
         if self.uid is not None:
             _UIDS.release(self.uid)
             self.uid = None
 
-    def _close_pidfd(self) -> None:
-        if self._pidfd is not None:
-            trio.lowlevel.notify_closing(self._pidfd)
-            os.close(self._pidfd)
-            self._pidfd = None
+    def discard(self) -> None:
+        """Kill it with everything it started, reap it, close our pipe ends, free its cgroup
+        and uid (synchronous: it has not been talked to, there is nothing to wait for)."""
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.popen.pid, signal.SIGKILL)
+        if self.cgroup is not None:
+            self.cgroup.kill()
+        self.popen.wait()
+        for fd in (self.stdin_fd, self.stdout_fd, self.stderr_fd):
+            if fd is not None:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        if self.cgroup is not None:
+            self.cgroup.remove()
+            self.cgroup = None
+        self.release_uid()
 
 
 def resolve_program(spec: BotSpec) -> str:
@@ -255,9 +229,10 @@ def _contain(pid: int, limits: Limits, group: BotCgroup | None) -> None:
         resource.prlimit(pid, which, (soft, hard))
 
 
-async def start_child(spec: BotSpec, stderr: IO[bytes] | None) -> ChildProcess:
-    """Start the bot's program with pipes for its stdin and stdout and ``stderr`` (or
-    nothing) as its stderr; raises :class:`BotStartError` naming the bot and the cause."""
+def launch(spec: BotSpec, *, capture_stderr: bool = False) -> Launched:
+    """Start the bot's program with pipes for its stdin and stdout, and for its stderr when
+    ``capture_stderr`` (else its stderr goes nowhere); raises :class:`BotStartError` naming
+    the bot and the cause (:class:`SandboxSetupError` when the machine is at fault)."""
     mode = containment(spec)
     uid = _UIDS.take() if mode in ("bwrap", "uid") else None
     group: BotCgroup | None = None
@@ -286,12 +261,16 @@ async def start_child(spec: BotSpec, stderr: IO[bytes] | None) -> ChildProcess:
         pipes += (child_in, our_in)
         our_out, child_out = os.pipe()
         pipes += (our_out, child_out)
+        our_err = child_err = None
+        if capture_stderr:
+            our_err, child_err = os.pipe()
+            pipes += (our_err, child_err)
         before, after = _launcher(mode, uid)
         popen = subprocess.Popen(
             [*before, *after, *argv],
             stdin=child_in,
             stdout=child_out,
-            stderr=stderr if stderr is not None else subprocess.DEVNULL,
+            stderr=child_err if child_err is not None else subprocess.DEVNULL,
             cwd=spec.cwd,
             env=clean_environment(spec, mode),
             start_new_session=True,
@@ -318,7 +297,11 @@ async def start_child(spec: BotSpec, stderr: IO[bytes] | None) -> ChildProcess:
                             f"{exc}") from exc
     os.close(child_in)
     os.close(child_out)
-    return ChildProcess(popen, our_in, our_out, mode, group, uid)
+    if child_err is not None:
+        os.close(child_err)
+    for fd in (our_in, our_out):
+        os.set_blocking(fd, False)
+    return Launched(popen, our_in, our_out, our_err, mode, group, uid)
 
 
 def _check_reachable(spec: BotSpec, program: str) -> None:

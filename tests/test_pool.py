@@ -17,7 +17,9 @@ from proc_scan import tagged
 from test_runner import ROOT, arena_run, check_complete, no_leftover_bots, run_argv, write_config
 
 from arena.pool import MARKER_PREFIX, BotPool
+from arena.prestart import prestart
 from referee.botspec import BotSpec, Limits, Restart
+from referee.errors import BotStartError
 from referee.match import play_game
 from referee.record import GameRecord, Termination
 from referee.timecontrol import TimeControl
@@ -192,6 +194,31 @@ async def test_silent_pooled_bot_leaves_no_log(tmp_path: Path) -> None:
         (tmp_path / "logs" / "quiet").iterdir())
 
 
+async def test_prestarted_processes_are_taken_first_and_the_rest_are_ended(
+        tmp_path: Path) -> None:
+    a = pool_bot("a", tmp_path / "a.pids")
+    b = pool_bot("b", tmp_path / "b.pids")
+    missing = BotSpec(name="m", cmd=[str(tmp_path / "no-such-bot")], sandbox="none")
+    launched = prestart([a, a, b, missing], capture_stderr=True)
+    assert [spec.name for spec, _ in launched] == ["a", "a", "b"]  # best effort: m left out
+    pids = {spec.name + str(i): process.pid for i, (spec, process) in enumerate(launched)}
+    pool = BotPool(tmp_path / "logs", prestarted=launched)
+    try:
+        records = await play_series(pool, a, b, 2)
+        with pytest.raises(BotStartError, match="no-such-bot"):  # reported when needed
+            await pool.acquire(missing, "g3")
+    finally:
+        await pool.aclose()
+    assert all(r.termination != Termination.CRASH for r in records)
+    assert launched == []  # each one taken by the pool or ended by it
+    # Both games were played by prestarted processes (one of each bot); none was started
+    # on demand, and the "a" no game needed was ended with the pool.
+    assert set(started(tmp_path / "a.pids")) == {pids["a0"], pids["a1"]}
+    assert started(tmp_path / "b.pids") == [pids["b2"]]
+    assert pool.started == {"a": 1, "b": 1}
+    assert not tagged(str(tmp_path / "a.pids")) and not tagged(str(tmp_path / "b.pids"))
+
+
 def runner_config(tmp: Path, restart: str, games: int) -> Path:
     head = (f'game = "dobutsu"\ntc = "st=0.3"\nconcurrency = 2\ngames_per_pairing = {games}\n'
             "[adjudication]\nmax_plies = 20\n")
@@ -216,6 +243,34 @@ def test_arena_run_at_concurrency_two(tmp_path: Path, restart: str, most: int) -
     assert no_leftover_bots(str(tmp_path / "b.pids"))
     if restart == "auto":  # the idle processes got 'quit' at the end of the run
         assert quit_cleanly(tmp_path / "a.pids") and quit_cleanly(tmp_path / "b.pids")
+
+
+def test_arena_run_launches_its_first_bots_before_it_imports_trio(tmp_path: Path) -> None:
+    """The first games' engines load while the runner imports trio and the referee."""
+    out = tmp_path / "out"
+    code = (
+        "import sys\n"
+        "import arena.prestart as p\n"
+        "seen = []\n"
+        "real = p.prestart\n"
+        "def spy(specs, **how):\n"
+        "    seen.append(('trio' in sys.modules, [spec.name for spec in specs]))\n"
+        "    return real(specs, **how)\n"
+        "p.prestart = spy\n"
+        "from arena.cli import main\n"
+        "status = main(['run', sys.argv[1], '-o', sys.argv[2], '--plain', '--no-report'])\n"
+        "print('SEEN', seen)\n"
+        "sys.exit(status)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code, str(runner_config(tmp_path, "auto", 4)),
+                           str(out)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    # Concurrency 2: the two bots of each of the first two games, trio not imported yet.
+    assert "SEEN [(False, ['a', 'b', 'b', 'a'])]" in done.stdout, done.stdout
+    assert len(check_complete(out)) == 4
+    for name in ("a", "b"):
+        assert len(started(tmp_path / f"{name}.pids")) == 2  # the two prestarted ones
+        assert no_leftover_bots(str(tmp_path / f"{name}.pids"))
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])

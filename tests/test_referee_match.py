@@ -15,6 +15,7 @@ from referee.botspec import BotSpec
 from referee.games import GAME_NAMES, GameError, get_game
 from referee.match import play_game
 from referee.record import GameRecord, MoveRecord, Termination, decode_record, encode_record
+from referee.spawn import Launched
 from referee.timecontrol import TimeControl
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -227,8 +228,9 @@ async def test_stubborn_bot_is_killed_after_the_game(monkeypatch: pytest.MonkeyP
     pids: list[int] = []
     original = BotProcess.start
 
-    async def spy(spec: BotSpec, stderr_path: Path | None = None) -> BotProcess:
-        process = await original(spec, stderr_path)
+    async def spy(spec: BotSpec, stderr_path: Path | None = None,
+                  launched: Launched | None = None) -> BotProcess:
+        process = await original(spec, stderr_path, launched)
         pids.append(process.pid)
         return process
 

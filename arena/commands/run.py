@@ -27,19 +27,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 import msgspec
-import trio
 
+from arena import prestart
 from arena.config import LoadedConfig, load_config
 from arena.errors import UserError
 from arena.journal import iter_records
+from arena.output import OutputDir, lock_output, prepare_output
 from arena.progress import Progress
-from arena.runner import OutputDir, RunResult, Tournament, lock_output, prepare_output
 from arena.schedule import build_schedule
 from arena.sessions import log_session
 from referee.record import GameRecord
 from reports.pgn import append_pgn, write_pgn
 
 if TYPE_CHECKING:
+    from arena.runner import RunResult
     from arena.sprt_stop import SprtStop
 
 EXIT_INTERRUPTED: Final = 130
@@ -112,56 +113,70 @@ def run(args: argparse.Namespace) -> int:
 
         executor = cluster.enter_context(open_cluster(args.cluster, loaded, out.root, warn))
         concurrency = cluster_concurrency(args.concurrency, loaded, executor.slots)
-    report = ReportHook(out.root, enabled=not args.no_report)
+    # The first games' bots load while this process goes on loading (trio, the referee, the
+    # report's libraries): nothing above imports trio. The pool takes them over or ends them.
+    launched = prestart.prestart(prestart.first_bots(
+        pending, concurrency, {bot.name: bot for bot in loaded.bots}),
+        capture_stderr=True) if executor is None else []
+    import trio  # only now, while the first bots load
 
-    def on_record(record: GameRecord) -> None:
-        try:
-            append_pgn(record, out.pgn, event=event)
-        except OSError as exc:
-            warn(f"cannot append to {out.pgn}: {exc.strerror or exc}; it is rebuilt on the "
-                 "next run")
+    from arena.runner import RunResult, Tournament
 
-    progress = Progress(
-        title=event,
-        names=[bot.name for bot in loaded.bots],
-        total=schedule.total,
-        done=journal.summaries,
-        live=False if args.plain else None,
-    )
-    journal.forget_summaries()  # counted into the standings and the SPRT: no longer needed
-    print(
-        f"arena: {event}: {loaded.config.game}, {len(loaded.bots)} bots, {schedule.total} games "
-        f"({len(pending)} to play, concurrency {concurrency}) -> {out.root}",
-        flush=True,
-    )
-    tournament = Tournament(
-        loaded=loaded,
-        pending=pending,
-        journal=journal,
-        out=out,
-        progress=progress,
-        on_record=on_record,
-        stop_when=stop_when,
-        periodic=report.build_quietly if report.enabled else None,
-        periodic_every=loaded.config.report_every,
-        concurrency=concurrency,
-        executor=executor,
-    )
-    log_session(out.root, "start", concurrency, warn)
     try:
-        with cluster, progress:
-            result: RunResult = trio.run(tournament.run) if pending else RunResult()
+        report = ReportHook(out.root, enabled=not args.no_report)
+
+        def on_record(record: GameRecord) -> None:
+            try:
+                append_pgn(record, out.pgn, event=event)
+            except OSError as exc:
+                warn(f"cannot append to {out.pgn}: {exc.strerror or exc}; it is rebuilt on "
+                     "the next run")
+
+        progress = Progress(
+            title=event,
+            names=[bot.name for bot in loaded.bots],
+            total=schedule.total,
+            done=journal.summaries,
+            live=False if args.plain else None,
+        )
+        journal.forget_summaries()  # counted into the standings and the SPRT: no longer needed
+        print(
+            f"arena: {event}: {loaded.config.game}, {len(loaded.bots)} bots, "
+            f"{schedule.total} games ({len(pending)} to play, concurrency {concurrency}) -> "
+            f"{out.root}",
+            flush=True,
+        )
+        tournament = Tournament(
+            loaded=loaded,
+            pending=pending,
+            journal=journal,
+            out=out,
+            progress=progress,
+            on_record=on_record,
+            stop_when=stop_when,
+            periodic=report.build_quietly if report.enabled else None,
+            periodic_every=loaded.config.report_every,
+            concurrency=concurrency,
+            executor=executor,
+            prestarted=launched,
+        )
+        log_session(out.root, "start", concurrency, warn)
+        try:
+            with cluster, progress:
+                result: RunResult = trio.run(tournament.run) if pending else RunResult()
+        finally:
+            log_session(out.root, "end", concurrency, warn)
+        progress.summary()
+        if result.arena_fault is None:  # else the machine is short of something: stop at once
+            print_ratings(out.journal)
+            if args.cluster:
+                print_workers(out.journal)
+            if sprt is not None:
+                print(f"arena: {sprt.message()}")
+            report.build(final=True)
+        return _exit_status(result, schedule.total, journal.count, out, sprt)
     finally:
-        log_session(out.root, "end", concurrency, warn)
-    progress.summary()
-    if result.arena_fault is None:  # else the machine is short of something: stop at once
-        print_ratings(out.journal)
-        if args.cluster:
-            print_workers(out.journal)
-        if sprt is not None:
-            print(f"arena: {sprt.message()}")
-        report.build(final=True)
-    return _exit_status(result, schedule.total, journal.count, out, sprt)
+        prestart.discard(launched)  # any the run did not reach (its pool ends the rest)
 
 
 def cluster_concurrency(cap: int | None, loaded: LoadedConfig, threads: int) -> int:

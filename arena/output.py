@@ -1,0 +1,141 @@
+"""A run's output directory: its files, its lock, and its preparation for a (resumed) run.
+
+``games.jsonl`` (the journal), ``games.pgn``, ``logs/``, ``transcripts/``, the copy of the
+config and ``schedule.json`` (the fingerprint that guards resume). Nothing here imports trio:
+``arena run`` prepares the directory, and starts its first bots, before it imports trio.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+import msgspec
+
+from arena.config import LoadedConfig
+from arena.errors import UserError
+from arena.journal import Journal, Warn
+from arena.schedule import Schedule, ScheduledGame
+from referee.sandbox import hide_from_bots
+
+SCHEDULE_FILE: Final = "schedule.json"
+CONFIG_COPY: Final = "config.toml"
+JOURNAL_FILE: Final = "games.jsonl"
+PGN_FILE: Final = "games.pgn"
+LOGS_DIR: Final = "logs"
+TRANSCRIPTS_DIR: Final = "transcripts"
+LOCK_FILE: Final = ".lock"
+
+
+@dataclass(frozen=True)
+class OutputDir:
+    """The files of one run, all under ``root``."""
+
+    root: Path
+
+    @property
+    def journal(self) -> Path:
+        return self.root / JOURNAL_FILE
+
+    @property
+    def pgn(self) -> Path:
+        return self.root / PGN_FILE
+
+    @property
+    def logs(self) -> Path:
+        return self.root / LOGS_DIR
+
+    @property
+    def transcripts(self) -> Path:
+        """Protocol transcripts of ``debug`` bots, one file per game."""
+        return self.root / TRANSCRIPTS_DIR
+
+    @property
+    def config(self) -> Path:
+        return self.root / CONFIG_COPY
+
+    @property
+    def schedule(self) -> Path:
+        return self.root / SCHEDULE_FILE
+
+
+class ScheduleFile(msgspec.Struct):
+    """What ``schedule.json`` holds: the fingerprint that guards resume, and the game list."""
+
+    fingerprint: str
+    total: int
+    games: list[ScheduledGame]
+
+
+def lock_output(out: OutputDir) -> int:
+    """Take the output directory for this process (released by the kernel when it exits, even
+    on SIGKILL): two runs appending to one journal would play the same games twice."""
+    out.root.mkdir(parents=True, exist_ok=True)
+    fd = os.open(out.root / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise UserError(
+            f"{out.root} is in use by another 'arena run'; wait for it to finish or stop it, "
+            "or choose another --output directory"
+        ) from None
+    return fd
+
+
+def prepare_output(loaded: LoadedConfig, schedule: Schedule, out: OutputDir, warn: Warn) -> Journal:
+    """Create or reopen the output directory; refuse to mix two different schedules in it.
+
+    Returns the open journal (repaired if its last line was torn). On a fresh directory the
+    config copy and ``schedule.json`` are written first, so that a run killed at any moment
+    can still be resumed.
+    """
+    out.root.mkdir(parents=True, exist_ok=True)
+    if out.schedule.exists():
+        try:
+            stored = msgspec.json.decode(out.schedule.read_bytes(), type=ScheduleFile)
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            raise UserError(
+                f"{out.schedule}: unreadable ({exc}); use a new --output directory"
+            ) from None
+        if stored.fingerprint != schedule.fingerprint:
+            raise UserError(
+                f"{out.root} holds a run of a different schedule (fingerprint "
+                f"{stored.fingerprint}, this config gives {schedule.fingerprint}): the game, "
+                "bots, format, rounds, games per pairing, openings, seed or game options changed. "
+                "Use a new --output directory, or undo the change to resume that run"
+            )
+        if out.config.exists() and out.config.read_text(encoding="utf-8") != loaded.text:
+            warn(
+                f"{loaded.path} differs from the copy in {out.config} in ways that keep the "
+                "schedule (time control, commands, concurrency...); resuming with the new config"
+            )
+    elif out.journal.exists() and out.journal.stat().st_size > 0:
+        raise UserError(
+            f"{out.journal} exists but {out.schedule} does not: this directory was not made by "
+            "'arena run'; use a new --output directory"
+        )
+    if not out.config.exists() or out.config.read_text(encoding="utf-8") != loaded.text:
+        # Through a temporary file: a full disk must not leave a truncated copy behind.
+        tmp = out.config.with_name(CONFIG_COPY + ".tmp")
+        tmp.write_text(loaded.text, encoding="utf-8")
+        tmp.replace(out.config)
+    if not out.schedule.exists():
+        payload = ScheduleFile(schedule.fingerprint, schedule.total, list(schedule.games))
+        tmp = out.schedule.with_name(SCHEDULE_FILE + ".tmp")
+        tmp.write_bytes(msgspec.json.format(msgspec.json.encode(payload)))
+        tmp.replace(out.schedule)
+    out.logs.mkdir(exist_ok=True)
+    hide_from_bots(out.root)  # the journal and logs, even inside a folder a bot sees
+    hide_from_bots(loaded.path)
+    journal = Journal.open(out.journal, warn)
+    unknown = journal.ids() - set(schedule.ids())
+    if unknown:
+        raise UserError(
+            f"{out.journal} holds games that are not in this schedule "
+            f"({', '.join(sorted(unknown)[:5])}); use a new --output directory"
+        )
+    return journal
