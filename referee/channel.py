@@ -46,6 +46,10 @@ class LineChannel(Protocol):
     def describe_exit(self) -> str:
         """How it ended, in words (``exit status 1``, ``killed by SIGKILL``)."""
 
+    def sandbox_failure(self) -> str | None:
+        """Once closed: why the bot never ran when its sandbox could not be set up (the
+        machine's fault, not the bot's), else None."""
+
     async def wait_exit(self, timeout: float) -> int | None:
         """Wait up to ``timeout`` seconds for the end; the exit code or None."""
 
@@ -147,6 +151,9 @@ class RecordingChannel:
 
     def describe_exit(self) -> str:
         return self.inner.describe_exit()
+
+    def sandbox_failure(self) -> str | None:
+        return self.inner.sandbox_failure()
 
     async def wait_exit(self, timeout: float) -> int | None:
         return await self.inner.wait_exit(timeout)

@@ -40,6 +40,12 @@ class ChildProcess:
         return self._launched.cgroup
 
     @property
+    def sandbox_never_started(self) -> bool:
+        """Known once closed: bubblewrap ended without starting the bot, the machine's fault
+        (:attr:`Launched.never_started`)."""
+        return self._launched.never_started
+
+    @property
     def uid(self) -> int | None:
         """The unprivileged uid the bot runs as, or None (it runs as the referee)."""
         return self._launched.uid
@@ -64,6 +70,7 @@ class ChildProcess:
         """Release the pidfd, the cgroup (killing what is left in it) and the uid; call once
         the process is reaped or no longer waited for."""
         self._close_pidfd()
+        self._launched.close_info()
         group, self._launched.cgroup = self._launched.cgroup, None
         if group is not None:
             group.kill()
@@ -73,6 +80,7 @@ class ChildProcess:
     async def aclose(self) -> None:
         """:meth:`close`, waiting for the cgroup to empty without blocking other games."""
         self._close_pidfd()
+        self._launched.close_info()
         group, self._launched.cgroup = self._launched.cgroup, None
         if group is not None:
             group.kill()

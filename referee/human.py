@@ -65,6 +65,9 @@ class _NoPipe:
     def describe_exit(self) -> str:
         return "a person"
 
+    def sandbox_failure(self) -> str | None:
+        return None
+
     async def wait_exit(self, timeout: float) -> int | None:
         return None
 

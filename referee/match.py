@@ -39,7 +39,7 @@ from referee.connection import (
     Turn,
 )
 from referee.errors import BotStartError
-from referee.faults import MachineFault, machine_fault
+from referee.faults import MachineFault, SandboxSetupError, machine_fault
 from referee.gameoptions import game_options_for
 from referee.games import Game, GameError, IllegalMove, MoveSyntaxError, get_game
 from referee.games.base import Outcome
@@ -101,8 +101,11 @@ async def open_bot(spec: BotSpec, *, log_dir: Path | None = None,
                                            launched)
     try:
         await connection.handshake(HANDSHAKE_TIMEOUT_S if timeout is None else timeout)
-    except BaseException:
+    except BaseException as exc:
         await connection.aclose()
+        failure = connection.channel.sandbox_failure() if isinstance(exc, BotError) else None
+        if failure is not None:  # the bot never ran: nobody's loss, the game is replayed
+            raise SandboxSetupError(f"bot {spec.name!r}: {failure}") from exc
         raise
     return connection
 

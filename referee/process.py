@@ -175,6 +175,20 @@ class BotProcess:
                 return f"killed by signal {-code}{memory}"
         return f"exit status {code}{memory}"
 
+    def sandbox_failure(self) -> str | None:
+        """Once closed: bubblewrap's reason when it ended without starting the bot (its
+        first line of stderr, e.g. ``Creating new namespace failed: Resource temporarily
+        unavailable``), else None."""
+        if not self.process.sandbox_never_started:
+            return None
+        said = ""
+        path = self.stderr_log.path if self.stderr_log is not None else None
+        if path is not None:
+            with contextlib.suppress(OSError), open(path, "rb") as log:
+                lines = log.read(TRANSCRIPT_CHARS).decode(errors="replace").splitlines()
+                said = f": {lines[0]}" if lines else ""
+        return f"bubblewrap could not set up its sandbox ({self.describe_exit()}){said}"
+
     async def wait_exit(self, timeout: float) -> int | None:
         """Wait up to ``timeout`` seconds for the process to exit; its code or None."""
         with trio.move_on_after(timeout):

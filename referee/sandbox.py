@@ -141,8 +141,11 @@ def absolute_scripts(argv: list[str]) -> list[str]:
                        for arg in argv[1:])]
 
 
-def sandbox_argv(spec: BotSpec, argv: list[str], uid: int) -> list[str]:
-    """``argv`` (its program already an absolute path) run under bubblewrap as ``uid``."""
+def sandbox_argv(spec: BotSpec, argv: list[str], uid: int, info_fd: int | None = None
+                 ) -> list[str]:
+    """``argv`` (its program already an absolute path) run under bubblewrap as ``uid``;
+    with ``info_fd``, bubblewrap writes there once the sandboxed process exists (nothing
+    written means it never got that far: see :meth:`referee.child.ChildProcess`)."""
     bwrap = bwrap_path()
     if bwrap is None:
         raise BotStartError(f"bot {spec.name!r}: bubblewrap is not installed "
@@ -176,8 +179,9 @@ def sandbox_argv(spec: BotSpec, argv: list[str], uid: int) -> list[str]:
                 mounts += ["--ro-bind", "/dev/null", path]
     mounts += ["--remount-ro", "/", "--chdir", cwd]  # the root tmpfs too: nothing writable
     # but the private /tmp and /dev/shm
+    info = ["--info-fd", str(info_fd)] if info_fd is not None else []
     return [bwrap, "--unshare-all", "--unshare-user", "--disable-userns",
-            "--uid", str(uid), "--gid", str(uid), "--die-with-parent",
+            "--uid", str(uid), "--gid", str(uid), "--die-with-parent", *info,
             *mounts, "--", *argv]
 
 

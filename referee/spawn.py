@@ -34,7 +34,7 @@ import shutil
 import signal
 import subprocess
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Final
 
@@ -111,6 +111,12 @@ class Launched:
     stdout_fd: int
     stderr_fd: int | None
     """Our end of its stderr pipe, or None when its stderr goes nowhere."""
+    info_fd: int | None = None
+    """Our end of bubblewrap's ``--info-fd`` pipe (``bwrap`` only): data once the sandboxed
+    process exists; the end of the file with no data means bubblewrap gave up before."""
+    never_started: bool = field(default=False, init=False)
+    """Bubblewrap ended without starting the bot (no namespace to be had: a fork bomb
+    elsewhere, no memory): the machine failed, not the bot. Known after :meth:`close_info`."""
     mode: Mode = "none"
     """The containment the bot got: ``bwrap``, ``uid`` or ``none``."""
     cgroup: BotCgroup | None = None
@@ -135,6 +141,7 @@ class Launched:
         if self.cgroup is not None:
             self.cgroup.kill()
         self.popen.wait()
+        self.close_info()
         for fd in (self.stdin_fd, self.stdout_fd, self.stderr_fd):
             if fd is not None:
                 with contextlib.suppress(OSError):
@@ -143,6 +150,19 @@ class Launched:
             self.cgroup.remove()
             self.cgroup = None
         self.release_uid()
+
+    def close_info(self) -> None:
+        """Note whether bubblewrap ever started the bot (:attr:`never_started`) and close the
+        info pipe; call once the process has ended."""
+        fd, self.info_fd = self.info_fd, None
+        if fd is None:
+            return
+        try:
+            self.never_started = os.read(fd, 1) == b""
+        except OSError:
+            pass  # nothing to read and the writer still open: bubblewrap did not give up
+        finally:
+            os.close(fd)
 
 
 def resolve_program(spec: BotSpec) -> str:
@@ -168,11 +188,13 @@ def resolve_program(spec: BotSpec) -> str:
     return path
 
 
-def resolve_command(spec: BotSpec, mode: Mode = "none", uid: int = 0) -> list[str]:
-    """The argv that runs the bot: its program resolved, inside bubblewrap for ``bwrap``."""
+def resolve_command(spec: BotSpec, mode: Mode = "none", uid: int = 0,
+                    info_fd: int | None = None) -> list[str]:
+    """The argv that runs the bot: its program resolved, inside bubblewrap for ``bwrap``
+    (which reports on ``info_fd`` that the sandbox was set up, when one is given)."""
     argv = [resolve_program(spec), *spec.cmd[1:]]
     if mode == "bwrap":
-        argv = sandbox_argv(spec, argv, uid)
+        argv = sandbox_argv(spec, argv, uid, info_fd)
     return argv
 
 
@@ -238,8 +260,13 @@ def launch(spec: BotSpec, *, capture_stderr: bool = False) -> Launched:
     group: BotCgroup | None = None
     pipes: list[int] = []
     popen: subprocess.Popen[bytes] | None = None
+    info_out: int | None = None
+    info_in: int | None = None
     try:
-        argv = resolve_command(spec, mode, uid or 0)
+        if mode == "bwrap":
+            info_out, info_in = os.pipe()
+            pipes += (info_out, info_in)
+        argv = resolve_command(spec, mode, uid or 0, info_in)
         if mode == "uid" and uid is not None:
             try:
                 _check_reachable(spec, argv[0])
@@ -275,6 +302,7 @@ def launch(spec: BotSpec, *, capture_stderr: bool = False) -> Launched:
             env=clean_environment(spec, mode),
             start_new_session=True,
             close_fds=True,
+            pass_fds=(info_in,) if info_in is not None else (),
         )
         _contain(popen.pid, spec.limits, group)
         os.write(our_in, b"\n")  # open the gate
@@ -299,9 +327,13 @@ def launch(spec: BotSpec, *, capture_stderr: bool = False) -> Launched:
     os.close(child_out)
     if child_err is not None:
         os.close(child_err)
-    for fd in (our_in, our_out):
-        os.set_blocking(fd, False)
-    return Launched(popen, our_in, our_out, our_err, mode, group, uid)
+    if info_in is not None:
+        os.close(info_in)
+    os.set_blocking(our_in, False)
+    os.set_blocking(our_out, False)
+    if info_out is not None:
+        os.set_blocking(info_out, False)
+    return Launched(popen, our_in, our_out, our_err, info_out, mode, group, uid)
 
 
 def _check_reachable(spec: BotSpec, program: str) -> None:

@@ -110,6 +110,9 @@ class ScriptedChannel:
     def describe_exit(self) -> str:
         return "still running" if self.exit_code is None else f"exit status {self.exit_code}"
 
+    def sandbox_failure(self) -> str | None:
+        return None
+
     async def wait_exit(self, timeout: float) -> int | None:
         with trio.move_on_after(timeout):
             while self.exit_code is None:

@@ -14,10 +14,15 @@ from pathlib import Path
 import pytest
 import trio
 
+from referee import spawn
 from referee.botspec import BotSpec
+from referee.connection import BotCrashed
+from referee.faults import SandboxSetupError
+from referee.match import open_bot
 from referee.process import BotProcess
 
 PROBE = Path(__file__).resolve().parent / "hostile" / "sandbox_probe.py"
+CRASH_AT_START = Path(__file__).resolve().parent / "hostile" / "crash_at_start.py"
 ATTEMPTS = ("create-in-cwd", "read-back", "overwrite-own-file", "tmp", "outside", "connect",
             "interfaces")
 
@@ -85,3 +90,26 @@ async def test_without_the_sandbox_the_same_probe_gets_out(tmp_path: Path) -> No
     assert answers["outside"] == "ok" and (tmp_path / "outside" / "escaped.txt").exists()
     assert answers["connect"] == "ok"
     assert answers["overwrite-own-file"] == "ok"
+
+
+@pytest.mark.needs("bubblewrap")
+async def test_a_sandbox_that_cannot_be_set_up_is_the_machines_fault_not_the_bots(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bubblewrap ending before it starts the bot (no namespace to be had while a fork bomb
+    holds every process slot; here an option it rejects) is a :class:`SandboxSetupError`, a
+    machine fault: the game is played again and nobody loses it. The control: a bot that
+    crashes at once inside a sandbox that was set up still loses (:class:`BotCrashed`)."""
+    crash = BotSpec(name="crash", cmd=[sys.executable, str(CRASH_AT_START)], sandbox="bwrap")
+    with trio.fail_after(30), pytest.raises(BotCrashed, match="exit status 3"):
+        await open_bot(crash, log_dir=tmp_path / "logs")
+    real = spawn.sandbox_argv
+
+    def rejected(*args: object, **kwargs: object) -> list[str]:
+        argv = real(*args, **kwargs)  # type: ignore[arg-type]
+        return [argv[0], "--no-such-option", *argv[1:]]
+
+    monkeypatch.setattr(spawn, "sandbox_argv", rejected)
+    with trio.fail_after(30), pytest.raises(
+            SandboxSetupError, match=r"bubblewrap could not set up its sandbox \(exit status 1\)"
+                                     r": bwrap: .*--no-such-option"):
+        await open_bot(crash, log_dir=tmp_path / "logs2")
