@@ -136,6 +136,8 @@ class Tournament:
                 async with trio.open_nursery() as work:
                     work.start_soon(self._feed, send)
                     async with receive:
+                        self._work = work
+                        self._journal_slots = trio.Semaphore(workers)
                         for _ in range(workers):
                             work.start_soon(self._worker, receive.clone())
             outer.cancel_scope.cancel()
@@ -162,19 +164,61 @@ class Tournament:
                 await self.pool.retire(name)
 
     async def _play(self, game: ScheduledGame) -> None:
-        """One game, with its live file for watchers (``arena serve``) while it runs."""
+        """One game, with its live file for watchers (``arena serve``) until it is journaled.
+
+        The journaling is handed to a task of its own (:meth:`_journal`) and the worker goes
+        on to its next game: an fsync'd append through a worker thread takes milliseconds on
+        a busy machine, as long as a whole game at ``nodes=1``. At most one game per worker
+        waits for the journal, so a slow disk slows the games instead of piling records up."""
         on_move = self._live.start(header_for(
             game.id, self.loaded.config.game, game.p1, game.p2, round=game.round,
             start_position=game.opening.start_position, opening=game.opening.moves,
             options=self.loaded.game_options, time_control=self.loaded.config.tc or "",
             started_at=time.time()))
+        handed = False
         try:
-            await self._play_scheduled(game, on_move)
+            record = await self._play_scheduled(game, on_move)
+            if record is not None:
+                with trio.CancelScope(shield=True):  # a finished game is kept, abort or not
+                    await self._journal_slots.acquire()
+                self._work.start_soon(self._journal, game, record)
+                handed = True
+        finally:
+            if not handed:
+                self._live.finish(game.id)
+
+    async def _journal(self, game: ScheduledGame, record: GameRecord) -> None:
+        """Journal a finished game, then tell the listeners (PGN, progress, report, SPRT);
+        shielded, so a game that finished is kept even when the run is aborted meanwhile."""
+        try:
+            with trio.CancelScope(shield=True):
+                try:
+                    await self.journal.append(record)
+                except JournalWriteError as exc:
+                    self._arena_fault(str(exc), abort=True)
+                    return
+                self.result.played += 1
+                self.progress.finished(record)
+                self.on_record(record)
         finally:
             self._live.finish(game.id)
+            self._journal_slots.release()
+        if (
+            self.periodic is not None
+            and self.periodic_every
+            and self.result.played % self.periodic_every == 0
+            and not self._periodic_running
+        ):
+            self._periodic_running = True
+            self._outer.start_soon(self._run_periodic, self.periodic)
+        reason = self.stop_when(record)
+        if reason:
+            self.progress.message(reason)
+            self.stop_scheduling(reason)
 
     async def _play_scheduled(self, game: ScheduledGame,
-                              on_move: Callable[[MoveRecord], None]) -> None:
+                              on_move: Callable[[MoveRecord], None]) -> GameRecord | None:
+        """The game's record, or None when it has no result to keep (the reason is told)."""
         from referee.match import play_game
 
         config = self.loaded.config
@@ -208,16 +252,16 @@ class Tournament:
         except MachineFault as fault:
             self._arena_fault(f"game {game.id} could not be started after {START_ATTEMPTS} "
                               f"tries, for a reason that is not the bots': {fault}")
-            return
+            return None
         except RunFailure as exc:  # e.g. no cluster worker can play a bot
             self._arena_fault(str(exc))
-            return
+            return None
         except Exception as exc:  # a referee bug must not take the tournament down
             self.result.failed.append(game.id)
             self.progress.failed_game(game.id, f"{type(exc).__name__}: {exc}")
-            return
+            return None
         if record.termination == Termination.INTERRUPT or record.result == "*":
-            return  # cancelled by a second Ctrl-C or SIGTERM: replayed on resume
+            return None  # cancelled by a second Ctrl-C or SIGTERM: replayed on resume
         record.id = game.id
         record.round = game.round
         record.tags = {
@@ -226,27 +270,7 @@ class Tournament:
             "pair": game.pair,
             **({"opening": game.opening.source} if game.opening.source else {}),
         }
-        with trio.CancelScope(shield=True):
-            try:
-                await self.journal.append(record)
-            except JournalWriteError as exc:
-                self._arena_fault(str(exc), abort=True)
-                return
-            self.result.played += 1
-            self.progress.finished(record)
-            self.on_record(record)
-        if (
-            self.periodic is not None
-            and self.periodic_every
-            and self.result.played % self.periodic_every == 0
-            and not self._periodic_running
-        ):
-            self._periodic_running = True
-            self._outer.start_soon(self._run_periodic, self.periodic)
-        reason = self.stop_when(record)
-        if reason:
-            self.progress.message(reason)
-            self.stop_scheduling(reason)
+        return record
 
     def _arena_fault(self, message: str, *, abort: bool = False) -> None:
         """Stop the run on the machine's or the arena's fault (the first one is reported);

@@ -191,6 +191,41 @@ def test_concurrency_two_overlaps_games(tmp_path: Path) -> None:
     assert overlaps >= 1, spans
 
 
+def test_the_next_game_starts_while_the_last_one_is_journaled(tmp_path: Path) -> None:
+    """Concurrency 1, and the journal's first append waits (up to 20 s) for the second game's
+    live file: a runner that journaled each game before starting the next would keep it
+    waiting the whole time. The games are all journaled, in order, all the same."""
+    head = 'game = "dobutsu"\ntc = "10+0.1"\ngames_per_pairing = 4\n[adjudication]\nmax_plies = 6\n'
+    config = write_config(tmp_path, head, [bot(f"r{i}", RANDOM_BOT) for i in range(2)])
+    out = tmp_path / "out"
+    code = (
+        "import sys, time\n"
+        "from pathlib import Path\n"
+        "import arena.journal as j\n"
+        "real = j.Journal.append_sync\n"
+        "waited = []\n"
+        "def slow(self, record):\n"
+        "    if not waited:\n"
+        "        second = Path(sys.argv[2]) / 'live' / 'r1-p01-g2.jsonl'\n"
+        "        start = time.monotonic()\n"
+        "        while not second.exists() and time.monotonic() - start < 20:\n"
+        "            time.sleep(0.01)\n"
+        "        waited.append(second.exists())\n"
+        "    real(self, record)\n"
+        "j.Journal.append_sync = slow\n"
+        "from arena.cli import main\n"
+        "status = main(['run', sys.argv[1], '-o', sys.argv[2], '--plain', '--no-report'])\n"
+        "print('SECOND GAME STARTED', waited)\n"
+        "sys.exit(status)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code, str(config), str(out)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=RUN_TIMEOUT)
+    assert done.returncode == 0, done.stderr
+    assert "SECOND GAME STARTED [True]" in done.stdout, done.stdout
+    assert [r.id for r in check_complete(out)] == scheduled_ids(out)
+    assert not list((out / "live").glob("*.jsonl"))  # each live file went once journaled
+
+
 def test_resume_plays_only_missing_games_and_refuses_changed_schedule(tmp_path: Path) -> None:
     head = 'game = "draughts"\ntc = "10+0.1"\nseed = 3\n[openings]\nrandom_plies = 2\n'
     head += "[adjudication]\nmax_plies = 40\n"
