@@ -26,6 +26,10 @@ plays starts with a line ``[arena] game <id> (game <k> of process <pid>)``, so a
 output is found by its id. A game that printed nothing to stderr has no such line, and a
 process that never printed anything has no log (:meth:`referee.stderrlog.StderrLog.mark`).
 
+A kept process is told of its next game as soon as it is given back (the same game and
+options: a tournament plays one game), so that it resets while the runner journals the game
+that ended; what it prints to stderr meanwhile comes before the next game's marker line.
+
 Prestarted processes: ``arena run`` launches the bots of its first games before it imports
 trio (:mod:`arena.prestart`), so that an engine loading its tables starts while the runner still
 loads itself; the pool hands them out before it starts any new process and ends the ones no
@@ -51,6 +55,8 @@ from referee.spawn import Launched
 
 MARKER_PREFIX: Final = "[arena] game "
 """How a game's first line in a pooled process's stderr log starts."""
+PREPARE_TIMEOUT_S: Final = 1.0
+"""How long the lines announcing a kept process's next game may take to be written."""
 
 
 @dataclass
@@ -100,8 +106,11 @@ class BotPool:
 
     async def release(self, connection: BotConnection, side: int,
                       record: GameRecord | None) -> None:
-        """Keep the process for another game if its restart policy allows, else end it."""
-        if not self._closed and await self._reusable(connection, side, record):
+        """Keep the process for another game if its restart policy allows, else end it. A
+        kept process is told of its next game at once (:meth:`BotConnection.prepare_next_game`)
+        unless it is a ``debug`` bot, whose transcripts keep each game's lines together."""
+        if (not self._closed and await self._reusable(connection, side, record)
+                and (connection.spec.debug or await self._prepare(connection))):
             self._idle.setdefault(connection.name, []).append(connection)
         else:
             await self._end(connection)
@@ -156,6 +165,17 @@ class BotPool:
         except BotError:
             return False
         return connection.alive
+
+    @staticmethod
+    async def _prepare(connection: BotConnection) -> bool:
+        """Announce the next game; a bot that cannot take the lines is not kept."""
+        with trio.CancelScope(shield=True), trio.move_on_after(PREPARE_TIMEOUT_S):
+            try:
+                await connection.prepare_next_game()
+            except BotError:
+                return False
+            return True
+        return False  # its input pipe stayed full: it reads nothing
 
     def _mark(self, connection: BotConnection, game_id: str) -> None:
         life = self._lives.get(connection)

@@ -149,6 +149,10 @@ class BotConnection:
         self.owed_bestmoves = 0
         """Searches that timed out and whose move has not been read yet: such a late move
         must be drained before the next game, or it would answer the next search."""
+        self._announced: tuple[str, dict[str, str]] | None = None
+        """The game and options of the last :meth:`new_game`."""
+        self._ahead: tuple[str, dict[str, str]] | None = None
+        """A game announced ahead (:meth:`prepare_next_game`) whose readiness answer is unread."""
 
     @classmethod
     async def start(cls, spec: BotSpec, stderr_path: Path | None = None,
@@ -320,11 +324,30 @@ class BotConnection:
 
     async def new_game(self, game: str, game_options: Mapping[str, str],
                        timeout: float = HANDSHAKE_TIMEOUT_S) -> None:
-        """Announce the game and start a new one; waits for the readiness answer."""
+        """Announce the game and start a new one; waits for the readiness answer. A game
+        announced ahead (:meth:`prepare_next_game`) is only waited for when it is this one."""
+        wanted = (game, dict(game_options))
+        ahead, self._ahead = self._ahead, None
+        if ahead is not None:
+            await self._expect(ReadyOk, timeout, "the readiness check after the new game",
+                               strict=self.strict)
+            if ahead == wanted:
+                return
         await self.settle()
         await self.send_lines(self.new_game_lines(game, game_options))
+        self._announced = wanted
         await self._expect(ReadyOk, timeout, "the readiness check after the new game",
                            strict=self.strict)
+
+    async def prepare_next_game(self) -> None:
+        """Announce the next game now, as the same game and options as the last one, with
+        its readiness check: the bot resets (Fairy-Stockfish clears its hash table, 7 ms
+        here) while the referee journals the game that just ended, and :meth:`new_game` only
+        reads the answer. Nothing to do before a first game or with a move still owed."""
+        if self._announced is None or self.owed_bestmoves or self._ahead is not None:
+            return
+        await self.send_lines(self.new_game_lines(*self._announced))
+        self._ahead = self._announced
 
     async def settle(self, timeout: float | None = None) -> None:
         """Read and throw away every move still owed for a search that ran out of time.

@@ -219,6 +219,51 @@ async def test_prestarted_processes_are_taken_first_and_the_rest_are_ended(
     assert not tagged(str(tmp_path / "a.pids")) and not tagged(str(tmp_path / "b.pids"))
 
 
+async def test_a_kept_process_hears_of_its_next_game_as_soon_as_it_is_given_back(
+        tmp_path: Path) -> None:
+    """It resets while the referee journals the last game; the next game then only reads
+    the readiness answer, or announces itself again when it is another game."""
+    log = tmp_path / "a.log"
+    pool = BotPool(tmp_path / "logs")
+    a = pool_bot("a", tmp_path / "a.pids", "--log", str(log))
+    b = pool_bot("b", tmp_path / "b.pids")
+
+    def announced() -> list[str]:
+        return [line.split()[0] + (" " + line.split()[1] if line.startswith("game ") else "")
+                for line in log.read_text().splitlines()
+                if line.startswith(("game ", "uginewgame", "isready"))]
+
+    async def read_by_the_bot(count: int) -> list[str]:
+        """The lines once the bot has read ``count`` of them (it logs what it reads)."""
+        while len(announced()) < count:
+            await trio.sleep(0.01)
+        return announced()
+
+    try:
+        with trio.fail_after(60):
+            first = await play_game("dobutsu", a, b, tc=TC, game_id="g1", bots=pool)
+            # Given back: told of a next dobutsu game already, before anyone asked for one.
+            assert (await read_by_the_bot(7))[-6:] == ["game dobutsu", "uginewgame",
+                                                       "isready"] * 2
+            second = await play_game("dobutsu", b, a, tc=TC, game_id="g2", bots=pool)
+            await read_by_the_bot(10)  # g2 used the announcement and made none of its own:
+            await trio.sleep(0.1)
+            assert len(announced()) == 10  # only the one ahead of the next game came since
+            third = await play_game("jungle", a, b, tc=TC, game_id="g3", bots=pool)
+    finally:
+        await pool.aclose()
+    assert all(r.termination != Termination.CRASH for r in (first, second, third))
+    assert len(started(tmp_path / "a.pids")) == 1
+    assert announced() == [
+        "isready",  # the handshake
+        "game dobutsu", "uginewgame", "isready",  # g1
+        "game dobutsu", "uginewgame", "isready",  # ahead, and g2 used it
+        "game dobutsu", "uginewgame", "isready",  # ahead, but g3 is jungle: announced again
+        "game jungle", "uginewgame", "isready",
+        "game jungle", "uginewgame", "isready",  # ahead of a game that never came
+    ]
+
+
 def runner_config(tmp: Path, restart: str, games: int) -> Path:
     head = (f'game = "dobutsu"\ntc = "st=0.3"\nconcurrency = 2\ngames_per_pairing = {games}\n'
             "[adjudication]\nmax_plies = 20\n")

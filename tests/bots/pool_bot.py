@@ -7,8 +7,8 @@ on the first ``go`` of its K-th game); it plays the first move of each ``legal``
 count is per process (each ``uginewgame`` starts the next one): ``--crash-game K`` exits on the
 first ``go`` of its K-th game, ``--slow-game K`` answers the first ``go`` of its K-th game only
 after ``--slow-seconds`` (a time loss at a short control; the late ``bestmove`` still comes),
-``--illegal-game K`` answers it with a move that does not exist. Standard library only, so it
-starts fast.
+``--illegal-game K`` answers it with a move that does not exist; ``--log FILE`` appends every
+line it reads to FILE. Standard library only, so it starts fast.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ def main() -> int:
     parser.add_argument("--tag", default="")
     parser.add_argument("--quiet", action="store_true")
     parser.add_argument("--say-game", type=int, default=0)
+    parser.add_argument("--log", default="")
     args = parser.parse_args()
     with open(args.pids, "a") as pids:
         pids.write(f"{os.getpid()}\n")
@@ -38,6 +39,9 @@ def main() -> int:
     first_go = False
     legal: list[str] = []
     for raw in sys.stdin:
+        if args.log:
+            with open(args.log, "a") as log:
+                log.write(raw)
         words = raw.split()
         if not words:
             continue
