@@ -7,7 +7,8 @@ game takes its two bots from a :class:`BotPool` of live processes (``arena.pool`
 between games unless a bot faulted or its ``restart`` setting says otherwise), so a bot that
 crashes or hangs only loses its own game and gets a fresh process for the next. A finished
 game is journaled (fsync'd) before anything else hears of it, and every listener (PGN,
-progress, report) runs after that. The pool's idle processes are ended when the run ends,
+progress, report) runs after that, in a task of its own: the game's worker has gone on to
+its next game meanwhile. The pool's idle processes are ended when the run ends,
 however it ends.
 
 Stopping: the first SIGINT stops feeding new games and lets the running ones finish; a second

@@ -114,15 +114,15 @@ class Launched:
     info_fd: int | None = None
     """Our end of bubblewrap's ``--info-fd`` pipe (``bwrap`` only): data once the sandboxed
     process exists; the end of the file with no data means bubblewrap gave up before."""
-    never_started: bool = field(default=False, init=False)
-    """Bubblewrap ended without starting the bot (no namespace to be had: a fork bomb
-    elsewhere, no memory): the machine failed, not the bot. Known after :meth:`close_info`."""
     mode: Mode = "none"
     """The containment the bot got: ``bwrap``, ``uid`` or ``none``."""
     cgroup: BotCgroup | None = None
     """The bot's cgroup, or None where limits are per-process rlimits."""
     uid: int | None = None
     """The unprivileged uid the bot runs as, or None (it runs as the referee)."""
+    never_started: bool = field(default=False, init=False)
+    """Bubblewrap ended without starting the bot (no namespace to be had: a fork bomb
+    elsewhere, no memory): the machine failed, not the bot. Known after :meth:`close_info`."""
 
     @property
     def pid(self) -> int:
