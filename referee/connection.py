@@ -152,7 +152,10 @@ class BotConnection:
         self._announced: tuple[str, dict[str, str]] | None = None
         """The game and options of the last :meth:`new_game`."""
         self._ahead: tuple[str, dict[str, str]] | None = None
-        """A game announced ahead (:meth:`prepare_next_game`) whose readiness answer is unread."""
+        """A game announced ahead (:meth:`prepare_next_game`), not yet started."""
+        self.owed_readyoks = 0
+        """Readiness checks sent whose ``ReadyOk`` has not been read yet: every wait for
+        readiness reads them all, so that an old answer never stands for a new check."""
 
     @classmethod
     async def start(cls, spec: BotSpec, stderr_path: Path | None = None,
@@ -312,7 +315,8 @@ class BotConnection:
         await self.send_lines(self.option_lines(self.spec.options))
         init = self.init_lines()
         await self.send_lines(init)
-        await self._expect(ReadyOk, timeout, self._said(init), strict=self.strict)
+        self.owed_readyoks += 1
+        await self.await_ready(timeout, self._said(init))
 
     async def set_options(self, options: Mapping[str, object]) -> None:
         await self.send_lines(self.option_lines(options))
@@ -320,24 +324,43 @@ class BotConnection:
     async def ready(self, timeout: float = HANDSHAKE_TIMEOUT_S) -> None:
         lines = self.sync_lines()
         await self.send_lines(lines)
-        await self._expect(ReadyOk, timeout, self._said(lines), strict=self.strict)
+        self.owed_readyoks += 1
+        await self.await_ready(timeout, self._said(lines))
+
+    async def await_ready(self, timeout: float = HANDSHAKE_TIMEOUT_S,
+                          what: str = "the readiness check after the new game") -> None:
+        """Read up to the answer of every readiness check sent; none in ``timeout`` seconds
+        is a stall."""
+        if not self.owed_readyoks:
+            return
+        with trio.move_on_after(timeout):
+            while self.owed_readyoks:
+                reply = await self.read_reply(strict=self.strict)
+                if isinstance(reply, ReadyOk):
+                    self.owed_readyoks -= 1
+                elif isinstance(reply, BestMove) and self.owed_bestmoves:
+                    self.owed_bestmoves -= 1
+                else:
+                    self._note(reply)
+            return
+        raise BotStalled(self.name, f"bot {self.name!r} did not answer {what} "
+                         f"within {timeout:g} s")
 
     async def new_game(self, game: str, game_options: Mapping[str, str],
-                       timeout: float = HANDSHAKE_TIMEOUT_S) -> None:
-        """Announce the game and start a new one; waits for the readiness answer. A game
-        announced ahead (:meth:`prepare_next_game`) is only waited for when it is this one."""
+                       timeout: float = HANDSHAKE_TIMEOUT_S, *, wait: bool = True) -> None:
+        """Announce the game and start a new one, then wait for the readiness answer, or
+        with ``wait=False`` leave that to the bot's first search (:meth:`start_search`): the
+        side that moves second need not hold up the first move. A game announced ahead
+        (:meth:`prepare_next_game`) is not announced again when it is this one."""
         wanted = (game, dict(game_options))
         ahead, self._ahead = self._ahead, None
-        if ahead is not None:
-            await self._expect(ReadyOk, timeout, "the readiness check after the new game",
-                               strict=self.strict)
-            if ahead == wanted:
-                return
-        await self.settle()
-        await self.send_lines(self.new_game_lines(game, game_options))
-        self._announced = wanted
-        await self._expect(ReadyOk, timeout, "the readiness check after the new game",
-                           strict=self.strict)
+        if ahead != wanted:
+            await self.settle()
+            await self.send_lines(self.new_game_lines(game, game_options))
+            self._announced = wanted
+            self.owed_readyoks += 1
+        if wait:
+            await self.await_ready(timeout)
 
     async def prepare_next_game(self) -> None:
         """Announce the next game now, as the same game and options as the last one, with
@@ -348,6 +371,7 @@ class BotConnection:
             return
         await self.send_lines(self.new_game_lines(*self._announced))
         self._ahead = self._announced
+        self.owed_readyoks += 1
 
     async def settle(self, timeout: float | None = None) -> None:
         """Read and throw away every move still owed for a search that ran out of time.
@@ -360,15 +384,21 @@ class BotConnection:
         timeout = STOP_GRACE_S if timeout is None else timeout
         with trio.move_on_after(timeout):
             while self.owed_bestmoves:
-                if isinstance(await self.read_reply(strict=False), BestMove):
+                reply = await self.read_reply(strict=False)
+                if isinstance(reply, BestMove):
                     self.owed_bestmoves -= 1
+                elif isinstance(reply, ReadyOk) and self.owed_readyoks:
+                    self.owed_readyoks -= 1
             return
         raise BotStalled(self.name, f"bot {self.name!r} did not send the {self.move_word} "
                          f"it owed "
                          f"after 'stop' within {timeout:g} s (it had run out of time)")
 
     async def start_search(self, turn: Turn) -> tuple[float, float]:
-        """Write the search lines; the trio clock before and after the write."""
+        """Write the search lines; the trio clock before and after the write. A readiness
+        answer still owed (``new_game(wait=False)``) is read first, off the bot's clock."""
+        if self.owed_readyoks:
+            await self.await_ready()
         lines = self.search_lines(turn)
         sent_at = trio.current_time()
         await self.send_lines(lines)

@@ -109,7 +109,7 @@ class HumanSeat(BotConnection):
         return None
 
     async def new_game(self, game: str, game_options: Mapping[str, str],
-                       timeout: float = 0.0) -> None:
+                       timeout: float = 0.0, *, wait: bool = True) -> None:
         return None
 
     async def settle(self, timeout: float | None = None) -> None:

@@ -18,6 +18,7 @@ from test_runner import ROOT, arena_run, check_complete, no_leftover_bots, run_a
 
 from arena.pool import MARKER_PREFIX, BotPool
 from arena.prestart import prestart
+from referee.adjudication import Adjudication
 from referee.botspec import BotSpec, Limits, Restart
 from referee.errors import BotStartError
 from referee.match import play_game
@@ -262,6 +263,34 @@ async def test_a_kept_process_hears_of_its_next_game_as_soon_as_it_is_given_back
         "game jungle", "uginewgame", "isready",
         "game jungle", "uginewgame", "isready",  # ahead of a game that never came
     ]
+
+
+async def test_the_first_move_does_not_wait_for_the_other_bots_reset(tmp_path: Path) -> None:
+    """The side that moves second takes 0.5 s over ``uginewgame``: the first side's ``go``
+    goes out before that reset ends, and the slow side's own clock (0.2 s a move) starts
+    only once it has answered ``isready``: it does not lose on time."""
+    first_log, second_log = tmp_path / "first.log", tmp_path / "second.log"
+    first = pool_bot("first", tmp_path / "f.pids", "--log", str(first_log), "--stamped")
+    second = pool_bot("second", tmp_path / "s.pids", "--log", str(second_log), "--stamped",
+                      "--reset-seconds", "0.5")
+    pool = BotPool(tmp_path / "logs")
+    try:
+        with trio.fail_after(60):
+            record = await play_game("dobutsu", first, second, tc=TimeControl.parse("st=0.2"),
+                                     game_id="g1", bots=pool,
+                                     adjudication=Adjudication(max_plies=4))
+    finally:
+        await pool.aclose()
+    assert record.termination == Termination.ADJUDICATION, record.reason
+    assert all(m.elapsed_ms < 200 for m in record.moves)
+
+    def when(log: Path, text: str, after: str = "uginewgame") -> float:
+        """When the bot first read (or wrote, ``< ...``) ``text`` after it read ``after``."""
+        lines = [line.split(" ", 1) for line in log.read_text().splitlines()]
+        start = next(i for i, (_, said) in enumerate(lines) if said.startswith(after))
+        return next(float(t) for t, said in lines[start:] if said.startswith(text))
+
+    assert when(first_log, "go") < when(second_log, "< readyok") - 0.3
 
 
 def runner_config(tmp: Path, restart: str, games: int) -> Path:
