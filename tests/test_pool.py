@@ -266,13 +266,13 @@ async def test_a_kept_process_hears_of_its_next_game_as_soon_as_it_is_given_back
 
 
 async def test_the_first_move_does_not_wait_for_the_other_bots_reset(tmp_path: Path) -> None:
-    """The side that moves second takes 0.5 s over ``uginewgame``: the first side's ``go``
-    goes out before that reset ends, and the slow side's own clock (0.2 s a move) starts
-    only once it has answered ``isready``: it does not lose on time."""
+    """The side that moves second takes 1 s over ``uginewgame``: the first side's ``go`` goes
+    out well before that reset ends, and the slow side's own clock (0.2 s a move) starts only
+    once it has answered ``isready``: it does not lose on time."""
     first_log, second_log = tmp_path / "first.log", tmp_path / "second.log"
     first = pool_bot("first", tmp_path / "f.pids", "--log", str(first_log), "--stamped")
     second = pool_bot("second", tmp_path / "s.pids", "--log", str(second_log), "--stamped",
-                      "--reset-seconds", "0.5")
+                      "--reset-seconds", "1.0")
     pool = BotPool(tmp_path / "logs")
     try:
         with trio.fail_after(60):
@@ -290,7 +290,7 @@ async def test_the_first_move_does_not_wait_for_the_other_bots_reset(tmp_path: P
         start = next(i for i, (_, said) in enumerate(lines) if said.startswith(after))
         return next(float(t) for t, said in lines[start:] if said.startswith(text))
 
-    assert when(first_log, "go") < when(second_log, "< readyok") - 0.3
+    assert when(first_log, "go") < when(second_log, "< readyok") - 0.5
 
 
 def runner_config(tmp: Path, restart: str, games: int) -> Path:
