@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 
@@ -36,3 +37,16 @@ def test_help_imports_no_command_module_and_no_heavy_library() -> None:
                           timeout=60)
     assert done.returncode == 0, done.stderr
     assert "check-bot" in done.stdout and "HEAVY []" in done.stdout, done.stdout
+
+
+def test_output_cut_short_by_its_reader_ends_the_command_quietly() -> None:
+    # `arena games | head -1`: the reader goes after one line; the command must not print a
+    # BrokenPipeError traceback (neither while printing nor when stdout is flushed at exit).
+    read, write = os.pipe()
+    proc = subprocess.Popen([sys.executable, "-m", "arena.cli", "games"], stdout=write,
+                            stderr=subprocess.PIPE, text=True)
+    os.close(write)
+    os.close(read)  # before the command writes: every write hits a closed pipe
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 141, err
+    assert err == "", err

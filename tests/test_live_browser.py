@@ -40,8 +40,10 @@ def config_text(delay: float) -> str:
 
 
 @contextmanager
-def started(argv: list[str], log: Path) -> Iterator[subprocess.Popen[str]]:
-    """A child process in its own session, ended (group-wide, by its id) afterwards."""
+def started(argv: list[str], log: Path, *, grace: float = 20.0
+            ) -> Iterator[subprocess.Popen[str]]:
+    """A child process in its own session, ended (group-wide, by its id) afterwards: Ctrl-C,
+    then SIGKILL if it has not exited ``grace`` seconds later."""
     with log.open("w") as out:
         proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, text=True,
                                 start_new_session=True)
@@ -51,7 +53,7 @@ def started(argv: list[str], log: Path) -> Iterator[subprocess.Popen[str]]:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGINT)
             try:
-                proc.wait(timeout=20)
+                proc.wait(timeout=grace)
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait(timeout=20)
@@ -86,8 +88,10 @@ def test_live_page_follows_a_running_tournament(tmp_path: Path) -> None:
     config.write_text(config_text(0.25))
     run_dir = tmp_path / "run"
     arena = [sys.executable, "-m", "arena.cli"]
+    # After Ctrl-C the runner finishes its games and builds the final report: on a loaded
+    # 2-core machine that took more than 20 s once.
     with started([*arena, "run", str(config), "--output", str(run_dir), "--plain"],
-                 tmp_path / "run.log") as runner:
+                 tmp_path / "run.log", grace=120) as runner:
         deadline = time.monotonic() + 60
         while not (run_dir / "schedule.json").exists():
             assert time.monotonic() < deadline and runner.poll() is None, "run never started"
