@@ -28,7 +28,10 @@ process that never printed anything has no log (:meth:`referee.stderrlog.StderrL
 
 A kept process is told of its next game as soon as it is given back (the same game and
 options: a tournament plays one game), so that it resets while the runner journals the game
-that ended; what it prints to stderr meanwhile comes before the next game's marker line.
+that ended; what it prints to stderr meanwhile comes before the next game's marker line. A
+process whose bot has no game left to start (``wanted``) is ended when given back instead:
+it is never told of a game that will not come (an engine would reset for it before it reads
+``quit``).
 
 Prestarted processes: ``arena run`` launches the bots of its first games before it imports
 trio (:mod:`arena.prestart`), so that an engine loading its tables starts while the runner still
@@ -70,9 +73,12 @@ class BotPool:
     """Idle, handshaken bot processes by bot name; a :class:`referee.botsource.BotSource`."""
 
     def __init__(self, log_dir: Path | None = None, *, timeout: float | None = None,
-                 prestarted: list[tuple[BotSpec, Launched]] | None = None) -> None:
+                 prestarted: list[tuple[BotSpec, Launched]] | None = None,
+                 wanted: Callable[[str], bool] | None = None) -> None:
         self.log_dir = log_dir
         self.timeout = timeout
+        self._wanted = wanted
+        """Whether a bot (by name) has games not started yet; None: always assumed."""
         self.started: Counter[str] = Counter()
         """Processes started per bot name (the benchmark and tests read it)."""
         self._idle: dict[str, list[BotConnection]] = {}
@@ -109,7 +115,8 @@ class BotPool:
         """Keep the process for another game if its restart policy allows, else end it. A
         kept process is told of its next game at once (:meth:`BotConnection.prepare_next_game`)
         unless it is a ``debug`` bot, whose transcripts keep each game's lines together."""
-        if (not self._closed and await self._reusable(connection, side, record)
+        if (not self._closed and (self._wanted is None or self._wanted(connection.name))
+                and await self._reusable(connection, side, record)
                 and (connection.spec.debug or await self._prepare(connection))):
             self._idle.setdefault(connection.name, []).append(connection)
         else:

@@ -118,8 +118,11 @@ class Tournament:
         workers = max(1, min(self.concurrency, len(self.pending)))
         self._periodic_running = False
         self._live = LiveFiles(self.out.root)
-        self.pool = BotPool(self.out.logs, prestarted=self.prestarted)
         self._games_left = Counter(name for g in self.pending for name in (g.p1, g.p2))
+        self._unstarted = self._games_left.copy()
+        """Games per bot not taken by a worker yet: a bot with none left keeps no process."""
+        self.pool = BotPool(self.out.logs, prestarted=self.prestarted,
+                            wanted=lambda name: self._unstarted[name] > 0)
         try:
             await self._run_games(workers)
         finally:
@@ -152,6 +155,8 @@ class Tournament:
     async def _worker(self, receive: trio.MemoryReceiveChannel[ScheduledGame]) -> None:
         async with receive:
             async for game in receive:
+                self._unstarted[game.p1] -= 1
+                self._unstarted[game.p2] -= 1
                 try:
                     await self._play(game)
                 finally:

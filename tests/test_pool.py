@@ -319,6 +319,33 @@ def test_arena_run_at_concurrency_two(tmp_path: Path, restart: str, most: int) -
         assert quit_cleanly(tmp_path / "a.pids") and quit_cleanly(tmp_path / "b.pids")
 
 
+def test_a_bot_with_no_game_left_to_start_is_not_told_of_another(tmp_path: Path) -> None:
+    """A real run, 3 bots, 6 games, one at a time: a process given back when its bot has
+    games to come hears of the next game at once; after its bot's last game it reads only
+    ``quit`` (no reset for a game that never comes)."""
+    head = ('game = "dobutsu"\ntc = "st=0.3"\nconcurrency = 1\ngames_per_pairing = 2\n'
+            "[adjudication]\nmax_plies = 6\n")
+    bots = [
+        f'[[bots]]\nname = "{name}"\nsandbox = "none"\n'
+        f'cmd = ["{{python}}", "{POOL_BOT}", "--pids", "{tmp_path / (name + ".pids")}", '
+        f'"--log", "{tmp_path / (name + ".log")}"]\n'
+        for name in ("a", "b", "c")
+    ]
+    done = arena_run(write_config(tmp_path, head, bots), tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+    records = check_complete(tmp_path / "out")
+    for name in ("a", "b", "c"):
+        assert len(started(tmp_path / f"{name}.pids")) == 1  # one process played all its games
+        lines = [line.split()[0] for line in (tmp_path / f"{name}.log").read_text().splitlines()
+                 if line.strip()]
+        games = sum(name in (r.p1, r.p2) for r in records)
+        assert games == 4
+        assert lines.count("uginewgame") == games, lines  # one per game played, none ahead
+        assert lines[-1] == "quit"
+        last_game = len(lines) - lines[::-1].index("uginewgame")
+        assert "go" in lines[last_game:], lines  # the last announcement was for a real game
+
+
 def test_arena_run_launches_its_first_bots_before_it_imports_trio(tmp_path: Path) -> None:
     """The first games' engines load while the runner imports trio and the referee."""
     out = tmp_path / "out"
