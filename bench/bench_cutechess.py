@@ -439,6 +439,7 @@ def main() -> None:
             report(match, ours, theirs)
         # Long runs: memory at the end of 1,000 games, and CPU per ply against 100 games.
         long_games = 100 if QUICK else 1000
+        sizes: list[tuple[Run, Run | None]] = []
         for games in (100 // scale, long_games):
             match = Match(f"nodes=1 long ({games} games)", games, 2, "inf nodes=1",
                           ["tc=inf", "nodes=1"])
@@ -446,7 +447,32 @@ def main() -> None:
             theirs = ([cutechess_run(match, work, cutechess, engine, their_openings, "long")]
                       if cutechess else [])
             report(match, ours, theirs)
+            sizes.append((ours[0], theirs[0] if theirs else None))
+        cpu_split(sizes)
         startup(work, cutechess)
+
+
+def cpu_split(sizes: list[tuple[Run, Run | None]]) -> None:
+    """Each runner's CPU as start-up plus a cost per ply: the line through its short and long
+    ``nodes=1`` runs. CPU/ply of one run mixes the two; at 200 games the start-up (the
+    interpreter, trio, numpy) weighs as much as a third of the arena's CPU."""
+    (short, short_cc), (long, long_cc) = sizes
+
+    def line(a: Run, b: Run) -> tuple[float, float]:
+        slope = (b.cpu - a.cpu) / (b.plies - a.plies) if b.plies != a.plies else float("nan")
+        return slope * 1e6, a.cpu - slope * a.plies
+
+    ours = line(short, long)
+    print(f"-- runner CPU as start-up + per ply (the line through the {short.games}- and "
+          f"{long.games}-game runs; one run each)")
+    if short_cc is None or long_cc is None:
+        print(f"   per ply         arena {ours[0]:.0f} us   start-up arena {ours[1]:.2f} s")
+        return
+    theirs = line(short_cc, long_cc)
+    print(f"   per ply         arena {ours[0]:.0f} us       cutechess {theirs[0]:.0f} us"
+          f"       ratio {ours[0] / theirs[0]:.2f}x")
+    print(f"   start-up        arena {ours[1]:.2f} s       cutechess {theirs[1]:.2f} s",
+          flush=True)
 
 
 if __name__ == "__main__":
