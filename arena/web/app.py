@@ -4,7 +4,8 @@ Routes: ``/`` the live page; ``/events`` server-sent events, one ``state`` event
 snapshot of the run (plus a comment every few seconds to keep proxies from closing the
 stream); ``/state`` the current snapshot as JSON; ``/assets/...`` the page's script and style
 (shared with the report); ``/run/...`` the run directory's report and its files, so a finished
-game opens in the report's own viewer.
+game opens in the report's own viewer (each file sent whole while the runner rewrites it:
+:mod:`arena.web.runfiles`).
 """
 
 from __future__ import annotations
@@ -20,9 +21,9 @@ import trio
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
-from starlette.routing import Mount, Route
-from starlette.staticfiles import StaticFiles
+from starlette.routing import Route
 
+from arena.web.runfiles import run_files
 from arena.web.watch import RunWatcher
 
 KEEPALIVE_SECONDS: Final = 10.0
@@ -125,7 +126,7 @@ def live_app(run_dir: Path, watcher: RunWatcher) -> Starlette:
         Route("/events", events),
         Route("/state", state),
         Route("/assets/{name}", asset),
-        Mount("/run", StaticFiles(directory=run_dir, check_dir=False)),
+        Route("/run/{path:path}", run_files(run_dir)),
     ])
 
 
