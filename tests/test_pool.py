@@ -213,8 +213,10 @@ async def test_prestarted_processes_are_taken_first_and_the_rest_are_ended(
     assert all(r.termination != Termination.CRASH for r in records)
     assert launched == []  # each one taken by the pool or ended by it
     # Both games were played by prestarted processes (one of each bot); none was started
-    # on demand, and the "a" no game needed was ended with the pool.
-    assert set(started(tmp_path / "a.pids")) == {pids["a0"], pids["a1"]}
+    # on demand, and the "a" no game needed was ended with the pool (on a loaded machine
+    # that can be before its interpreter got as far as writing its pid).
+    assert pids["a0"] in started(tmp_path / "a.pids")
+    assert set(started(tmp_path / "a.pids")) <= {pids["a0"], pids["a1"]}
     assert started(tmp_path / "b.pids") == [pids["b2"]]
     assert pool.started == {"a": 1, "b": 1}
     assert not tagged(str(tmp_path / "a.pids")) and not tagged(str(tmp_path / "b.pids"))
