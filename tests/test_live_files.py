@@ -65,3 +65,22 @@ def test_watcher_replays_running_games_into_boards(tmp_path: Path) -> None:
     live.finish("g1")
     watcher.refresh()
     assert watcher.snapshot["running"] == []
+
+
+def test_watcher_offers_a_game_to_view_only_once_the_report_page_exists(tmp_path: Path) -> None:
+    """A report build writes its game list before its page: the first build of a run has, for
+    a moment, ``report/index.js`` and no ``report.html``. A "view" link then would be a 404."""
+    from bench.synthetic import round_robin, write_journal
+    from reports.html import build_report
+
+    write_journal(tmp_path, round_robin("dobutsu", games_per_pairing=1, seed=3, max_plies=30))
+    page = build_report(tmp_path)
+    html = page.read_bytes()
+    page.unlink()  # as between the two writes of the first build
+    watcher = RunWatcher(tmp_path, rebuild_report=False)
+    watcher.refresh()
+    finished = watcher.snapshot["finished"]
+    assert finished and not any(g["viewer"] for g in finished)
+    page.write_bytes(html)
+    assert watcher.refresh()
+    assert all(g["viewer"] for g in watcher.snapshot["finished"])

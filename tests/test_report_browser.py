@@ -108,7 +108,19 @@ class Page:
             if value:
                 return value
             time.sleep(0.05)
-        raise TimeoutError(f"never true: {expression}")
+        raise TimeoutError(f"never true: {expression}; the page: {self.state()}")
+
+    def state(self) -> str:
+        """Where the tab is and what it saw: for a failure's message."""
+        try:
+            where = self.js(
+                "JSON.stringify([location.href, document.readyState,"
+                " (performance.getEntriesByType('navigation')[0] || {}).responseStatus,"
+                " document.documentElement.outerHTML.length,"
+                " (document.body ? document.body.innerText : '').slice(0, 200)])")
+        except (RuntimeError, TimeoutError) as exc:
+            where = f"(no answer: {exc})"
+        return f"{where}, errors {self.errors}"
 
     def open(self, url: str) -> None:
         self.events.clear()

@@ -98,6 +98,7 @@ class RunWatcher(Snapshots):
         self._live: dict[str, LiveGame] = {}
         self._report_keys: set[str] = set()
         self._report_mtime = 0.0
+        self._report_page = False
         self._tables: dict[str, Any] = {}
         self._report_due: float | None = None
         self._report_running = False
@@ -190,20 +191,25 @@ class RunWatcher(Snapshots):
         return changed
 
     def _poll_report(self) -> bool:
+        """The games the report's viewer can open. A build writes ``report/index.js`` before
+        ``report.html``, so the first build has a game list but no page for a moment (seconds
+        on a loaded machine): until the page exists, no game is offered, or a "view" link would
+        lead to a 404."""
         index = self.run_dir / "report" / "index.js"
         try:
             mtime = index.stat().st_mtime
         except OSError:
             return False
-        if mtime == self._report_mtime:
+        page = (self.run_dir / "report.html").is_file()
+        if (mtime, page) == (self._report_mtime, self._report_page):
             return False
-        self._report_mtime = mtime
+        self._report_mtime, self._report_page = mtime, page
         try:
             text = index.read_text(encoding="utf-8").strip()
             data = json.loads(text[len("arenaIndex("):-2])
         except (OSError, ValueError):
             return False
-        self._report_keys = {row[0] for row in data["rows"] if row[9]}
+        self._report_keys = {row[0] for row in data["rows"] if row[9]} if page else set()
         return True
 
     def _schedule_total(self) -> int | None:
