@@ -314,6 +314,42 @@ for line in sys.stdin:
         break
 """
 
+FLOOR = """
+import sys
+import trio
+
+ENGINE = [sys.executable, "-S", sys.argv[1], sys.argv[2]]
+
+
+async def engine():
+    proc = await trio.lowlevel.open_process(ENGINE, stdin=-1, stdout=-1)
+    seen = b""
+
+    async def until(word):
+        nonlocal seen
+        while word not in seen:
+            seen += await proc.stdout.receive_some(4096)
+
+    for line, reply in ((b"uci", b"uciok"), (b"isready", b"readyok"),
+                        (b"position startpos\\ngo nodes 1", b"bestmove")):
+        await proc.stdin.send_all(line + b"\\n")
+        await until(reply)
+    await proc.stdin.send_all(b"quit\\n")
+    await proc.wait()
+
+
+async def main():
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(engine)
+        nursery.start_soon(engine)
+
+
+trio.run(main)
+"""
+"""The floor under any runner built on the project's stack: the interpreter, trio's import,
+two probe engines started, their handshake and a first ``go``, nothing else (no config, no
+rules, no journal). The arena's first ``go`` cannot come before this one's."""
+
 
 def first_go(argv_for: Callable[[Path], list[str]], work: Path, tag: str
              ) -> tuple[float, float]:
@@ -356,9 +392,16 @@ def startup(work: Path, cutechess: str | None) -> None:
                 "proto=uci", "-engine", *engine, "name=p2", "proto=uci", "-each", "tc=10+0.1",
                 "-games", "1"]
 
+    floor = work / "floor.py"
+    floor.write_text(FLOOR)
+
+    def stack_floor(stamps: Path) -> list[str]:
+        return [python, str(floor), str(probe), str(stamps)]
+
     help_times: list[float] = []
     ours_go: list[tuple[float, float]] = []
     theirs_go: list[tuple[float, float]] = []
+    floor_go: list[tuple[float, float]] = []
     arena = [python, "-m", "arena.cli", "--help"]
     script = Path(python).with_name("arena")
     if script.exists():
@@ -368,6 +411,7 @@ def startup(work: Path, cutechess: str | None) -> None:
         subprocess.run(arena, stdout=subprocess.DEVNULL, check=True, timeout=60)
         help_times.append(time.perf_counter() - started)
         ours_go.append(first_go(ours, work, "ours"))
+        floor_go.append(first_go(stack_floor, work, "floor"))
         if cutechess:
             theirs_go.append(first_go(theirs, work, "theirs"))
     print("-- start-up (median [min-max])")
@@ -379,6 +423,10 @@ def startup(work: Path, cutechess: str | None) -> None:
         if c:
             line += f" cutechess {spread(c, ' s', 3):26} ratio {ratio(a, c)}"
         print(line + (" (target < 0.25 s)" if index == 0 else ""), flush=True)
+        f = [pair[index] for pair in floor_go]
+        what = (" (python + trio + two engines to a first go, no arena: the least any runner on"
+                " this stack takes)" if index == 0 else "")
+        print(f"   {'':18} floor {spread(f, ' s', 3):26}{what}", flush=True)
 
 
 # ----------------------------------------------------------------------------- main
