@@ -443,7 +443,20 @@ def _prepare_bot(bot: BotSpec, i: int, base: Path, fail: _Fail) -> BotSpec:
             f"bot {bot.name!r}: script {cmd[1]!r} not found in {cwd}",
             "fix the path (relative to the bot's cwd, which defaults to the config's directory)",
         )
+    if not bot.cwd:
+        cmd, cwd = _own_folder(cmd, base)
     return msgspec.structs.replace(bot, cmd=cmd, cwd=str(cwd))
+
+
+def _own_folder(cmd: list[str], base: Path) -> tuple[list[str], Path]:
+    """A bot without ``cwd``: its arguments that name files beside the config made absolute,
+    and its folder the one of its script (the first such file), else of its program. Not the
+    config's folder: a bot sees its own folder, and the config's holds other bots, configs
+    and runs."""
+    args = [str((base / arg).resolve()) if not arg.startswith("-") and not os.path.isabs(arg)
+            and (base / arg).is_file() else arg for arg in cmd[1:]]
+    script = next((arg for arg in args if os.path.isabs(arg) and os.path.isfile(arg)), None)
+    return [cmd[0], *args], Path(os.path.dirname(script or cmd[0]))
 
 
 def resolve_program(program: str, cwd: Path) -> str | None:

@@ -1,23 +1,24 @@
 """The bubblewrap sandbox: which containment a bot gets, and the bwrap argv that gives it.
 
 ``sandbox = "auto"`` (the default) means bubblewrap wherever it is installed; without it, a
-bot started by root still runs under an unprivileged uid of its own (``uid``), and a loud
-warning says once per run what is missing. Under bwrap a bot runs:
+bot started by root still runs under an unprivileged uid of its own in a mount namespace of
+its own (``uid``: :mod:`referee.mountview`), and a loud warning says once per run what is
+missing. Under bwrap a bot runs:
 
-* in its own user namespace as an unprivileged uid with no capabilities and no way to make a
-  new user namespace (``--disable-userns``), ``no_new_privs`` set;
+* as an unprivileged uid of the host, one per bot process, that owns no file, with no
+  capabilities in any namespace, no groups, an empty bounding set and ``no_new_privs``: as
+  root, bubblewrap makes no user namespace and ``setpriv`` drops to that uid once the mounts
+  are made; as another user, the user namespace maps the bot to that user;
 * in its own PID, network, IPC, UTS and cgroup namespaces: it sees no other process, has only
   a loopback interface, and everything it starts dies with it;
 * on a read-only view of the system folders (/usr, /etc, ...; files of /etc that only root may
-  read are hidden), with private size-capped tmpfs for /tmp and /dev/shm;
-* with its own folder bound read-only as ONE folder (whatever it holds), plus read-only the
-  install folders of its program (an interpreter's prefix, a virtualenv) and the folder of a
-  script it is given. Nothing else: not the run directory, the config, other bots, the home
-  directory; its environment is the clean one of :func:`referee.spawn.clean_environment`.
-
-bwrap is started by the referee (root on CI): the bot's uid inside maps to the referee's uid
-outside, so the namespaces, the dropped capabilities and the read-only mounts are what keep it
-in (see the README's "What the sandbox guarantees" section).
+  read are hidden), with private size-capped tmpfs for /tmp and /dev/shm, ``/proc/sys`` and
+  the other kernel settings read-only, no ``/sys``;
+* with the folders of :func:`referee.botview.bot_view` bound read-only: its own folder, the
+  install folders of its program and the folders of its scripts (reachable through a tmpfs
+  over a private ancestor such as /root). Nothing else: not the run directory, the config,
+  other bots, the home directory; its environment is the clean one of
+  :func:`referee.spawn.clean_environment`.
 """
 
 from __future__ import annotations
@@ -28,32 +29,26 @@ import stat
 import subprocess
 import sys
 from functools import cache
-from pathlib import Path
 from typing import Final, Literal
 
 from referee.botspec import BotSpec
+from referee.botview import (
+    SYSTEM_DIRS,
+    BotView,
+    absolute_scripts,
+    bot_view,
+    is_system,
+    under,
+)
 from referee.errors import BotStartError
 from referee.faults import SandboxSetupError
 
 Mode = Literal["bwrap", "uid", "none"]
 
-SYSTEM_DIRS: Final = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc",
-                      "/opt")
-"""Bound read-only into every sandbox (those that exist; symlinks are recreated as symlinks)."""
 SANDBOX_PATH: Final = "/usr/local/bin:/usr/bin:/bin"
 """PATH inside the sandbox (the runner's own PATH names folders the bot does not see)."""
 
-ARENA_SOURCE: Final = str(Path(__file__).resolve().parent.parent)
-"""The folder holding the arena's packages (the project folder in an editable install)."""
-
-_hidden: set[str] = set()
 _warned: set[str] = set()
-
-
-def hide_from_bots(path: str | os.PathLike[str]) -> None:
-    """Keep ``path`` (a run directory, a config file) out of every sandbox, even when it lies
-    inside a folder a bot sees: an empty read-only tmpfs (or /dev/null) covers it."""
-    _hidden.add(os.path.abspath(path))
 
 
 def warn_once(text: str) -> None:
@@ -79,10 +74,8 @@ def bwrap_problem() -> str | None:
     bwrap = bwrap_path()
     if bwrap is None:
         return "bubblewrap (bwrap) is not installed"
-    probe = [bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--uid", "1000000000",
-             "--gid", "1000000000", "--die-with-parent", "--ro-bind", "/", "/", "--proc",
-             "/proc", "--dev", "/dev", "--size", "1048576", "--tmpfs", "/tmp", "--remount-ro",
-             "/", "--", "/bin/true"]
+    spec = BotSpec(name="probe", cmd=["/bin/true"])
+    probe = sandbox_argv(spec, ["/bin/true"], 1_000_000_000)
     try:
         done = subprocess.run(probe, capture_output=True, text=True, timeout=30,
                               stdin=subprocess.DEVNULL)
@@ -121,39 +114,41 @@ def containment(spec: BotSpec) -> Mode:
     return spec.sandbox
 
 
-def bot_folder(spec: BotSpec, argv: list[str]) -> str:
-    """The one folder a sandboxed bot sees as its own: ``cwd`` when given, else the folder of
-    the script it is given (the first existing file after the program), else the program's."""
-    if spec.cwd:
-        return os.path.abspath(spec.cwd)
-    for arg in argv[1:]:
-        if os.path.isabs(arg) and os.path.isfile(arg):
-            return os.path.dirname(arg)
-    return os.path.dirname(argv[0])
-
-
-def absolute_scripts(argv: list[str]) -> list[str]:
-    """``argv`` with each argument that names an existing file relative to the current
-    folder made absolute. A bot without a ``cwd`` (``check-bot``, ``play``) runs in its
-    script's folder inside the sandbox, where ``sample_bots/x.py`` would no longer be found."""
-    return [argv[0], *(os.path.abspath(arg) if not arg.startswith("-")
-                       and not os.path.isabs(arg) and os.path.isfile(arg) else arg
-                       for arg in argv[1:])]
+PROC_READ_ONLY: Final = ("/proc/sys", "/proc/sysrq-trigger", "/proc/fs", "/proc/bus",
+                         "/proc/irq")
+"""Kernel settings under /proc, bound read-only over the sandbox's own /proc (those that
+exist): defence in depth, since the bot's uid may not write them anyway."""
+PROC_MASKED: Final = ("/proc/kcore", "/proc/keys", "/proc/timer_list", "/proc/sched_debug",
+                      "/proc/latency_stats", "/proc/kmsg", "/proc/acpi", "/proc/scsi")
+"""Files and folders of /proc that tell about the host's kernel: covered (the sandbox has no
+/sys at all)."""
+DROP_TO_BOT: Final = ("--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add",
+                      "CAP_SETPCAP")
+"""What bubblewrap started by root keeps for the one step after its mounts: ``setpriv``
+switching to the bot's uid, which clears them all."""
 
 
 def sandbox_argv(spec: BotSpec, argv: list[str], uid: int, info_fd: int | None = None
                  ) -> list[str]:
     """``argv`` (its program already an absolute path) run under bubblewrap as ``uid``;
     with ``info_fd``, bubblewrap writes there once the sandboxed process exists (nothing
-    written means it never got that far: see :meth:`referee.child.ChildProcess`)."""
+    written means it never got that far: see :meth:`referee.child.ChildProcess`).
+
+    Started by root, bubblewrap makes no user namespace: a user namespace made by root maps
+    the bot's uid to root outside, and a bot that is root outside writes every root-owned
+    file on a writable mount (``/proc/sys/kernel/core_pattern``: a program of its own run as
+    root on the host). Instead bubblewrap, root and privileged, makes the mounts and the other
+    namespaces, and ``setpriv`` then becomes ``uid`` (an unprivileged uid of the host that
+    owns nothing) with no capabilities, no groups and an empty bounding set. Started by any
+    other user, bubblewrap makes a user namespace whose map points at that user's own,
+    unprivileged, uid."""
     bwrap = bwrap_path()
     if bwrap is None:
         raise BotStartError(f"bot {spec.name!r}: bubblewrap is not installed "
                             "(apt-get install bubblewrap)")
     if not spec.cwd:
         argv = absolute_scripts(argv)
-    folder = bot_folder(spec, argv)
-    cwd = os.path.abspath(spec.cwd) if spec.cwd else folder
+    view = bot_view(spec, argv)
     tmp = str(spec.limits.tmp_mb << 20)
     mounts: list[str] = []
     for path in SYSTEM_DIRS:
@@ -164,68 +159,80 @@ def sandbox_argv(spec: BotSpec, argv: list[str], uid: int, info_fd: int | None =
     for path in _unreadable_in_etc():
         mounts += (["--tmpfs", path] if os.path.isdir(path) else ["--ro-bind", "/dev/null", path])
     mounts += ["--proc", "/proc", "--dev", "/dev",
-               "--size", tmp, "--tmpfs", "/tmp", "--size", tmp, "--tmpfs", "/dev/shm"]
-    seen = [folder]
-    for root in _program_roots(argv, cwd):
-        if not any(_under(root, other) for other in seen):
-            mounts += ["--ro-bind", root, root]
-            seen.append(root)
-    mounts += ["--ro-bind", folder, folder]
-    for path in sorted(_hidden):
-        if any(_under(path, root) for root in seen):
-            if os.path.isdir(path):
-                mounts += ["--tmpfs", path, "--remount-ro", path]
-            elif os.path.exists(path):
-                mounts += ["--ro-bind", "/dev/null", path]
-    mounts += ["--remount-ro", "/", "--chdir", cwd]  # the root tmpfs too: nothing writable
-    # but the private /tmp and /dev/shm
+               "--perms", "1777", "--size", tmp, "--tmpfs", "/tmp",
+               "--perms", "1777", "--size", tmp, "--tmpfs", "/dev/shm"]
+    mounts += _proc_covers()
+    mounts += _view_mounts(view)
+    mounts += ["--remount-ro", "/", "--chdir", view.cwd]  # the root tmpfs too: nothing
+    # writable but the private /tmp and /dev/shm
     info = ["--info-fd", str(info_fd)] if info_fd is not None else []
-    return [bwrap, "--unshare-all", "--unshare-user", "--disable-userns",
-            "--uid", str(uid), "--gid", str(uid), "--die-with-parent", *info,
-            *mounts, "--", *argv]
+    namespaces = ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
+                  "--unshare-cgroup"]
+    if is_root():
+        setpriv = shutil.which("setpriv", path=SANDBOX_PATH)
+        if setpriv is None:
+            raise SandboxSetupError("the bubblewrap sandbox needs setpriv (util-linux) in "
+                                    f"{SANDBOX_PATH} to drop to the bot's uid")
+        drop = [setpriv, "--reuid", str(uid), "--regid", str(uid), "--clear-groups",
+                "--inh-caps=-all", "--bounding-set=-all", "--pdeathsig", "KILL", "--"]
+        return [bwrap, *namespaces, *DROP_TO_BOT, "--die-with-parent", *info, *mounts, "--",
+                *drop, *argv]
+    return [bwrap, *namespaces, "--unshare-user", "--disable-userns", "--uid", str(uid),
+            "--gid", str(uid), "--die-with-parent", *info, *mounts, "--", *argv]
 
 
-def _under(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip("/") + "/")
+def _view_mounts(view: BotView) -> list[str]:
+    """The bot's folders in bwrap's terms: covers before what they hold, the folders leading
+    to each made anew 0755 (bubblewrap would make them 0700, out of the bot's reach), each
+    folder bound read-only, the hidden paths covered, and each cover made read-only once
+    filled."""
+    ops = sorted([(path, "cover") for path in view.covers] + [(path, "bind") for path in
+                                                               view.binds],
+                 key=lambda op: (op[0].count("/"), op[1] != "cover", op[0]))
+    mounts: list[str] = []
+    made: set[str] = set()
+    for path, kind in ops:
+        for folder in _leading_folders(path):
+            if folder not in made and not is_system(folder) and not any(
+                    under(folder, bound) for bound in view.binds):
+                mounts += ["--perms", "0755", "--dir", folder]
+                made.add(folder)
+        if kind == "cover":
+            mounts += ["--perms", "0755", "--size", str(1 << 20), "--tmpfs", path]
+        else:
+            mounts += ["--ro-bind", path, path]
+    for path in view.hidden:
+        if os.path.isdir(path):
+            mounts += ["--tmpfs", path, "--remount-ro", path]
+        else:
+            mounts += ["--ro-bind", "/dev/null", path]
+    for path in view.covers:
+        mounts += ["--remount-ro", path]
+    return mounts
 
 
-def _is_system(path: str) -> bool:
-    return any(_under(path, d) for d in SYSTEM_DIRS)
+def _leading_folders(path: str) -> list[str]:
+    """The folders above ``path``, outermost first, / left out."""
+    folders: list[str] = []
+    parent = os.path.dirname(path)
+    while parent != "/" and parent:
+        folders.append(parent)
+        parent = os.path.dirname(parent)
+    return folders[::-1]
 
 
-def _program_roots(argv: list[str], cwd: str) -> list[str]:
-    """Folders a bot's program needs besides its own folder: for the program and each step of
-    its symlinks, the install prefix (the folder above ``bin/``: an interpreter's lib/, a
-    virtualenv's pyvenv.cfg) or its folder; for a script argument, the folder above its top
-    Python package, or its folder; for the arena's own Python (``{python}`` in a config), the
-    arena's packages, so that bots may use its bot helper. System folders are bound anyway and
-    left out."""
-    roots: list[str] = []
-
-    def add(path: str) -> None:
-        if path and path != "/" and not _is_system(path) and path not in roots:
-            roots.append(path)
-
-    program = argv[0]
-    for _ in range(16):  # symlink chain, bounded
-        folder = os.path.dirname(program)
-        add(os.path.dirname(folder) if os.path.basename(folder) == "bin" else folder)
-        if not os.path.islink(program):
-            break
-        program = os.path.join(folder, os.readlink(program))
-    real = os.path.realpath(argv[0])
-    folder = os.path.dirname(real)
-    add(os.path.dirname(folder) if os.path.basename(folder) == "bin" else folder)
-    if os.path.realpath(argv[0]) == os.path.realpath(sys.executable):
-        add(ARENA_SOURCE)  # the arena's own Python: its bot helper (protocol.bot) importable
-    for arg in argv[1:]:
-        path = arg if os.path.isabs(arg) else os.path.join(cwd, arg)
-        if os.path.isfile(path):
-            folder = os.path.dirname(os.path.realpath(path))
-            while os.path.isfile(os.path.join(folder, "__init__.py")):
-                folder = os.path.dirname(folder)
-            add(folder)
-    return roots
+@cache
+def _proc_covers() -> tuple[str, ...]:
+    covers: list[str] = []
+    for path in PROC_READ_ONLY:
+        if os.path.exists(path):
+            covers += ["--ro-bind", path, path]
+    for path in PROC_MASKED:
+        if os.path.isdir(path):
+            covers += ["--tmpfs", path, "--remount-ro", path]
+        elif os.path.exists(path):
+            covers += ["--ro-bind", "/dev/null", path]
+    return tuple(covers)
 
 
 @cache
@@ -255,23 +262,3 @@ def _unreadable_in_etc() -> tuple[str, ...]:
             elif is_dir:
                 folders.append(entry.path)
     return tuple(sorted(hidden))
-
-
-def folder_visible_to(uid: int, path: str) -> bool:
-    """Whether ``uid`` (with no groups) can reach ``path``: every folder above it searchable
-    by others, and ``path`` itself readable (and, for a folder, searchable) by others."""
-    del uid  # a uid of the reserved range owns nothing: only the "others" bits apply
-    parts = Path(os.path.abspath(path)).parts
-    for i in range(1, len(parts)):
-        try:
-            mode = os.stat(os.path.join(*parts[:i])).st_mode
-        except OSError:
-            return False
-        if not mode & stat.S_IXOTH:
-            return False
-    try:
-        mode = os.stat(path).st_mode
-    except OSError:
-        return False
-    need = stat.S_IROTH | (stat.S_IXOTH if stat.S_ISDIR(mode) else 0)
-    return mode & need == need

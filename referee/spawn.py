@@ -14,8 +14,11 @@ by the referee after the spawn, while the child waits at a gate:
 3. meanwhile the referee moves the waiting process into the bot's cgroup and sets its rlimits
    (``prlimit``), then opens the gate: the bot's first instruction already runs with every
    limit in place, and whatever it forks is in its cgroup;
-4. for ``uid`` containment a second ``setpriv`` switches to the bot's unprivileged uid with
-   no groups (and sets the death signal again), then the bot (or bwrap) starts.
+4. for ``uid`` containment ``unshare`` gives the bot a mount namespace of its own where its
+   folders are reachable and the run directory hidden (:mod:`referee.mountview`), and a
+   second ``setpriv`` switches to the bot's unprivileged uid with no groups and no
+   capabilities (and sets the death signal again), then the bot (or bwrap) starts. A bot
+   whose folders that uid cannot read is refused, never run as root.
 
 The same process id runs all of these in turn, so the pid the referee holds is the bot's (or
 bwrap's, which keeps the bot in its PID namespace).
@@ -40,14 +43,15 @@ from typing import Final
 
 from referee import cgroup as cgroups
 from referee.botspec import BotSpec, Limits
+from referee.botview import absolute_scripts, bot_view
 from referee.cgroup import BotCgroup
 from referee.errors import BotStartError
 from referee.faults import MachineFault, SandboxSetupError
+from referee.mountview import mount_namespace_argv
 from referee.sandbox import (
     SANDBOX_PATH,
     Mode,
     containment,
-    folder_visible_to,
     sandbox_argv,
     warn_once,
 )
@@ -219,7 +223,7 @@ def _launcher(mode: Mode, uid: int | None) -> tuple[list[str], list[str]]:
     after: list[str] = []
     if mode == "uid" and uid is not None:
         after = [setpriv, "--reuid", str(uid), "--regid", str(uid), "--clear-groups",
-                 "--pdeathsig", "KILL", "--"]
+                 "--inh-caps=-all", "--bounding-set=-all", "--pdeathsig", "KILL", "--"]
     return before, after
 
 
@@ -267,17 +271,13 @@ def launch(spec: BotSpec, *, capture_stderr: bool = False) -> Launched:
             info_out, info_in = os.pipe()
             pipes += (info_out, info_in)
         argv = resolve_command(spec, mode, uid or 0, info_in)
-        if mode == "uid" and uid is not None:
-            try:
-                _check_reachable(spec, argv[0])
-            except BotStartError as exc:
-                if spec.sandbox != "auto":
-                    raise
-                # No bubblewrap, and the program lies where other uids cannot go (a Python
-                # under /root): the machine's setup, not the bot's fault; run it as the arena.
-                warn_once(f"WARNING: {exc}; such bots run as the arena's own user")
-                _UIDS.release(uid)
-                mode, uid = "none", None
+        cwd = spec.cwd
+        mounts: list[str] = []
+        if mode == "uid":
+            if not spec.cwd:
+                argv = absolute_scripts(argv)
+            view = bot_view(spec, argv)  # a folder its uid cannot read: refused, never root
+            mounts, cwd = mount_namespace_argv(view), view.cwd
         warn_once(cgroups.describe())
         try:
             group = BotCgroup.create(spec.limits)
@@ -294,11 +294,11 @@ def launch(spec: BotSpec, *, capture_stderr: bool = False) -> Launched:
             pipes += (our_err, child_err)
         before, after = _launcher(mode, uid)
         popen = subprocess.Popen(
-            [*before, *after, *argv],
+            [*before, *mounts, *after, *argv],
             stdin=child_in,
             stdout=child_out,
             stderr=child_err if child_err is not None else subprocess.DEVNULL,
-            cwd=spec.cwd,
+            cwd=cwd,
             env=clean_environment(spec, mode),
             start_new_session=True,
             close_fds=True,
@@ -335,13 +335,3 @@ def launch(spec: BotSpec, *, capture_stderr: bool = False) -> Launched:
         os.set_blocking(info_out, False)
     return Launched(popen, our_in, our_out, our_err, info_out, mode, group, uid)
 
-
-def _check_reachable(spec: BotSpec, program: str) -> None:
-    """Under its own uid a bot must be able to reach its program and folder."""
-    for what, path in (("program", os.path.realpath(program)),
-                       ("folder", os.path.abspath(spec.cwd or os.getcwd()))):
-        if not folder_visible_to(0, path):
-            raise BotStartError(
-                f"cannot start bot {spec.name!r}: its {what} {path} is not readable by other "
-                "users, and the bot runs under an unprivileged uid of its own (sandbox "
-                "'uid'); make it readable (chmod o+rx along the path) or install bubblewrap")

@@ -17,6 +17,7 @@ the node ids, which pytest no longer lets it do; pytest-xdist issue #1386.)
 from __future__ import annotations
 
 from collections.abc import Generator
+from pathlib import Path
 from typing import Any
 
 import pluggy
@@ -90,3 +91,14 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     terminalreporter.write_line(
         f"install them with: {install_command(list(_missing))}  (or run `bash .ci/run` as root)"
     )
+
+
+@pytest.fixture
+def tmp_path(tmp_path: Path) -> Path:
+    """pytest's own ``tmp_path``, searchable and readable by other users (0755, as a folder
+    made under umask 022 is). Bots run as an unprivileged uid of their own, and a test often
+    makes a bot's folder there; pytest makes it 0700. The folders above it stay private, so
+    the sandbox's covers over private ancestors (referee.botview) are exercised by every
+    such test."""
+    tmp_path.chmod(0o755)
+    return tmp_path

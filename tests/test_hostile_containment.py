@@ -156,9 +156,13 @@ async def test_referee_and_opponent_cannot_be_killed_or_fed_moves(
 
 
 @needs_bwrap
-async def test_bot_cannot_see_the_run_directory_config_or_journal(tmp_path: Path) -> None:
-    """Through ``arena run``: the bot's folder holds the config and the run directory, both
-    hidden from it; its forged journal line never lands, every game is journaled once."""
+@pytest.mark.parametrize("cwd", [None, "."])
+async def test_bot_cannot_see_the_run_directory_config_or_journal(tmp_path: Path,
+                                                                  cwd: str | None) -> None:
+    """Through ``arena run``. Without ``cwd`` the bot's folder is its script's: the config and
+    the run directory are not in its view at all. With the config's folder as its ``cwd``,
+    that folder holds the config and the run directory, both covered. Either way its forged
+    journal line never lands, and every game is journaled once."""
     out = tmp_path / "out"
     config = tmp_path / "run.toml"
     probe = HOSTILE / "read_run_dir.py"
@@ -168,6 +172,7 @@ async def test_bot_cannot_see_the_run_directory_config_or_journal(tmp_path: Path
         f'game = "{GAME}"', 'tc = "5+0"', "games_per_pairing = 2", "[adjudication]",
         "max_plies = 12", "[[bots]]", 'name = "snooper"',
         "cmd = [" + ", ".join(f'"{a}"' for a in bot_argv) + "]",
+        *([f'cwd = "{cwd}"'] if cwd else []),
         "[[bots]]", 'name = "first"', f'cmd = ["{{python}}", "{FIRST_BOT}"]', ""]))
     done = subprocess.run([sys.executable, "-m", "arena.cli", "run", str(config), "--output",
                            str(out), "--no-report", "--plain"],
@@ -180,7 +185,10 @@ async def test_bot_cannot_see_the_run_directory_config_or_journal(tmp_path: Path
     logs = list((out / "logs").rglob("*.stderr.log"))
     text = "\n".join(p.read_text() for p in logs if "snooper" in str(p))
     assert "read-config refused" in text and "append-journal refused" in text
-    assert "list-run-dir ok []" in text  # an empty folder in place of the run directory
+    if cwd:
+        assert "list-run-dir ok []" in text  # an empty folder in place of the run directory
+    else:
+        assert "list-run-dir refused FileNotFoundError" in text  # not there at all
     assert "arena: limits:" in done.stderr  # the one-line note on which limits apply
     assert_no_process_left("readrun-tag")
 

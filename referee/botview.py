@@ -1,0 +1,192 @@
+"""What a contained bot sees of the file system: which folders are bound for it, which private
+folders above them are covered, and which paths are hidden.
+
+Both containments that give a bot an unprivileged uid use this: bubblewrap builds the whole
+view from it, and the ``uid`` containment (no bubblewrap) uses its covers and hidden paths in a
+mount namespace of its own (:mod:`referee.mountview`).
+
+Why covers: a bot runs as an unprivileged uid that owns nothing, so it can only reach a folder
+whose every ancestor others may search. An interpreter under a 0700 home (pyenv in /root, nvm,
+conda, a virtualenv in a private checkout) would be out of reach. A tmpfs over the highest
+private ancestor, with the needed folders bound inside it (the folders in between made anew,
+0755), makes those folders reachable and nothing else of the private folder.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final
+
+from referee.botspec import BotSpec
+from referee.errors import BotStartError
+
+SYSTEM_DIRS: Final = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc",
+                      "/opt")
+"""Bound read-only into every sandbox (those that exist; symlinks are recreated as symlinks)."""
+ARENA_SOURCE: Final = str(Path(__file__).resolve().parent.parent)
+"""The folder holding the arena's packages (the project folder in an editable install)."""
+BOT_HELPER_PACKAGES: Final = ("protocol", "referee")
+"""What a bot run by the arena's own Python (``{python}``) sees of the arena: the bot helper
+(``protocol.bot``) and the rules it imports (``referee.games``). Not the project's other
+folders: sample bots, runs, configs."""
+
+_hidden: set[str] = set()
+
+
+def hide_from_bots(path: str | os.PathLike[str]) -> None:
+    """Keep ``path`` (a run directory, a config file) out of every contained bot's view, even
+    when it lies inside a folder the bot sees: an empty read-only tmpfs (or /dev/null) covers
+    it."""
+    _hidden.add(os.path.abspath(path))
+
+
+@dataclass
+class BotView:
+    """The folders a bot sees besides the system's, and how they are made reachable."""
+
+    folder: str
+    """The bot's own folder: its ``cwd``, else its script's folder, else its program's."""
+    cwd: str
+    """Where it starts (its folder unless ``cwd`` says otherwise)."""
+    binds: list[str]
+    """Folders bound read-only at their own paths, parents before children: the bot's folder,
+    its program's install folder, script folders, the bot helper for ``{python}``."""
+    covers: list[str] = field(default_factory=list)
+    """Private ancestors of ``binds`` (not searchable by others), each covered by a tmpfs."""
+    hidden: list[str] = field(default_factory=list)
+    """Paths of :func:`hide_from_bots` inside a bound folder: covered by an empty tmpfs (a
+    folder) or /dev/null (a file)."""
+
+    def covered(self, path: str) -> bool:
+        """Whether ``path`` lies under one of :attr:`covers`."""
+        return any(under(path, cover) for cover in self.covers)
+
+
+def under(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+def is_system(path: str) -> bool:
+    return any(under(path, d) for d in SYSTEM_DIRS)
+
+
+def absolute_scripts(argv: list[str]) -> list[str]:
+    """``argv`` with each argument that names an existing file relative to the current
+    folder made absolute. A bot without a ``cwd`` (``check-bot``, ``play``) runs in its
+    script's folder inside the sandbox, where ``sample_bots/x.py`` would no longer be found."""
+    return [argv[0], *(os.path.abspath(arg) if not arg.startswith("-")
+                       and not os.path.isabs(arg) and os.path.isfile(arg) else arg
+                       for arg in argv[1:])]
+
+
+def bot_folder(spec: BotSpec, argv: list[str]) -> str:
+    """The one folder a contained bot sees as its own: ``cwd`` when given, else the folder of
+    the script it is given (the first existing file after the program), else the program's."""
+    if spec.cwd:
+        return os.path.abspath(spec.cwd)
+    for arg in argv[1:]:
+        if os.path.isabs(arg) and os.path.isfile(arg):
+            return os.path.dirname(arg)
+    return os.path.dirname(argv[0])
+
+
+def bot_view(spec: BotSpec, argv: list[str]) -> BotView:
+    """The view of the bot started as ``argv`` (its program an absolute path, its scripts
+    absolute when it has no ``cwd``); raises :class:`BotStartError` when a folder it needs is
+    one its uid could not read even with the covers (a 0700 bot folder)."""
+    folder = bot_folder(spec, argv)
+    cwd = os.path.abspath(spec.cwd) if spec.cwd else folder
+    binds: list[str] = []
+    for root in [folder, *_program_roots(argv, cwd)]:
+        if is_system(root) or root == "/":
+            continue  # bound anyway
+        if not any(under(root, other) for other in binds):
+            binds = [b for b in binds if not under(b, root)]
+            binds.append(root)
+    binds.sort(key=lambda p: (p.count("/"), p))
+    view = BotView(folder, cwd, binds)
+    for path in binds:
+        _cover_private_ancestors(view, path)
+    for path in binds:
+        _check_readable(spec, path)
+    view.hidden = [path for path in sorted(_hidden)
+                   if any(under(path, root) for root in binds) and os.path.lexists(path)]
+    return view
+
+
+def _cover_private_ancestors(view: BotView, path: str) -> None:
+    parts = Path(path).parts
+    for i in range(2, len(parts)):
+        ancestor = os.path.join(*parts[:i])
+        if view.covered(ancestor) or any(under(ancestor, b) and ancestor != b
+                                         for b in view.binds):
+            # inside a cover already (its remaining folders are made below), or inside a
+            # bound folder, whose own modes apply
+            continue
+        if not _searchable_by_others(ancestor):
+            view.covers.append(ancestor)
+            break
+
+
+def _searchable_by_others(folder: str) -> bool:
+    try:
+        return bool(os.stat(folder).st_mode & stat.S_IXOTH)
+    except OSError:
+        return False
+
+
+def _check_readable(spec: BotSpec, path: str) -> None:
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        raise BotStartError(f"cannot start bot {spec.name!r}: {path}: {exc.strerror}") from None
+    need = stat.S_IROTH | (stat.S_IXOTH if stat.S_ISDIR(mode) else 0)
+    if mode & need != need:
+        raise BotStartError(
+            f"cannot start bot {spec.name!r}: {path} is not readable by other users (mode "
+            f"{stat.S_IMODE(mode):04o}), and the bot runs as an unprivileged uid of its own "
+            f"that owns nothing; make it readable: chmod -R o+rX {path}")
+
+
+def _program_roots(argv: list[str], cwd: str) -> list[str]:
+    """Folders a bot's program needs besides its own folder: for the program and each step of
+    its symlinks, the install prefix (the folder above ``bin/``: an interpreter's lib/, a
+    virtualenv's pyvenv.cfg) or its folder; for its script (the first argument naming a
+    file), its top Python package (the folder above which no ``__init__.py`` is), or its
+    folder (not the folders of later file arguments: a bot's files are in its folder); for
+    the arena's own Python (``{python}`` in a config), the bot helper's packages. System
+    folders are bound anyway and left out."""
+    roots: list[str] = []
+
+    def add(path: str) -> None:
+        if path and path != "/" and not is_system(path) and path not in roots:
+            roots.append(path)
+
+    def prefix(program: str) -> str:
+        folder = os.path.dirname(program)
+        return os.path.dirname(folder) if os.path.basename(folder) == "bin" else folder
+
+    program = argv[0]
+    for _ in range(16):  # symlink chain, bounded
+        add(prefix(program))
+        if not os.path.islink(program):
+            break
+        program = os.path.join(os.path.dirname(program), os.readlink(program))
+    add(prefix(os.path.realpath(argv[0])))
+    if os.path.realpath(argv[0]) == os.path.realpath(sys.executable):
+        for package in BOT_HELPER_PACKAGES:
+            add(os.path.join(ARENA_SOURCE, package))
+    for arg in argv[1:]:
+        path = arg if os.path.isabs(arg) else os.path.join(cwd, arg)
+        if os.path.isfile(path):  # the script; other files it needs are in its folder
+            folder = os.path.dirname(os.path.realpath(path))
+            while (os.path.isfile(os.path.join(folder, "__init__.py"))
+                   and os.path.isfile(os.path.join(os.path.dirname(folder), "__init__.py"))):
+                folder = os.path.dirname(folder)
+            add(folder)
+            break
+    return roots
