@@ -29,7 +29,7 @@ from referee.botspec import BotSpec, Limits
 from referee.faults import MachineFault
 from referee.match import open_bot, play_game, play_on
 from referee.record import GameRecord, Termination
-from referee.sandbox import hide_from_bots
+from referee.botview import hide_from_bots
 from referee.timecontrol import TimeControl
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -27,7 +27,7 @@ from referee.games import Game, GameError, game_names
 from referee.human import HUMAN, HumanSeat, human_spec, is_human
 from referee.match import open_bot, play_game, play_on, prepare_game, side_time_controls
 from referee.record import GameRecord, MoveRecord, Termination, encode_record
-from referee.sandbox import hide_from_bots
+from referee.botview import hide_from_bots
 from referee.timecontrol import TimeControl, TimeControlError
 
 RESTART_AFTER = {
