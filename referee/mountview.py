@@ -32,13 +32,16 @@ MAX_FDS: Final = 7
 
 @cache
 def unshare_path() -> str | None:
-    return shutil.which("unshare")
+    found = shutil.which("unshare")
+    return os.path.realpath(found) if found else None
 
 
-def mount_namespace_argv(view: BotView) -> list[str]:
+def mount_namespace_argv(view: BotView, info_fd: int | None = None) -> list[str]:
     """The argv prefix that runs what follows it in a mount namespace of its own holding
     ``view``'s covers and hidden paths; empty when there is nothing to mount (a bot whose
-    folders any uid can reach, and no run directory inside them)."""
+    folders any uid can reach, and no run directory inside them). Once every mount is made,
+    one byte goes to ``info_fd``: a script that failed wrote nothing, and the referee then
+    knows that the machine failed, not the bot."""
     inside = [path for path in view.binds if view.covered(path)]
     if not view.covers and not view.hidden:
         return []
@@ -70,7 +73,10 @@ def mount_namespace_argv(view: BotView) -> list[str]:
     lines += [f"mount -o remount,ro {shlex.quote(cover)}" for cover in view.covers]
     if fds:
         lines.append("exec " + " ".join(f"{fd}<&-" for fd in fds.values()))
-    lines += [f"cd {shlex.quote(view.cwd)}", 'exec "$@"']
+    lines.append(f"cd {shlex.quote(view.cwd)}")
+    if info_fd is not None:  # dash names descriptors up to 9 only: reopened through /proc
+        lines.append(f"printf . >/proc/self/fd/{info_fd}")
+    lines.append('exec "$@"')
     return [unshare, "--mount", "--propagation", "private", "--", "/bin/sh", "-c",
             "\n".join(lines), "arena-mounts"]
 

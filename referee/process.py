@@ -187,6 +187,9 @@ class BotProcess:
             with contextlib.suppress(OSError), open(path, "rb") as log:
                 lines = log.read(TRANSCRIPT_CHARS).decode(errors="replace").splitlines()
                 said = f": {lines[0]}" if lines else ""
+        if self.process.mode == "uid":
+            return (f"the bot's mount namespace could not be set up ({self.describe_exit()})"
+                    f"{said}")
         return f"bubblewrap could not set up its sandbox ({self.describe_exit()}){said}"
 
     async def wait_exit(self, timeout: float) -> int | None:

@@ -116,8 +116,9 @@ class Launched:
     stderr_fd: int | None
     """Our end of its stderr pipe, or None when its stderr goes nowhere."""
     info_fd: int | None = None
-    """Our end of bubblewrap's ``--info-fd`` pipe (``bwrap`` only): data once the sandboxed
-    process exists; the end of the file with no data means bubblewrap gave up before."""
+    """Our end of bubblewrap's ``--info-fd`` pipe (``bwrap``), or of the mount script's
+    (``uid``): data once the contained process exists; the end of the file with no data means
+    the containment could not be set up (the machine's fault, never the bot's)."""
     mode: Mode = "none"
     """The containment the bot got: ``bwrap``, ``uid`` or ``none``."""
     cgroup: BotCgroup | None = None
@@ -125,7 +126,7 @@ class Launched:
     uid: int | None = None
     """The unprivileged uid the bot runs as, or None (it runs as the referee)."""
     never_started: bool = field(default=False, init=False)
-    """Bubblewrap ended without starting the bot (no namespace to be had: a fork bomb
+    """Bubblewrap (or the ``uid`` mount script) ended without starting the bot (no namespace to be had: a fork bomb
     elsewhere, no memory): the machine failed, not the bot. Known after :meth:`close_info`."""
 
     @property
@@ -204,7 +205,10 @@ def resolve_command(spec: BotSpec, mode: Mode = "none", uid: int = 0,
 
 @cache
 def _setpriv() -> str | None:
-    return shutil.which("setpriv")
+    """setpriv's real path: it runs after the ``uid`` covers, which may hide a folder of
+    PATH (a symlink to it in a private folder)."""
+    found = shutil.which("setpriv")
+    return os.path.realpath(found) if found else None
 
 
 def _launcher(mode: Mode, uid: int | None) -> tuple[list[str], list[str]]:
@@ -267,7 +271,7 @@ def launch(spec: BotSpec, *, capture_stderr: bool = False) -> Launched:
     info_out: int | None = None
     info_in: int | None = None
     try:
-        if mode == "bwrap":
+        if mode in ("bwrap", "uid"):
             info_out, info_in = os.pipe()
             pipes += (info_out, info_in)
         argv = resolve_command(spec, mode, uid or 0, info_in)
@@ -277,7 +281,9 @@ def launch(spec: BotSpec, *, capture_stderr: bool = False) -> Launched:
             if not spec.cwd:
                 argv = absolute_scripts(argv)
             view = bot_view(spec, argv)  # a folder its uid cannot read: refused, never root
-            mounts, cwd = mount_namespace_argv(view), view.cwd
+            mounts, cwd = mount_namespace_argv(view, info_in), view.cwd
+            if not mounts and info_out is not None and info_in is not None:
+                os.write(info_in, b".")  # nothing to set up: it cannot fail
         warn_once(cgroups.describe())
         try:
             group = BotCgroup.create(spec.limits)

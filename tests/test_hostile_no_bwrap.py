@@ -1,0 +1,87 @@
+"""No silent root: with bubblewrap hidden from PATH and the bots' interpreter in a 0700
+folder (a virtualenv in a private folder, on a Python that may itself lie under /root),
+``sandbox = "auto"`` runs each bot as an unprivileged uid of its own in a mount namespace of
+its own, never as root. Through a real ``arena run``: a bot that SIGKILLs its parent, the
+referee's session and its opponent, and a bot that forges a journal line, each leave the run
+complete, the innocent bot never losing, and the journal exact.
+
+Before the fix such bots ran as root: ``kill -9 $PPID`` ended the run with 0 games
+journaled, the innocent lost "crashed (killed by SIGKILL)", and a forged game was counted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from test_hostile_bots import CAP, FIRST_BOT, GAME, HOSTILE, tagged
+
+ROOT = Path(__file__).resolve().parent.parent
+
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(os.geteuid() != 0, reason="the arena as root, as CI runs it")]
+
+
+def private_python(folder: Path) -> Path:
+    """A virtualenv inside a folder only root may enter (as pyenv's or conda's under /root)."""
+    folder.mkdir(mode=0o700)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(folder / "venv")],
+                   check=True, timeout=120)
+    return folder / "venv" / "bin" / "python"
+
+
+def path_without_bwrap(folder: Path) -> str:
+    """A PATH holding only what the arena itself calls (setpriv, unshare): no bwrap."""
+    folder.mkdir()
+    for tool in ("setpriv", "unshare"):
+        found = shutil.which(tool)
+        assert found is not None, f"{tool} (util-linux) is needed"
+        (folder / tool).symlink_to(found)
+    assert shutil.which("bwrap", path=str(folder)) is None
+    return str(folder)
+
+
+def test_hostile_bots_without_bubblewrap_run_as_no_root_and_leave_the_run_exact(
+        tmp_path: Path) -> None:
+    python = private_python(tmp_path / "private")
+    tag = f"nobwrap-{os.urandom(6).hex()}"
+    out = tmp_path / "out"
+    config = tmp_path / "run.toml"
+    marker = FIRST_BOT.name.replace(".", "?")  # the innocent's command line, not its own
+    bots = {  # the innocent first, and one game at a time: its kept process is there
+        # when the attacker, started afresh for each game, looks for it
+        "innocent": ["{python}", str(FIRST_BOT)],  # the bot helper needs msgspec
+        "attacker": [str(python), str(HOSTILE / "attack_others.py"), tag, "2", marker],
+        "forger": [str(python), str(HOSTILE / "read_run_dir.py"), tag, "2", str(config),
+                   str(out / "games.jsonl"), str(out)],
+    }
+    lines = [f'game = "{GAME}"', 'tc = "10+0"', "games_per_pairing = 2", "concurrency = 1",
+             "[adjudication]", f"max_plies = {CAP.max_plies}"]
+    for name, cmd in bots.items():
+        lines += ["[[bots]]", f'name = "{name}"', "cmd = [" + ", ".join(f'"{a}"' for a in cmd)
+                  + "]", 'restart = "always"' if name == "attacker" else ""]
+    config.write_text("\n".join(lines) + "\n")
+    env = {**os.environ, "PATH": path_without_bwrap(tmp_path / "bin")}
+    done = subprocess.run([sys.executable, "-m", "arena.cli", "run", str(config), "--output",
+                           str(out), "--no-report", "--plain"], capture_output=True, text=True,
+                          timeout=300, cwd=ROOT, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "bubblewrap (bwrap) is not installed" in done.stderr
+    records = [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
+    scheduled = [g["id"] for g in json.loads((out / "schedule.json").read_text())["games"]]
+    assert sorted(r["id"] for r in records) == sorted(scheduled)  # each game once, none forged
+    assert len(records) == 6
+    for record in records:
+        assert "forged" not in (record["p1"], record["p2"])
+        assert record["termination"] == "adjudication", record  # nobody crashed or was killed
+    logs = "\n".join(p.read_text() for p in (out / "logs").rglob("*.stderr.log"))
+    for attempt in ("kill-parent", "kill-session", "kill-opponent", "write-opponent-stdin",
+                    "read-config", "append-journal"):
+        assert f"{attempt} refused" in logs and f"{attempt} ok" not in logs, attempt
+    assert "opponents seen 1" in logs  # it did see the innocent, and could not hurt it
+    assert not tagged(tag)
