@@ -126,8 +126,9 @@ class Launched:
     uid: int | None = None
     """The unprivileged uid the bot runs as, or None (it runs as the referee)."""
     never_started: bool = field(default=False, init=False)
-    """Bubblewrap (or the ``uid`` mount script) ended without starting the bot (no namespace to be had: a fork bomb
-    elsewhere, no memory): the machine failed, not the bot. Known after :meth:`close_info`."""
+    """Bubblewrap (or the ``uid`` mount script) ended without starting the bot (no namespace
+    to be had: a fork bomb elsewhere, no memory): the machine failed, not the bot. Known
+    after :meth:`close_info`."""
 
     @property
     def pid(self) -> int:

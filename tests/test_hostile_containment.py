@@ -26,10 +26,10 @@ from test_hostile_bots import CAP, FIRST_BOT, GAME, HOSTILE, first_bot, hostile,
 
 from referee import cgroup, sandbox
 from referee.botspec import BotSpec, Limits
+from referee.botview import hide_from_bots
 from referee.faults import MachineFault
 from referee.match import open_bot, play_game, play_on
 from referee.record import GameRecord, Termination
-from referee.botview import hide_from_bots
 from referee.timecontrol import TimeControl
 
 ROOT = Path(__file__).resolve().parent.parent
