@@ -156,6 +156,8 @@ class BotConnection:
         self.owed_readyoks = 0
         """Readiness checks sent whose ``ReadyOk`` has not been read yet: every wait for
         readiness reads them all, so that an old answer never stands for a new check."""
+        self.stage = "during the game"
+        """When a death is noticed, for its message: the handshake says so."""
 
     @classmethod
     async def start(cls, spec: BotSpec, stderr_path: Path | None = None,
@@ -260,7 +262,7 @@ class BotConnection:
             try:
                 line = await self.channel.readline()
             except BotExited:
-                raise BotCrashed(self.name, await self._death_note("during the game")) from None
+                raise BotCrashed(self.name, await self._death_note(self.stage)) from None
             if isinstance(line, BadLine):
                 if strict:
                     raise BotProtocolError(self.name, f"bot {self.name!r} sent a bad line: "
@@ -310,13 +312,17 @@ class BotConnection:
         """Hello (``ugi``, ``uci``, ``hub``) up to its answer, then the spec's options and the
         dialect's initialisation up to ``ReadyOk``."""
         hello = self.hello_lines()
-        await self.send_lines(hello)
-        await self._expect(UgiOk, timeout, self._said(hello), strict=False)
-        await self.send_lines(self.option_lines(self.spec.options))
-        init = self.init_lines()
-        await self.send_lines(init)
-        self.owed_readyoks += 1
-        await self.await_ready(timeout, self._said(init))
+        self.stage = "during the handshake"
+        try:
+            await self.send_lines(hello)
+            await self._expect(UgiOk, timeout, self._said(hello), strict=False)
+            await self.send_lines(self.option_lines(self.spec.options))
+            init = self.init_lines()
+            await self.send_lines(init)
+            self.owed_readyoks += 1
+            await self.await_ready(timeout, self._said(init))
+        finally:
+            self.stage = "during the game"
 
     async def set_options(self, options: Mapping[str, object]) -> None:
         await self.send_lines(self.option_lines(options))

@@ -55,6 +55,7 @@ from referee.sandbox import (
     sandbox_argv,
     warn_once,
 )
+from referee.shims import real_program
 
 __all__ = ["BotStartError", "Launched", "clean_environment", "launch", "resolve_command"]
 
@@ -196,9 +197,13 @@ def resolve_program(spec: BotSpec) -> str:
 
 def resolve_command(spec: BotSpec, mode: Mode = "none", uid: int = 0,
                     info_fd: int | None = None) -> list[str]:
-    """The argv that runs the bot: its program resolved, inside bubblewrap for ``bwrap``
+    """The argv that runs the bot: its program resolved (a version manager's shim replaced by
+    the program it runs, for a contained bot: :mod:`referee.shims`), inside bubblewrap for
+    ``bwrap``
     (which reports on ``info_fd`` that the sandbox was set up, when one is given)."""
     argv = [resolve_program(spec), *spec.cmd[1:]]
+    if mode != "none":
+        argv[0] = real_program(spec.name, argv[0], spec.cwd or os.getcwd())
     if mode == "bwrap":
         argv = sandbox_argv(spec, argv, uid, info_fd)
     return argv
