@@ -13,3 +13,16 @@ class RunFailure(UserError):
 
     The runner stops feeding games, lets the running ones finish, and ``arena run`` exits
     with status 3 and this message, as for the machine's faults; resume plays the rest."""
+
+
+class DuplicateGameError(UserError):
+    """Two records of one game id in one file. The schedule gives every game its own id, so a
+    second record was forged or written twice; counting both would bias every rating. Resume
+    (:func:`arena.journal.load`) and ``arena ratings`` refuse it with this one message."""
+
+    def __init__(self, where: str, game_id: str, first: str) -> None:
+        super().__init__(
+            f"{where}: game {game_id} is already recorded at {first}: two records of one game, "
+            "so one of them was forged or written twice. Compare the two lines, delete the "
+            "wrong one by hand (keep a copy of the file), then run the same command again"
+        )

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Final
 
 import msgspec
 
-from arena.errors import UserError
+from arena.errors import DuplicateGameError, UserError
 from referee.record import GameRecord, decode_record, encode_record
 
 if TYPE_CHECKING:
@@ -177,12 +177,8 @@ def load(path: Path, warn: Warn, *, repair: bool = False) -> list[GameRecord]:
                     bad = (number, start, str(exc))
                     continue
                 if record.id and record.id in seen:
-                    raise UserError(
-                        f"{path}:{number}: game {record.id} is already recorded at "
-                        f"{path}:{seen[record.id]}: two records of one game, so one of them was "
-                        "forged or written twice. Compare the two lines, delete the wrong one "
-                        "by hand (keep a copy of the file), then run the same command again"
-                    )
+                    raise DuplicateGameError(f"{path}:{number}", record.id,
+                                             f"{path}:{seen[record.id]}")
                 seen[record.id] = number
                 summaries.append(summary(record))
     except FileNotFoundError:

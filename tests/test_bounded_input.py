@@ -1,0 +1,162 @@
+"""Bad input that must not cost the machine (issue 22, "Bounded input"): ``arena ratings`` on
+a gigabyte of random bytes fails at once in little memory; a schedule, a time control or a
+limit too large for what holds it is a one-line config error naming file, key and value; a
+second record of one game id stops ``arena ratings`` as it stops resume; and ``arena serve``
+refuses a state-changing request that does not come from its own page."""
+
+from __future__ import annotations
+
+import os
+import re
+import resource
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from arena.errors import UserError
+from arena.journal import load
+from arena.ratings import read_results
+from arena.ratings.sources import MAX_JOURNAL_LINE_BYTES, MAX_PGN_LINE_BYTES
+from referee.record import GameRecord, Termination, encode_record
+
+ROOT = Path(__file__).resolve().parents[1]
+BOT = ROOT / "sample_bots" / "random_bot.py"
+GIB = 1 << 30
+
+
+def arena(argv: list[str], tmp: Path, timeout: float = 60.0) -> tuple[int, str, float, int]:
+    """Run ``arena ARGV`` in a child: (exit status, stderr, seconds, peak RSS in MiB).
+
+    The child's own rusage (``wait4``), not RUSAGE_CHILDREN, which also holds every earlier
+    child of this worker. An address-space cap of 4 GiB keeps a regression (the old reader
+    decoded the whole file: 9 GB for 1 GB) from taking the shared machine down with it."""
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (4 * GIB, 4 * GIB))
+
+    err = tmp / "stderr.txt"
+    start = time.monotonic()
+    with err.open("wb") as stderr:
+        proc = subprocess.Popen([sys.executable, "-m", "arena.cli", *argv],
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=stderr, preexec_fn=cap)
+    deadline = start + timeout
+    while True:
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            break
+        if time.monotonic() > deadline:
+            os.kill(proc.pid, signal.SIGKILL)
+            os.wait4(proc.pid, 0)
+            raise AssertionError(f"arena {argv} still running after {timeout} s")
+        time.sleep(0.02)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return (proc.returncode, err.read_text(errors="replace"), time.monotonic() - start,
+            usage.ru_maxrss // 1024)
+
+
+def random_gigabyte(path: Path) -> Path:
+    """A 1 GiB file that starts with 16 MiB of random bytes; the rest is a hole (made in
+    milliseconds). A reader that gives up early never reaches it; one that reads the file
+    whole pays for all of it."""
+    with path.open("wb") as fh:
+        fh.write(os.urandom(16 << 20))
+        fh.truncate(GIB)
+    return path
+
+
+# --------------------------------------------------------------------------- arena ratings
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["random.bin", "games.jsonl", "games.pgn"])
+def test_ratings_on_a_gigabyte_of_random_bytes_fails_at_once_in_little_memory(
+        tmp_path: Path, name: str) -> None:
+    path = random_gigabyte(tmp_path / name)
+    status, err, seconds, rss_mib = arena(["ratings", str(path)], tmp_path)
+    assert status == 2, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert re.fullmatch(rf"arena: error: {re.escape(str(path))}:\d+: binary data, not text "
+                        r"\(byte 0x[0-9a-f]{2} at offset \d+\): expected a games\.jsonl journal "
+                        r"or a PGN file", lines[0]), lines[0]
+    assert seconds < 10, seconds
+    assert rss_mib < 200, rss_mib
+
+
+def test_a_line_longer_than_the_format_allows_is_refused(tmp_path: Path) -> None:
+    pgn = tmp_path / "long.pgn"
+    pgn.write_bytes(b'[White "a"]\n[Black "b"]\n[Result "1-0"]\n\n' + b"x" * (MAX_PGN_LINE_BYTES
+                                                                          + 1))
+    with pytest.raises(UserError, match=rf"long\.pgn:5: line longer than {MAX_PGN_LINE_BYTES} "
+                                        r"bytes \(from byte offset 40\): not a PGN file"):
+        read_results(pgn)
+    journal = tmp_path / "long.jsonl"
+    journal.write_bytes(b'{"game": "' + b"x" * MAX_JOURNAL_LINE_BYTES)
+    with pytest.raises(UserError, match=r"long\.jsonl:1: line longer than .*: not a games\.jsonl"):
+        read_results(journal)
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("hello world\n" * 1000, r"notes\.txt:1: not a PGN file: a game starts with a tag pair "
+                             r"such as \[White \"name\"\], found 'hello world'$"),
+    ("\n% escape\n\n1. e4 e5 1-0\n", r"notes\.txt:4: not a PGN file: .* found '1\. e4 e5 1-0'"),
+    ('{"game": "jungle"}\n', r"notes\.txt:1: not a PGN file: .* \(it looks like a games\.jsonl "
+                            r"journal: name it \*\.jsonl\)"),
+])
+def test_text_that_is_neither_a_journal_nor_pgn_is_refused_at_its_first_line(
+        tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "notes.txt"
+    path.write_text(text)
+    with pytest.raises(UserError, match=message):
+        read_results(path)
+
+
+def test_a_latin1_pgn_still_reads_and_a_bom_is_skipped(tmp_path: Path) -> None:
+    # The PGN standard's character set is Latin-1: such files are text, not binary.
+    path = tmp_path / "old.pgn"
+    path.write_bytes(b'\xef\xbb\xbf[White "Ren\xe9"]\n[Black "J\xfcrgen"]\n[Result "0-1"]\n\n0-1\n')
+    [game] = read_results(path)
+    assert (game.first, game.second, game.score) == ("René", "Jürgen", 0.0)
+
+
+def test_a_fifo_or_device_is_not_read(tmp_path: Path) -> None:
+    with pytest.raises(UserError, match=r"/dev/zero: not a regular file"):
+        read_results("/dev/zero")
+
+
+# --------------------------------------------------------------------------- duplicate ids
+def record(game_id: str, p1: str = "alpha", p2: str = "beta") -> bytes:
+    return encode_record(GameRecord(game="jungle", p1=p1, p2=p2, result="1-0",
+                                    termination=Termination.NORMAL, reason="test", winner=0,
+                                    id=game_id))
+
+
+def test_ratings_refuses_a_second_record_of_one_game_as_resume_does(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    run.mkdir()
+    journal = run / "games.jsonl"
+    journal.write_bytes(b"\n".join([record("r1-p01-g1"), record("r1-p01-g2", "beta", "alpha"),
+                                    record("r1-p01-g1")]) + b"\n")
+    with pytest.raises(UserError) as resume:
+        load(journal, warn=lambda _: None)
+    for source in (run, journal):
+        with pytest.raises(UserError) as ratings:
+            read_results(source)
+        assert str(ratings.value) == str(resume.value)
+    assert str(resume.value).startswith(f"{journal}:3: game r1-p01-g1 is already recorded at "
+                                        f"{journal}:1: two records of one game")
+    # Records without an id (ad-hoc games, `arena play --out`) are not the schedule's: no rule.
+    journal.write_bytes(record("") + b"\n" + record("") + b"\n")
+    assert len(read_results(journal)) == 2
+
+
+def test_ratings_refuses_a_second_pgn_game_of_one_game_id(tmp_path: Path) -> None:
+    game = '[White "a"]\n[Black "b"]\n[Result "1-0"]\n[GameId "r1-p01-g1"]\n\n1-0\n\n'
+    path = tmp_path / "games.pgn"
+    path.write_text(game + game.replace('"a"', '"c"'))
+    with pytest.raises(UserError, match=rf"games\.pgn:8: game r1-p01-g1 is already recorded at "
+                                        rf"{re.escape(str(path))}:1: two records of one game"):
+        read_results(path)
