@@ -20,7 +20,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Final, Literal, Protocol
+from typing import Annotated, Any, Final, Literal, Protocol
 
 import msgspec
 
@@ -35,6 +35,12 @@ PYTHON_PLACEHOLDER: Final = "{python}"
 
 SCRIPT_SUFFIXES: Final = (".py", ".js", ".mjs", ".rb", ".pl", ".sh", ".jar", ".lua")
 """A script argument right after the program with one of these suffixes must exist."""
+
+MAX_SCHEDULED_GAMES: Final = 10_000_000
+"""Most games one config may schedule. The schedule is built whole before the first game
+(its ids make resume exact), a few hundred bytes a game: ten million is a few GB, and more
+than any machine plays in one run. The count is worked out from the keys, before anything is
+built, so a typo'd ``games_per_pairing = 2000000000`` is an error, not gigabytes."""
 
 OptionValue = str | int | float | bool
 
@@ -231,7 +237,29 @@ def _validation_error(file: Path, text: str, exc: msgspec.ValidationError) -> Co
     if problem.startswith("Invalid enum value") and (choices := _literal_choices(path)):
         return _fail(file, text, path, problem.replace("`", ""),
                      f"use one of: {', '.join(repr(c) for c in choices)}")
-    return _fail(file, text, path, problem.replace("`", ""), "see examples/*.toml")
+    problem = problem.replace("`", "")
+    written = _written_value(text, path)
+    if written is not None:
+        problem += f", got {written}"
+    return _fail(file, text, path, problem, "see examples/README.md for every key")
+
+
+def _written_value(text: str, path: Sequence[str | int]) -> str | None:
+    """The scalar written at ``path`` as TOML shows it (``2000000000``, ``'x'``), for errors
+    that must quote the value; None when the path holds a table or is not found."""
+    import tomllib
+
+    try:
+        node: Any = tomllib.loads(text)
+        for part in path:
+            node = node[part]
+    except (tomllib.TOMLDecodeError, LookupError, TypeError):
+        return None
+    if isinstance(node, (dict, list)):
+        return None
+    if isinstance(node, bool):
+        return "true" if node else "false"
+    return repr(node) if isinstance(node, str) else str(node)
 
 
 def _literal_choices(path: Sequence[str | int]) -> list[object]:
@@ -335,6 +363,7 @@ def check_config(
             f"must be even, got {config.games_per_pairing}",
             "each opening is played twice with colours swapped; use 2, 4, ...",
         )
+    _check_schedule_size(config, fail)
     seen: dict[str, int] = {}
     for i, bot in enumerate(config.bots):
         if not bot.name.strip():
@@ -388,6 +417,31 @@ def check_config(
 
 class _Fail(Protocol):
     def __call__(self, where: Sequence[str | int], problem: str, fix: str = "") -> ConfigError: ...
+
+
+def scheduled_games(config: Config) -> tuple[int, int]:
+    """(pairings, games) the config's schedule holds, by arithmetic alone (see
+    :func:`arena.schedule.pairings`): nothing is built."""
+    bots = len(config.bots)
+    pairs = bots - 1 if config.format == "gauntlet" else bots * (bots - 1) // 2
+    return pairs, pairs * config.games_per_pairing * config.rounds
+
+
+def _check_schedule_size(config: Config, fail: _Fail) -> None:
+    pairs, total = scheduled_games(config)
+    if total <= MAX_SCHEDULED_GAMES:
+        return
+    factors: list[tuple[int, list[str | int]]] = [
+        (config.games_per_pairing, ["games_per_pairing"]), (config.rounds, ["rounds"]),
+        (pairs, ["bots"])]
+    key = max(factors, key=lambda f: f[0])[1]
+    raise fail(
+        key,
+        f"the schedule would hold {total:,} games (pairings {pairs:,} x games_per_pairing "
+        f"{config.games_per_pairing:,} x rounds {config.rounds:,}), more than the maximum of "
+        f"{MAX_SCHEDULED_GAMES:,}",
+        "lower games_per_pairing or rounds (a longer match is several runs)",
+    )
 
 
 def _check_tc(text: str | None, where: list[str | int], fail: _Fail) -> None:

@@ -6,7 +6,7 @@ key is an error naming the key.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Final, Literal
 
 import msgspec
 
@@ -15,23 +15,38 @@ Restart = Literal["auto", "always", "never"]
 Sandbox = Literal["auto", "bwrap", "uid", "none"]
 
 
+MAX_MEMORY_MB: Final = 1 << 20
+"""1 TiB: ``memory_mb``, ``file_mb`` and ``tmp_mb`` times 2**20 must fit the kernel's 64-bit
+byte counts (``memory.max``, ``rlim_t``, tmpfs ``size=``) with room to spare."""
+MAX_CPU_SECONDS: Final = 30 * 24 * 3600
+"""30 days of CPU time: more than a game at the longest time control can use."""
+MAX_PROCESSES: Final = 1 << 22
+"""The kernel's own ceiling on pids (``PID_MAX_LIMIT`` on 64-bit Linux)."""
+MAX_CPUS: Final = 8192
+"""The kernel's largest ``NR_CPUS``."""
+
+_MiB = Annotated[int, msgspec.Meta(gt=0, le=MAX_MEMORY_MB)]
+
+
 class Limits(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
     """What one bot may use. Where the cgroup file system is writable (root on Linux) memory
     and processes are counted over the bot's whole process tree (children and its tmpfs
-    included) in a cgroup of its own; elsewhere they fall back to per-process rlimits."""
+    included) in a cgroup of its own; elsewhere they fall back to per-process rlimits.
+    Each value has a maximum (``MAX_*`` above) that the kernel's types hold: a larger one is a
+    config error naming the key, not a limit that wraps round or fails at the first game."""
 
-    memory_mb: Annotated[int, msgspec.Meta(gt=0)] | None = 1024
+    memory_mb: _MiB | None = 1024
     """Memory in MiB: the cgroup's memory limit (with swap), else RLIMIT_AS per process."""
-    cpu_seconds: Annotated[int, msgspec.Meta(gt=0)] | None = None
+    cpu_seconds: Annotated[int, msgspec.Meta(gt=0, le=MAX_CPU_SECONDS)] | None = None
     """CPU time limit (RLIMIT_CPU) of each process for its whole life."""
-    processes: Annotated[int, msgspec.Meta(gt=0)] | None = 256
+    processes: Annotated[int, msgspec.Meta(gt=0, le=MAX_PROCESSES)] | None = 256
     """Processes and threads at once: the cgroup's pids.max, else RLIMIT_NPROC of the bot's
     own uid (fork bombs)."""
-    file_mb: Annotated[int, msgspec.Meta(gt=0)] | None = 256
+    file_mb: _MiB | None = 256
     """RLIMIT_FSIZE: the largest file the bot may write."""
-    tmp_mb: Annotated[int, msgspec.Meta(gt=0)] = 64
+    tmp_mb: _MiB = 64
     """Size of each of the sandbox's private tmpfs, /tmp and /dev/shm (counted in memory)."""
-    cpus: Annotated[float, msgspec.Meta(gt=0)] | None = None
+    cpus: Annotated[float, msgspec.Meta(gt=0, le=MAX_CPUS)] | None = None
     """CPU cores the bot's tree may use at once (a cgroup cpu quota; ignored without one)."""
 
 

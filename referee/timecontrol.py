@@ -10,6 +10,10 @@ Text forms (items separated by spaces, first the clock, then ``key=value`` extra
 * ``nodes=10000``, ``depth=6`` -- search limits passed on in ``go``
 
 ``str()`` gives the canonical text, which :meth:`TimeControl.parse` reads back identically.
+
+Every number is bounded (:data:`MAX_BASE_S` and the others below): a clock must fit the
+protocol's 64-bit integers in ``go`` and the referee's deadlines, and a mistyped ``tc`` is
+better an error quoting it than a game that waits for ever.
 """
 
 from __future__ import annotations
@@ -20,13 +24,23 @@ from typing import Final
 
 DEFAULT_MARGIN_MS: Final = 0
 
+MAX_BASE_S: Final = 7 * 24 * 3600
+"""Longest base time (a week): a correspondence game's clock; a period's base in ``40/60``."""
+MAX_INCREMENT_S: Final = 24 * 3600
+"""Longest increment (a day a move)."""
+MAX_MOVETIME_S: Final = 24 * 3600
+"""Longest fixed time per move (``st=``, a day)."""
+MAX_MARGIN_MS: Final = 24 * 3600 * 1000
+"""Longest ``timemargin=`` (a day, in milliseconds)."""
+_SPANS: Final = {MAX_BASE_S: "a week", MAX_INCREMENT_S: "a day", MAX_MOVETIME_S: "a day"}
+
 
 class TimeControlError(ValueError):
     """A time-control text that cannot be read; the message quotes it and says why."""
 
 
-def _seconds(text: str, item: str, whole: str) -> float:
-    """Seconds from ``s``, ``s.f`` or ``m:ss``; errors quote the whole text."""
+def _seconds(text: str, item: str, whole: str, most: int) -> float:
+    """Seconds from ``s``, ``s.f`` or ``m:ss``, at most ``most``; errors quote the whole text."""
     try:
         if ":" in text:
             minutes, _, secs = text.partition(":")
@@ -38,6 +52,9 @@ def _seconds(text: str, item: str, whole: str) -> float:
     if not math.isfinite(value * 1000) or value < 0:  # in ms it must still be a number
         raise TimeControlError(f"{item} {text!r} must be >= 0 and finite in time control "
                                f"{whole!r}")
+    if value > most:
+        raise TimeControlError(f"{item} {text!r} is more than the maximum of {most} s "
+                               f"({_SPANS[most]}) in time control {whole!r}")
     return value
 
 
@@ -76,9 +93,11 @@ class TimeControl:
             if eq:
                 key = key.lower()
                 if key == "st":
-                    fields["movetime_ms"] = _seconds(value, "move time", text) * 1000
+                    fields["movetime_ms"] = _seconds(value, "move time", text,
+                                                     MAX_MOVETIME_S) * 1000
                 elif key == "timemargin":
-                    fields["margin_ms"] = float(_int(value, "timemargin=", text))
+                    fields["margin_ms"] = float(_int(value, "timemargin=", text,
+                                                     most=MAX_MARGIN_MS))
                 elif key in ("nodes", "depth"):
                     fields[key] = _int(value, f"{key}=", text, minimum=1)
                 elif key == "tc":
@@ -130,7 +149,7 @@ _INT_MAX: Final = 10**15
 """Largest count or millisecond margin accepted (it must still fit a float exactly)."""
 
 
-def _int(value: str, key: str, whole: str, minimum: int = 0) -> int:
+def _int(value: str, key: str, whole: str, minimum: int = 0, most: int = _INT_MAX) -> int:
     try:
         number = int(value)
     except ValueError:
@@ -139,8 +158,8 @@ def _int(value: str, key: str, whole: str, minimum: int = 0) -> int:
         ) from None
     if number < minimum:
         raise TimeControlError(f"{key} must be >= {minimum} in time control {whole!r}")
-    if number > _INT_MAX:
-        raise TimeControlError(f"{key} {value!r} is too large (at most {_INT_MAX}) in time "
+    if number > most:
+        raise TimeControlError(f"{key} {value!r} is too large (at most {most}) in time "
                                f"control {whole!r}")
     return number
 
@@ -155,11 +174,11 @@ def _clock(item: str, whole: str) -> dict[str, float | int | None]:
         moves = _int(count, "moves per period", whole, minimum=1)
     base, plus, inc = item.partition("+")
     fields: dict[str, float | int | None] = {
-        "base_ms": _seconds(base, "base time", whole) * 1000,
+        "base_ms": _seconds(base, "base time", whole, MAX_BASE_S) * 1000,
         "moves": moves,
     }
     if plus:
-        fields["inc_ms"] = _seconds(inc, "increment", whole) * 1000
+        fields["inc_ms"] = _seconds(inc, "increment", whole, MAX_INCREMENT_S) * 1000
     return fields
 
 

@@ -17,11 +17,14 @@ from pathlib import Path
 
 import pytest
 
+from arena.config import MAX_SCHEDULED_GAMES, ConfigError, load_config, scheduled_games
 from arena.errors import UserError
 from arena.journal import load
 from arena.ratings import read_results
 from arena.ratings.sources import MAX_JOURNAL_LINE_BYTES, MAX_PGN_LINE_BYTES
+from arena.schedule import build_schedule
 from referee.record import GameRecord, Termination, encode_record
+from referee.timecontrol import TimeControl, TimeControlError
 
 ROOT = Path(__file__).resolve().parents[1]
 BOT = ROOT / "sample_bots" / "random_bot.py"
@@ -160,3 +163,131 @@ def test_ratings_refuses_a_second_pgn_game_of_one_game_id(tmp_path: Path) -> Non
     with pytest.raises(UserError, match=rf"games\.pgn:8: game r1-p01-g1 is already recorded at "
                                         rf"{re.escape(str(path))}:1: two records of one game"):
         read_results(path)
+
+
+# --------------------------------------------------------------------------- configs
+CONFIG = """\
+game = "dobutsu"
+tc = "10+0.1"
+games_per_pairing = 2
+
+[[bots]]
+name = "a"
+cmd = ["{python}", "bot.py"]
+
+[[bots]]
+name = "b"
+cmd = ["{python}", "bot.py"]
+tc = "5+0.1"
+
+[bots.limits]
+memory_mb = 300
+"""
+
+
+def config(tmp: Path, old: str = "", new: str = "") -> Path:
+    (tmp / "bot.py").write_text("")
+    path = tmp / "t.toml"
+    path.write_text(CONFIG.replace(old, new) if old else CONFIG)
+    return path
+
+
+def config_error(tmp: Path, old: str, new: str) -> str:
+    with pytest.raises(ConfigError) as info:
+        load_config(config(tmp, old, new))
+    return str(info.value)
+
+
+def test_a_schedule_beyond_the_maximum_is_refused_by_arithmetic(tmp_path: Path) -> None:
+    path = tmp_path / "t.toml"
+    message = config_error(tmp_path, "games_per_pairing = 2", "games_per_pairing = 2000000000")
+    assert message == (
+        f"{path}:3: games_per_pairing: the schedule would hold 2,000,000,000 games (pairings 1 x "
+        "games_per_pairing 2,000,000,000 x rounds 1), more than the maximum of 10,000,000; "
+        "lower games_per_pairing or rounds (a longer match is several runs)")
+    message = config_error(tmp_path, "games_per_pairing = 2",
+                           "games_per_pairing = 2\nrounds = 5000001")
+    assert message.startswith(f"{path}:4: rounds: the schedule would hold 10,000,002 games")
+    # Exactly the maximum is allowed (checked without building it).
+    loaded = load_config(config(tmp_path, "games_per_pairing = 2", "games_per_pairing = 10000000"))
+    assert scheduled_games(loaded.config) == (1, MAX_SCHEDULED_GAMES)
+
+
+@pytest.mark.parametrize(("extra", "fmt"), [("", "round-robin"), ("", "gauntlet"),
+                                            ("rounds = 3\n", "round-robin"),
+                                            ("rounds = 2\n", "gauntlet")])
+def test_the_arithmetic_count_is_the_schedule_s_own(tmp_path: Path, extra: str, fmt: str) -> None:
+    (tmp_path / "bot.py").write_text("")
+    bots = "".join(f'[[bots]]\nname = "b{i}"\ncmd = ["{{python}}", "bot.py"]\n' for i in range(5))
+    path = tmp_path / "t.toml"
+    path.write_text(f'game = "dobutsu"\ntc = "1+0"\nformat = "{fmt}"\ngames_per_pairing = 4\n'
+                    f"{extra}{bots}")
+    loaded = load_config(path)
+    assert scheduled_games(loaded.config)[1] == build_schedule(loaded).total
+
+
+@pytest.mark.slow
+def test_arena_run_refuses_a_huge_schedule_before_allocating(tmp_path: Path) -> None:
+    path = config(tmp_path, "games_per_pairing = 2", "games_per_pairing = 2000000000")
+    status, err, seconds, rss_mib = arena(["run", str(path), "--output", str(tmp_path / "out")],
+                                          tmp_path)
+    assert status == 2, err
+    assert err.count("\n") == 1 and "games_per_pairing: the schedule would hold" in err, err
+    assert seconds < 30 and rss_mib < 200, (seconds, rss_mib)
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("99999999999999999999+0", r"base time '99999999999999999999' is more than the maximum of "
+                               r"604800 s \(a week\) in time control '99999999999999999999\+0'"),
+    ("604801", r"base time '604801' is more than the maximum of 604800 s"),
+    ("40/1e9", r"base time '1e9' is more than the maximum"),
+    ("10+86401", r"increment '86401' is more than the maximum of 86400 s \(a day\)"),
+    ("st=100000", r"move time '100000' is more than the maximum of 86400 s \(a day\)"),
+    ("10 timemargin=86400001", r"timemargin= '86400001' is too large \(at most 86400000\)"),
+])
+def test_time_controls_beyond_the_maxima_are_refused(text: str, message: str) -> None:
+    with pytest.raises(TimeControlError, match=message):
+        TimeControl.parse(text)
+
+
+def test_time_controls_at_the_maxima_are_accepted() -> None:
+    assert str(TimeControl.parse("604800+86400")) == "604800+86400"
+    assert TimeControl.parse("st=86400 timemargin=86400000").movetime_ms == 86_400_000
+    assert TimeControl.parse("1:30+1").base_ms == 90_000
+
+
+def test_a_huge_tc_is_a_config_error_naming_key_and_value(tmp_path: Path) -> None:
+    path = tmp_path / "t.toml"
+    message = config_error(tmp_path, 'tc = "5+0.1"', 'tc = "99999999999999999999+0"')
+    assert message.startswith(
+        f"{path}:12: bots[1].tc: bad time control '99999999999999999999+0': base time "
+        "'99999999999999999999' is more than the maximum of 604800 s (a week)"), message
+    message = config_error(tmp_path, 'tc = "10+0.1"', 'tc = "10+1e6"')
+    assert message.startswith(f"{path}:2: tc: bad time control '10+1e6': increment '1e6'")
+
+
+@pytest.mark.parametrize(("key", "value", "bound"), [
+    ("memory_mb", "99999999999", "<= 1048576"),
+    ("tmp_mb", "2097152", "<= 1048576"),
+    ("file_mb", "9223372036854775807", "<= 1048576"),
+    ("cpu_seconds", "100000000", "<= 2592000"),
+    ("processes", "5000000", "<= 4194304"),
+    ("cpus", "1e9", "<= 8192.0"),
+])
+def test_limits_beyond_what_the_kernel_holds_are_config_errors(
+        tmp_path: Path, key: str, value: str, bound: str) -> None:
+    message = config_error(tmp_path, "memory_mb = 300", f"{key} = {value}")
+    assert message.startswith(f"{tmp_path / 't.toml'}:15: bots[1].limits.{key}: Expected "
+                              f"{'int' if key != 'cpus' else 'float'} {bound}, got "), message
+    assert value.replace("1e9", "1000000000.0") in message
+
+
+@pytest.mark.slow
+def test_arena_play_refuses_a_huge_tc_on_the_command_line(tmp_path: Path) -> None:
+    status, err, _, _ = arena(["play", "dobutsu", "--tc", "99999999999999999999+0", "--p1",
+                               f"{sys.executable} {BOT}", "--p2", f"{sys.executable} {BOT}"],
+                              tmp_path)
+    assert status == 2
+    assert err == ("arena: error: --tc: base time '99999999999999999999' is more than the maximum "
+                   "of 604800 s (a week) in time control '99999999999999999999+0'\n")
