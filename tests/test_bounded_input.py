@@ -6,6 +6,8 @@ refuses a state-changing request that does not come from its own page."""
 
 from __future__ import annotations
 
+import http.client
+import json
 import os
 import re
 import resource
@@ -16,6 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
+from test_live_browser import served_url, started
 
 from arena.config import MAX_SCHEDULED_GAMES, ConfigError, load_config, scheduled_games
 from arena.errors import UserError
@@ -291,3 +294,85 @@ def test_arena_play_refuses_a_huge_tc_on_the_command_line(tmp_path: Path) -> Non
     assert status == 2
     assert err == ("arena: error: --tc: base time '99999999999999999999' is more than the maximum "
                    "of 604800 s (a week) in time control '99999999999999999999+0'\n")
+
+
+# --------------------------------------------------------------------------- arena serve
+def request(url: str, method: str, path: str, headers: dict[str, str] | None = None,
+            body: bytes | None = None) -> tuple[int, bytes]:
+    host = url.split("//", 1)[1].rstrip("/")
+    conn = http.client.HTTPConnection(host, timeout=30)
+    try:
+        conn.request(method, path, body=body, headers=headers or {})
+        response = conn.getresponse()
+        return response.status, response.read()
+    finally:
+        conn.close()
+
+
+def page_token(url: str) -> str:
+    status, body = request(url, "GET", "/")
+    assert status == 200
+    match = re.search(rb'<meta name="arena-token" content="([^"]+)">', body)
+    assert match, body[:500]
+    return match.group(1).decode()
+
+
+@pytest.mark.slow
+def test_the_play_page_refuses_moves_from_other_origins(tmp_path: Path) -> None:
+    argv = [sys.executable, "-m", "arena.cli", "serve", "--play", "dobutsu", "--bot",
+            f"{sys.executable} {BOT} --seed 3", "--tc", "600+5", "--port", "0"]
+    with started(argv, tmp_path / "serve.log") as server:
+        url = served_url(tmp_path / "serve.log", server)
+        token = page_token(url)
+        origin = url.rstrip("/")
+        host = origin.split("//", 1)[1]
+        move = json.dumps({"move": "nonsense"}).encode()
+        json_type = {"Content-Type": "application/json"}
+        refused = [
+            {"Origin": "http://evil.example", "X-Arena-Token": token},  # another site
+            {"Origin": "null", "X-Arena-Token": token},  # a sandboxed frame or a file: page
+            {"Origin": "http://evil.example"},
+            {"Origin": origin},  # no token
+            {"Origin": origin, "X-Arena-Token": token[:-1] + "x"},  # a wrong one
+            {"X-Arena-Token": token, "Sec-Fetch-Site": "cross-site"},
+            {},  # curl with nothing
+        ]
+        for path in ("/move", "/new"):
+            for headers in refused:
+                status, body = request(url, "POST", path, {**json_type, **headers}, move)
+                assert status == 403, (path, headers, status, body)
+                assert body.startswith(b"forbidden: "), body
+        # What the page's own script sends passes (200 once it is the person's turn; the
+        # referee then rejects the move text, which is not this server's business).
+        mine = {**json_type, "Origin": origin, "Host": host, "Sec-Fetch-Site": "same-origin",
+                "X-Arena-Token": token}
+        deadline = time.monotonic() + 60
+        while True:
+            status, body = request(url, "POST", "/move", mine, move)
+            assert status in (200, 409), (status, body)
+            if status == 200:
+                break
+            assert time.monotonic() < deadline, body
+            time.sleep(0.2)
+        assert json.loads(body) == {"ok": True, "error": ""}
+        # A fresh server start has a fresh token: the old one no longer works.
+    with started(argv, tmp_path / "serve2.log") as server:
+        url2 = served_url(tmp_path / "serve2.log", server)
+        assert page_token(url2) != token
+        status, _ = request(url2, "POST", "/new", {"X-Arena-Token": token})
+        assert status == 403
+
+
+@pytest.mark.slow
+def test_the_live_page_refuses_every_state_changing_request(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "games.jsonl").write_bytes(record("r1-p01-g1") + b"\n")
+    argv = [sys.executable, "-m", "arena.cli", "serve", str(run), "--no-report", "--port", "0"]
+    with started(argv, tmp_path / "serve.log") as server:
+        url = served_url(tmp_path / "serve.log", server)
+        page_token(url)
+        for method in ("POST", "PUT", "DELETE", "PATCH"):
+            status, _ = request(url, method, "/state", {"Origin": "http://evil.example"})
+            assert status == 403, method
+        assert request(url, "GET", "/state")[0] == 200

@@ -5,7 +5,8 @@ snapshot of the run (plus a comment every few seconds to keep proxies from closi
 stream); ``/state`` the current snapshot as JSON; ``/assets/...`` the page's script and style
 (shared with the report); ``/run/...`` the run directory's report and its files, so a finished
 game opens in the report's own viewer (each file sent whole while the runner rewrites it:
-:mod:`arena.web.runfiles`).
+:mod:`arena.web.runfiles`). Every app is :func:`guarded`: a request that changes something
+must come from the app's own page (:mod:`arena.web.guard`).
 """
 
 from __future__ import annotations
@@ -19,10 +20,12 @@ from typing import Any, Final
 
 import trio
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
 
+from arena.web.guard import TOKEN_META, SameOriginGuard, new_token
 from arena.web.runfiles import run_files
 from arena.web.watch import RunWatcher
 
@@ -73,10 +76,13 @@ def event_stream(wait: Callable[[int, float], Awaitable[dict[str, Any] | None]],
                              headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 
-def page(title: str, script: str, body: str) -> str:
+def page(title: str, script: str, body: str, token: str) -> str:
+    """The HTML of a page: ``token`` is this server start's (:mod:`arena.web.guard`), which the
+    page's script sends back with every request that changes something."""
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="{TOKEN_META}" content="{token}">
 <title>{title}</title><link rel="icon" href="data:,">
 <link rel="stylesheet" href="/assets/report.css"><link rel="stylesheet" href="/assets/live.css">
 </head><body>{body}
@@ -111,9 +117,16 @@ rebuilt a few seconds after games finish).</p>
 """
 
 
+def guarded(routes: list[BaseRoute], token: str) -> Starlette:
+    """An app of ``routes`` whose state-changing requests must come from its own page."""
+    return Starlette(routes=routes, middleware=[Middleware(SameOriginGuard, token=token)])
+
+
 def live_app(run_dir: Path, watcher: RunWatcher) -> Starlette:
+    token = new_token()
+
     async def home(request: Request) -> Response:
-        return HTMLResponse(page(f"Arena live: {run_dir.name}", "live.js", LIVE_BODY))
+        return HTMLResponse(page(f"Arena live: {run_dir.name}", "live.js", LIVE_BODY, token))
 
     async def events(request: Request) -> Response:
         return event_stream(watcher.wait_newer, lambda: watcher.snapshot)
@@ -121,13 +134,13 @@ def live_app(run_dir: Path, watcher: RunWatcher) -> Starlette:
     async def state(request: Request) -> Response:
         return JSONResponse(watcher.snapshot)
 
-    return Starlette(routes=[
+    return guarded([
         Route("/", home),
         Route("/events", events),
         Route("/state", state),
         Route("/assets/{name}", asset),
         Route("/run/{path:path}", run_files(run_dir)),
-    ])
+    ], token)
 
 
 def listening_socket(host: str, port: int) -> socket.socket:

@@ -4,9 +4,10 @@ The person sits in a :class:`~referee.human.HumanSeat`, so the game is refereed 
 by the same match loop as any bot game (:func:`referee.match.play_on`); :class:`BrowserFront`
 is that seat's front: it publishes each position (a viewer document, the legal moves as
 clicks, both clocks) to the page over server-sent events and takes the person's move from a
-``POST /move``. Clicks are worked out here from the rules: for every legal move, the cell
-its piece leaves (or the hand piece it drops), the cell it lands on, so the page needs no
-rules of its own. A move no click can express (a pass) is a button.
+``POST /move`` (from its own page only: :mod:`arena.web.guard`). Clicks are worked out here
+from the rules: for every legal move, the cell its piece leaves (or the hand piece it drops),
+the cell it lands on, so the page needs no rules of its own. A move no click can express (a
+pass) is a button.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from arena.errors import UserError
-from arena.web.app import asset, event_stream, page
+from arena.web.app import asset, event_stream, guarded, page
+from arena.web.guard import new_token
 from arena.web.snapshots import Snapshots
 from protocol.messages import GameOver, Partie
 from referee.botspec import BotSpec
@@ -304,8 +306,10 @@ def play_app(game: str, bot_cmd: list[str], *, tc: str, human: int, options: dic
     games = HumanGames(game, BotSpec(name=name or "bot", cmd=bot_cmd), clock, human, options,
                        out)
 
+    token = new_token()
+
     async def home(request: Request) -> Response:
-        return HTMLResponse(page(f"Arena: play {game}", "play.js", PLAY_BODY))
+        return HTMLResponse(page(f"Arena: play {game}", "play.js", PLAY_BODY, token))
 
     async def events(request: Request) -> Response:
         return event_stream(games.wait_newer, lambda: games.snapshot)
@@ -325,11 +329,11 @@ def play_app(game: str, bot_cmd: list[str], *, tc: str, human: int, options: dic
         ok = games.new_game()
         return JSONResponse({"ok": ok}, status_code=200 if ok else 409)
 
-    app = Starlette(routes=[
+    app = guarded([
         Route("/", home),
         Route("/events", events),
         Route("/move", move, methods=["POST"]),
         Route("/new", new, methods=["POST"]),
         Route("/assets/{name}", asset),
-    ])
+    ], token)
     return app, games.run

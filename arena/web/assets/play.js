@@ -7,6 +7,16 @@
 
 var PLAY = { snap: null, selected: null, flip: false, choices: [] };
 
+/* A POST to this server: with the token it wrote into the page, without which it refuses any
+ * request that changes something (arena/web/guard.py). */
+function post(path, body) {
+  var meta = document.querySelector('meta[name="arena-token"]');
+  var headers = { "X-Arena-Token": meta ? meta.getAttribute("content") : "" };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  return fetch(path, { method: "POST", headers: headers,
+                       body: body === undefined ? undefined : JSON.stringify(body) });
+}
+
 function byId(id) { return document.getElementById(id); }
 
 function node(tag, attrs, text) {
@@ -35,8 +45,7 @@ function fromSelected(c) {
 function submit(text) {
   PLAY.selected = null;
   PLAY.choices = [];
-  fetch("/move", { method: "POST", headers: { "Content-Type": "application/json" },
-                   body: JSON.stringify({ move: text }) })
+  post("/move", { move: text })
     .then(function (r) { return r.json(); })
     .then(function (j) { if (!j.ok) byId("problem").textContent = j.error; })
     .catch(function (e) { byId("problem").textContent = String(e); });
@@ -157,7 +166,7 @@ document.addEventListener("DOMContentLoaded", function () {
   });
   byId("flip").addEventListener("click", function () { PLAY.flip = !PLAY.flip; draw(); });
   byId("new-game").addEventListener("click", function () {
-    fetch("/new", { method: "POST" });
+    post("/new");
   });
   setInterval(drawClocks, 200);
 });
