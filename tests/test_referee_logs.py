@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 import sys
 from pathlib import Path
 
@@ -26,7 +27,9 @@ CHATTY = (
 
 
 def chatty(name: str, tag: str) -> BotSpec:
-    return BotSpec(name=name, cmd=[sys.executable, "-c", CHATTY, tag])
+    # its folder is the random bot's: a contained bot sees its own folder only
+    return BotSpec(name=name, cmd=[sys.executable, "-c", CHATTY, tag],
+                   cwd=os.path.dirname(RANDOM_BOT))
 
 
 async def test_two_games_of_one_bot_at_once_log_to_separate_files(tmp_path: Path) -> None:
@@ -61,7 +64,8 @@ FLOODER = (
 
 
 def flooder(name: str, mib: int) -> BotSpec:
-    return BotSpec(name=name, cmd=[sys.executable, "-c", FLOODER, str(mib)])
+    return BotSpec(name=name, cmd=[sys.executable, "-c", FLOODER, str(mib)],
+                   cwd=os.path.dirname(RANDOM_BOT))
 
 
 async def test_the_stderr_log_is_capped_and_says_what_it_dropped(tmp_path: Path) -> None:

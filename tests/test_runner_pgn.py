@@ -56,7 +56,8 @@ def test_custom_start_position_gets_fen_tag_and_long_games_wrap() -> None:
 def test_rating_tools_read_it_back(tmp_path: Path) -> None:
     records = [
         record(),
-        record(result="1/2-1/2", termination=Termination.ADJUDICATION, winner=None),
+        record(result="1/2-1/2", termination=Termination.ADJUDICATION, winner=None,
+               id="r2-p03-g1"),  # the pair's other game: one id is one game
     ]
     path = tmp_path / "games.pgn"
     assert write_pgn(records, path, event="x") == 2
@@ -80,7 +81,8 @@ def test_draughts_is_pdn_draughts_tools_read(tmp_path: Path) -> None:
         text = board.legal_moves()[0]
         moves.append(MoveRecord(move=text, side=board.side_to_move, elapsed_ms=1))
         board.play(text)
-    rec = record(start_position=start, moves=moves, result="1/2-1/2", winner=None)
+    rec = record(start_position=start, moves=moves, result="1/2-1/2", winner=None,
+                 id="r2-p03-g1")
     text = game_to_pgn(rec)
     assert '[GameType "20"]' in text
     assert '[FEN "B:W28,31,32,33,K45:B12,13,14,K40"]' in text
