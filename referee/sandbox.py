@@ -103,8 +103,9 @@ def containment(spec: BotSpec) -> Mode:
             warn_once(f"WARNING: {problem}; bots run without a sandbox")
         if is_root():
             warn_once("WARNING: bubblewrap (bwrap) is not installed: bots run without a sandbox, "
-                      "each under an unprivileged uid of its own (no file system or network "
-                      "isolation). Install it: apt-get install bubblewrap")
+                      "each under an unprivileged uid of its own in a mount namespace of its "
+                      "own (they see the machine's public files and network). Install it: "
+                      "apt-get install bubblewrap")
             return "uid"
         warn_once("WARNING: bubblewrap (bwrap) is not installed: bots run without a sandbox, "
                   "as your own user. Install it: apt-get install bubblewrap")
