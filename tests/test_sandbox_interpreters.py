@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_hostile_no_bwrap import private_python
 
 ROOT = Path(__file__).resolve().parent.parent
 FAIR = ROOT / "tests" / "hostile" / "plays_fair.py"
@@ -35,14 +36,6 @@ esac
 
 pytestmark = [pytest.mark.needs("bubblewrap"),
               pytest.mark.skipif(os.geteuid() != 0, reason="the arena as root, as CI runs it")]
-
-
-def private_python(folder: Path) -> Path:
-    """A virtualenv in a folder only root may enter."""
-    folder.mkdir(mode=0o700)
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(folder / "venv")],
-                   check=True, timeout=120)
-    return folder / "venv" / "bin" / "python"
 
 
 def fake_pyenv(folder: Path, real: Path, *, knows: bool = True) -> Path:
