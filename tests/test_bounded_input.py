@@ -376,3 +376,10 @@ def test_the_live_page_refuses_every_state_changing_request(tmp_path: Path) -> N
             status, _ = request(url, method, "/state", {"Origin": "http://evil.example"})
             assert status == 403, method
         assert request(url, "GET", "/state")[0] == 200
+        # DNS rebinding: a site's own name pointed at 127.0.0.1 may not even read the page
+        # (it holds the token), while the machine's names and addresses may.
+        port = url.rstrip("/").rsplit(":", 1)[1]
+        status, body = request(url, "GET", "/", {"Host": f"evil.example:{port}"})
+        assert status == 403 and b"DNS rebinding" in body, (status, body)
+        for host in (f"localhost:{port}", f"127.0.0.1:{port}", f"[::1]:{port}"):
+            assert request(url, "GET", "/", {"Host": host})[0] == 200, host

@@ -12,6 +12,11 @@ So every request that is not ``GET``/``HEAD``/``OPTIONS`` must pass two checks, 
   script; another origin cannot read the page, so it cannot know the token (and a request
   with a custom header is not one a form can send). It is compared in constant time.
 
+And every request, reads too, must name this machine in its ``Host``: an IP address,
+``localhost`` or the machine's own name. Otherwise a page of another site whose name its owner
+points at 127.0.0.1 (DNS rebinding) would be same-origin with this server, read the page and
+its token, and send them back.
+
 Starlette has no such middleware (its ``CORSMiddleware`` only sets response headers), and the
 CSRF packages for ASGI rest on cookies and forms; a header token fits a single page that
 talks ``fetch`` to a server of its own. The guard is plain ASGI, so streamed responses
@@ -21,7 +26,10 @@ talks ``fetch`` to a server of its own. The guard is plain ASGI, so streamed res
 from __future__ import annotations
 
 import hmac
+import ipaddress
 import secrets
+import socket
+from functools import cache
 from typing import Final
 from urllib.parse import urlsplit
 
@@ -42,8 +50,30 @@ def new_token() -> str:
     return secrets.token_urlsafe(32)
 
 
+@cache
+def machine_names() -> frozenset[str]:
+    """The names by which this machine may be asked for its pages, besides IP addresses."""
+    return frozenset(name.lower() for name in ("localhost", socket.gethostname(),
+                                               socket.getfqdn()) if name)
+
+
+def names_this_machine(host: str) -> bool:
+    """Whether a ``Host`` header (``name[:port]``, ``[v6]:port``) names this machine."""
+    name = urlsplit(f"//{host}").hostname or ""
+    try:
+        ipaddress.ip_address(name)
+        return True
+    except ValueError:
+        pass
+    return name in machine_names() or name.endswith(".localhost")
+
+
 def refusal(method: str, headers: Headers, token: str) -> str | None:
     """Why a request must be refused (a short reason for the 403), None when it may pass."""
+    host_header = headers.get("host", "")
+    if host_header and not names_this_machine(host_header):
+        return (f"Host {host_header!r} is not this machine's address or name (a guard "
+                "against DNS rebinding): open the page by IP address or as localhost")
     if method in SAFE_METHODS:
         return None
     origin = headers.get("origin")
