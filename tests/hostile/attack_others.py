@@ -1,13 +1,13 @@
-"""Attacks the referee and its opponent, then plays correctly: SIGKILLs its parent and its
-parent's session, and every process whose command line holds MARKER (argv[3], the opponent), and
-writes a bogus move into the opponent's stdin and stdout through /proc/PID/fd. Reports each
-attempt to stderr. Standard library only."""
+"""Attacks the referee and its opponent on its move AFTER, then plays correctly: SIGKILLs its
+parent and its parent's session, and every process whose command line holds MARKER (argv[3],
+the opponent), and writes a bogus move into the opponent's stdin and stdout through
+/proc/PID/fd. Reports each attempt to stderr. Standard library only."""
 
 import os
 import signal
 import sys
 
-from _base import note, serve
+from _base import AFTER, note, serve
 
 MARKER = sys.argv[3].replace("?", ".").encode()  # not its own argv (nor its sandbox init's)
 
@@ -43,16 +43,24 @@ def parent_session():
         return int(f.read().rsplit(")", 1)[1].split()[3])
 
 
-attempt("kill-parent", lambda: os.kill(os.getppid(), signal.SIGKILL))
-session = parent_session()  # the referee's session (the bot leads its own)
-if session > 1:
-    attempt("kill-session", lambda: os.killpg(session, signal.SIGKILL))
-else:
-    note("kill-session refused NotVisible")
-victims = others()
-note(f"opponents seen {len(victims)}")
-for pid in victims:
-    attempt("write-opponent-stdin", lambda pid=pid: write_fd(pid, 0))
-    attempt("write-opponent-stdout", lambda pid=pid: write_fd(pid, 1))
-    attempt("kill-opponent", lambda pid=pid: os.kill(pid, signal.SIGKILL))
-serve()
+def attack(legal, moves_made):
+    """Once, on its move AFTER: its opponent is surely running by then (at start-up it may
+    not be yet)."""
+    if moves_made != AFTER:
+        return False
+    attempt("kill-parent", lambda: os.kill(os.getppid(), signal.SIGKILL))
+    session = parent_session()  # the referee's session (the bot leads its own)
+    if session > 1:
+        attempt("kill-session", lambda: os.killpg(session, signal.SIGKILL))
+    else:
+        note("kill-session refused NotVisible")
+    victims = others()
+    note(f"opponents seen {len(victims)}")
+    for pid in victims:
+        attempt("write-opponent-stdin", lambda pid=pid: write_fd(pid, 0))
+        attempt("write-opponent-stdout", lambda pid=pid: write_fd(pid, 1))
+        attempt("kill-opponent", lambda pid=pid: os.kill(pid, signal.SIGKILL))
+    return False  # then it plays its move as usual
+
+
+serve(attack)
