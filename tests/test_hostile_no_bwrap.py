@@ -52,10 +52,12 @@ def test_hostile_bots_without_bubblewrap_run_as_no_root_and_leave_the_run_exact(
     tag = f"nobwrap-{os.urandom(6).hex()}"
     out = tmp_path / "out"
     config = tmp_path / "run.toml"
-    marker = FIRST_BOT.name.replace(".", "?")  # the innocent's command line, not its own
+    innocent = f"innocent.{tag}"  # in the innocent's command line only: not another test's
+    marker = innocent.replace(".", "?")  # matches the innocent's, not the attacker's own
     bots = {  # the innocent first, and one game at a time: its kept process is there
         # when the attacker, started afresh for each game, looks for it
-        "innocent": ["{python}", str(FIRST_BOT)],  # the bot helper needs msgspec
+        "innocent": ["{python}", str(FIRST_BOT), "--tag", innocent],  # (its helper needs
+        # msgspec: the arena's own Python)
         "attacker": [str(python), str(HOSTILE / "attack_others.py"), tag, "2", marker],
         "forger": [str(python), str(HOSTILE / "read_run_dir.py"), tag, "2", str(config),
                    str(out / "games.jsonl"), str(out)],

@@ -21,6 +21,8 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--delay", type=float, default=0.0)
     parser.add_argument("--last", action="store_true", help="play the last legal move instead")
+    parser.add_argument("--tag", help="unused: a word by which a test tells this process "
+                        "from the other tests' (in its command line)")
     args = parser.parse_args()
 
     def choose(position: BotPosition, legal: list[str], go: Go) -> str:
