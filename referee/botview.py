@@ -94,6 +94,14 @@ def bot_folder(spec: BotSpec, argv: list[str]) -> str:
     return os.path.dirname(argv[0])
 
 
+def contained(spec: BotSpec, argv: list[str]) -> tuple[list[str], BotView]:
+    """The argv a contained bot starts with (its scripts absolute when it has no ``cwd``: it
+    starts in its script's folder) and its view."""
+    if not spec.cwd:
+        argv = absolute_scripts(argv)
+    return argv, bot_view(spec, argv)
+
+
 def bot_view(spec: BotSpec, argv: list[str]) -> BotView:
     """The view of the bot started as ``argv`` (its program an absolute path, its scripts
     absolute when it has no ``cwd``); raises :class:`BotStartError` when a folder it needs is

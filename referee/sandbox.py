@@ -35,8 +35,7 @@ from referee.botspec import BotSpec
 from referee.botview import (
     SYSTEM_DIRS,
     BotView,
-    absolute_scripts,
-    bot_view,
+    contained,
     is_system,
     under,
 )
@@ -147,9 +146,7 @@ def sandbox_argv(spec: BotSpec, argv: list[str], uid: int, info_fd: int | None =
     if bwrap is None:
         raise BotStartError(f"bot {spec.name!r}: bubblewrap is not installed "
                             "(apt-get install bubblewrap)")
-    if not spec.cwd:
-        argv = absolute_scripts(argv)
-    view = bot_view(spec, argv)
+    argv, view = contained(spec, argv)
     tmp = str(spec.limits.tmp_mb << 20)
     mounts: list[str] = []
     for path in SYSTEM_DIRS:

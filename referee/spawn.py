@@ -43,7 +43,7 @@ from typing import Final
 
 from referee import cgroup as cgroups
 from referee.botspec import BotSpec, Limits
-from referee.botview import absolute_scripts, bot_view
+from referee.botview import contained
 from referee.cgroup import BotCgroup
 from referee.errors import BotStartError
 from referee.faults import MachineFault, SandboxSetupError
@@ -199,8 +199,7 @@ def resolve_command(spec: BotSpec, mode: Mode = "none", uid: int = 0,
                     info_fd: int | None = None) -> list[str]:
     """The argv that runs the bot: its program resolved (a version manager's shim replaced by
     the program it runs, for a contained bot: :mod:`referee.shims`), inside bubblewrap for
-    ``bwrap``
-    (which reports on ``info_fd`` that the sandbox was set up, when one is given)."""
+    ``bwrap`` (which reports on ``info_fd`` that the sandbox was set up, when one is given)."""
     argv = [resolve_program(spec), *spec.cmd[1:]]
     if mode != "none":
         argv[0] = real_program(spec.name, argv[0], spec.cwd or os.getcwd())
@@ -284,9 +283,7 @@ def launch(spec: BotSpec, *, capture_stderr: bool = False) -> Launched:
         cwd = spec.cwd
         mounts: list[str] = []
         if mode == "uid":
-            if not spec.cwd:
-                argv = absolute_scripts(argv)
-            view = bot_view(spec, argv)  # a folder its uid cannot read: refused, never root
+            argv, view = contained(spec, argv)  # a folder its uid cannot read: refused
             mounts, cwd = mount_namespace_argv(view, info_in), view.cwd
             if not mounts and info_out is not None and info_in is not None:
                 os.write(info_in, b".")  # nothing to set up: it cannot fail
