@@ -60,8 +60,8 @@ bench: $(STAMP) bots
 	$(BIN)/python -m bench
 
 lint: $(STAMP)
-	$(BIN)/ruff check arena protocol referee reports sample_bots tests bench
-	$(BIN)/mypy arena protocol referee reports sample_bots bench tests
+	$(BIN)/ruff check arena protocol ratings referee reports sample_bots tests bench
+	$(BIN)/mypy arena protocol ratings referee reports sample_bots bench tests
 
 # Refresh the lock from pyproject.toml's ranges (newest versions that fit), for Python 3.11 on
 # Linux whatever machine runs it. Review the diff, run `make test`, commit both files.

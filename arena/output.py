@@ -19,7 +19,7 @@ from arena.config import LoadedConfig
 from arena.errors import UserError
 from arena.journal import Journal, Warn
 from arena.schedule import Schedule, ScheduledGame
-from referee.botview import hide_from_bots
+from referee.process.botview import hide_from_bots
 
 SCHEDULE_FILE: Final = "schedule.json"
 CONFIG_COPY: Final = "config.toml"

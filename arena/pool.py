@@ -24,7 +24,7 @@ Stderr logs are per process: ``logs/<bot>/<first game id>.stderr.log`` (with ``r
 "always"`` that is one log per game, as before), and the output of each game the process
 plays starts with a line ``[arena] game <id> (game <k> of process <pid>)``, so a game's
 output is found by its id. A game that printed nothing to stderr has no such line, and a
-process that never printed anything has no log (:meth:`referee.stderrlog.StderrLog.mark`).
+process that never printed anything has no log (:meth:`referee.process.stderrlog.StderrLog.mark`).
 
 A kept process is told of its next game as soon as it is given back (the same game and
 options: a tournament plays one game), so that it resets while the runner journals the game
@@ -53,8 +53,8 @@ from referee.botsource import faulted
 from referee.botspec import BotSpec
 from referee.connection import HANDSHAKE_TIMEOUT_S, BotConnection, BotError
 from referee.match import open_bot
+from referee.process.spawn import Launched
 from referee.record import GameRecord
-from referee.spawn import Launched
 
 MARKER_PREFIX: Final = "[arena] game "
 """How a game's first line in a pooled process's stderr log starts."""

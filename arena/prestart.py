@@ -3,7 +3,7 @@
 ``arena run`` needs a fifth of a second to import trio and the referee here, and an engine
 as long again to load its tables (Fairy-Stockfish: 0.15 s before it reads a line). Launched
 first, a bot loads while the runner does, and the first ``go`` goes out that much sooner. The
-processes are launched exactly as the pool would launch them (:func:`referee.spawn.launch`:
+processes are launched exactly as the pool would launch them (:func:`referee.process.spawn.launch`:
 same containment and limits) and handed to the :class:`arena.pool.BotPool`, which ends the
 ones no game took. This module imports nothing that imports trio.
 """
@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 
 from arena.schedule import ScheduledGame
 from referee.botspec import BotSpec
-from referee.spawn import Launched, launch
+from referee.process.spawn import Launched, launch
 
 
 def first_bots(pending: Sequence[ScheduledGame], concurrency: int,

@@ -3,7 +3,7 @@
 On a terminal this is a rich live panel redrawn about once a second; when stdout is not a TTY
 (CI, a pipe, a log file) it is one plain line per finished game, so logs stay greppable. Both
 end with the same final standings table: W/D/L counts ranked by a quick rating fit (no error
-bars; :mod:`arena.ratings` gives those), never by raw points, which favour whoever played
+bars; :mod:`ratings` gives those), never by raw points, which favour whoever played
 more games (a gauntlet's first bot plays everyone). rich is imported only when something is
 drawn with it (the live panel, the final table), not before the first game.
 """
@@ -91,7 +91,7 @@ class Standings:
         """Ratings of the games so far (bounds for perfect scores), refitted when games came
         in since the last call; bots without games are absent."""
         if self._elo[0] != len(self.results):
-            from arena.ratings import GameResult, aggregate, fit_ratings
+            from ratings import GameResult, aggregate, fit_ratings
 
             fit = fit_ratings(
                 aggregate([GameResult(a, b, x) for a, b, x in self.results]), errors="none"
@@ -107,7 +107,7 @@ class Standings:
         def key(kv: tuple[str, BotScore]) -> tuple[int, float, float, str]:
             name, s = kv
             pct = s.score / s.games if s.games else -1.0
-            # Bounds rank by what they bound, as in arena.ratings: all wins first, all losses
+            # Bounds rank by what they bound, as in ratings: all wins first, all losses
             # after every estimate.
             group = 1
             if s.games and s.wins == s.games:

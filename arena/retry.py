@@ -1,6 +1,6 @@
 """Playing a game again when the machine, not a bot, kept it from starting.
 
-A :class:`~referee.faults.MachineFault` (too many open files, no process slots left, no
+A :class:`~referee.process.faults.MachineFault` (too many open files, no process slots left, no
 memory, disk full) has no result; it often passes (other games end and free their files and
 processes), so the game is tried again after a wait that doubles, a bounded number of times.
 When it does not pass, the fault is raised to the runner, which stops the run with a message
@@ -14,7 +14,7 @@ from typing import Final, TypeVar
 
 import trio
 
-from referee.faults import MachineFault
+from referee.process.faults import MachineFault
 
 START_ATTEMPTS: Final = 6
 """Tries of one game whose bots cannot be started for the machine's reasons."""

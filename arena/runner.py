@@ -38,9 +38,9 @@ from arena.progress import Progress
 from arena.retry import START_ATTEMPTS, retry_machine_faults
 from arena.schedule import ScheduledGame
 from referee.botspec import BotSpec
-from referee.faults import MachineFault
+from referee.process.faults import MachineFault
+from referee.process.spawn import Launched
 from referee.record import GameRecord, MoveRecord, Termination
-from referee.spawn import Launched
 
 TICK_SECONDS: Final = 1.0
 """How often the live display is redrawn between events (elapsed time, ETA)."""
@@ -61,7 +61,7 @@ class RunResult:
 
 
 class GameExecutor(Protocol):
-    """Where games are played when not in this process: a cluster (``arena.cluster``).
+    """Where games are played when not in this process: a cluster (``arena.cluster.executor``).
 
     ``play`` returns the game's record, raises as a local game would (the game is not
     journaled and is replayed on resume), or raises :class:`RunFailure` to stop the run."""

@@ -1,7 +1,7 @@
 """SPRT early stop for a two-bot match: feeds finished games to the ratings' SPRT and says when
 to stop scheduling.
 
-The test itself (LLR, bounds, pentanomial pairs) is :class:`arena.ratings.Sprt`, the project's
+The test itself (LLR, bounds, pentanomial pairs) is :class:`ratings.Sprt`, the project's
 one implementation; this module only knows which bot is tested (the config's first bot), how
 to score a record from its point of view, and which colour pair a game belongs to.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from arena.config import SprtConfig
-from arena.ratings import Sprt, SprtStatus
+from ratings import Sprt, SprtStatus
 from referee.record import GameRecord
 
 

@@ -74,7 +74,7 @@ def _task_round_trip(samples: int) -> list[float]:
     """Milliseconds from submitting a task that returns a game record to holding it."""
     from distributed import Client, LocalCluster
 
-    from arena.cluster_worker import WorkerResult
+    from arena.cluster.worker import WorkerResult
     from referee.record import GameRecord, MoveRecord, Termination
 
     record = GameRecord(game="dobutsu", p1="a", p2="b", result="1-0",

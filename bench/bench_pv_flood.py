@@ -20,7 +20,7 @@ import uuid
 from pathlib import Path
 from tempfile import TemporaryDirectory
 
-from referee import proctree
+from referee.process import proctree
 
 ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = ROOT / "tests" / "hostile"

@@ -12,9 +12,9 @@ import time
 
 import numpy as np
 
-from arena.ratings import GameResult, aggregate, aggregate_arrays, fit_ratings
-from arena.ratings.draws import outcome_probabilities
-from arena.ratings.model import SCALES
+from ratings import GameResult, aggregate, aggregate_arrays, fit_ratings
+from ratings.draws import outcome_probabilities
+from ratings.model import SCALES
 
 PLAYERS = 100
 RESULTS = 1_000_000

@@ -28,7 +28,7 @@ from referee.adjudication import Adjudication
 from referee.botspec import BotSpec
 from referee.games import GAME_NAMES, get_game
 from referee.match import open_bot, play_on
-from referee.process import BotProcess
+from referee.process.botprocess import BotProcess
 from referee.timecontrol import TimeControl
 
 INSTANT_BOT = """

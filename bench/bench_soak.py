@@ -23,10 +23,10 @@ from tempfile import TemporaryDirectory
 
 import trio
 
-from referee import proctree
 from referee.adjudication import Adjudication
 from referee.botspec import BotSpec, Limits
 from referee.match import play_game
+from referee.process import proctree
 from referee.record import GameRecord
 from referee.timecontrol import TimeControl
 

@@ -4,7 +4,7 @@ of a referee with pandas and a long journal), the arena's spawn against the peer
 * ``preexec_fn`` (the old way, the peer): ``subprocess.Popen`` with a ``preexec_fn`` that sets
   the rlimits and the death signal in the child; CPython must then fork the whole parent
   (copying its page tables) instead of vfork-ing it.
-* ``arena (none|uid|bwrap)``: :func:`referee.spawn.launch` as the referee runs it: vfork,
+* ``arena (none|uid|bwrap)``: :func:`referee.process.spawn.launch` as the referee runs it: vfork,
   the setpriv + gate launcher, the cgroup and the rlimits set from the parent.
 
 Runs are interleaved (A, B, A, B...) so that the machine's noise hits both alike; medians and
@@ -26,8 +26,8 @@ from collections.abc import Callable
 import trio
 
 from referee.botspec import BotSpec, Limits
-from referee.sandbox import bwrap_path
-from referee.spawn import launch
+from referee.process.sandbox import bwrap_path
+from referee.process.spawn import launch
 
 BALLAST_MB = 100
 ROUNDS = 7

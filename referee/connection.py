@@ -42,7 +42,7 @@ from referee.channel import BotExited, LineChannel, RecordingChannel
 from referee.record import Termination
 
 if TYPE_CHECKING:
-    from referee.spawn import Launched
+    from referee.process.spawn import Launched
 
 HANDSHAKE_TIMEOUT_S: Final = 10.0
 """How long a bot may take to answer the handshake (and each readiness check)."""
@@ -166,7 +166,7 @@ class BotConnection:
         and wrap it in the connection class of its dialect; a ``debug`` bot's lines are
         recorded (see :meth:`record_to`)."""
         from referee.dialects import connection_class
-        from referee.process import BotProcess
+        from referee.process.botprocess import BotProcess
 
         channel: LineChannel = await BotProcess.start(spec, stderr_path, launched)
         if spec.debug:

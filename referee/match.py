@@ -38,13 +38,13 @@ from referee.connection import (
     BotError,
     Turn,
 )
-from referee.errors import BotStartError
-from referee.faults import MachineFault, SandboxSetupError, machine_fault
 from referee.gameoptions import game_options_for
 from referee.games import Game, GameError, IllegalMove, MoveSyntaxError, get_game
 from referee.games.base import Outcome
+from referee.process.errors import BotStartError
+from referee.process.faults import MachineFault, SandboxSetupError, machine_fault
+from referee.process.spawn import Launched
 from referee.record import GameRecord, MoveRecord, PartieRecord, SearchInfo, Termination, result_for
-from referee.spawn import Launched
 from referee.timecontrol import Clock, TimeControl
 
 SIDES = ("p1", "p2")

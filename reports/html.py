@@ -335,7 +335,7 @@ updated {_e(updated)} · <a href="games.csv">games.csv</a> ·
 
 def _standings_section(standings: pd.DataFrame) -> str:
     return f"""<section id="standings"><h2>Standings</h2>
-<p class="hint">Elo: maximum-likelihood fit (arena.ratings, Ordo scale) with 95% error;
+<p class="hint">Elo: maximum-likelihood fit (ratings, Ordo scale) with 95% error;
 a bot that won (lost) every game has no finite estimate: its rating is a lower (upper) bound,
 shown with ≥ (≤) and drawn as an arrow. ∞: the error is unbounded. LOS: likelihood that the
 bot is stronger than the one ranked below it. Fewer than {rating_tables.SMALL_SAMPLE} games:

@@ -23,7 +23,7 @@ from typing import Annotated
 
 import msgspec
 
-from arena.ratings.sources import PAIR_TAGS
+from ratings.sources import PAIR_TAGS
 from referee.record import GameRecord, Termination, decode_record
 from reports.files import write_with
 

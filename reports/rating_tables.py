@@ -1,6 +1,6 @@
 """Ratings in the report: standings with Elo, LOS, first-move advantage and rating progression.
 
-The fit itself is :func:`arena.ratings.model.fit_ratings` (maximum likelihood, Ordo-compatible);
+The fit itself is :func:`ratings.model.fit_ratings` (maximum likelihood, Ordo-compatible);
 this module only feeds it counts aggregated from the journal summary and lays its results
 out as tables. Progression refits the games played so far at a few checkpoints, with error
 bars, which costs one small Newton solve per checkpoint whatever the number of games.
@@ -13,9 +13,9 @@ import math
 import numpy as np
 import pandas as pd
 
-from arena.ratings import GameResult, pairwise
-from arena.ratings.counts import Counts, aggregate_arrays
-from arena.ratings.model import ALL_LOSSES, ALL_WINS, MARK_TEXT, RatingFit, fit_ratings
+from ratings import GameResult, pairwise
+from ratings.counts import Counts, aggregate_arrays
+from ratings.model import ALL_LOSSES, ALL_WINS, MARK_TEXT, RatingFit, fit_ratings
 from reports.journal import Journal
 from reports.tables import DECISIVE_OR_DRAWN, finished
 
@@ -169,7 +169,7 @@ def progression(games: pd.DataFrame, bots: list[str],
 def head_to_head(journal: Journal, order: list[str]) -> pd.DataFrame:
     """Every pair that met, from the higher-ranked bot's side: W/D/L, score, the Elo difference
     the score implies with its error, LOS, and the pentanomial counts of colour pairs
-    (:func:`arena.ratings.pairwise`)."""
+    (:func:`ratings.pairwise`)."""
     results = [
         GameResult(g.p1, g.p2, _P1_SCORE[g.result], g.pair, g.key)
         for g in journal.games

@@ -1,7 +1,7 @@
 """The report's tables as pandas frames: games, results per bot, crosstable, colours, faults, moves.
 
 Everything here is plain counting over the journal summary; ratings (Elo, LOS) come from
-:mod:`arena.ratings` and are joined in by :mod:`reports.rating_tables`.
+:mod:`ratings` and are joined in by :mod:`reports.rating_tables`.
 """
 
 from __future__ import annotations

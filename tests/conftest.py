@@ -98,7 +98,7 @@ def tmp_path(tmp_path: Path) -> Path:
     """pytest's own ``tmp_path``, searchable and readable by other users (0755, as a folder
     made under umask 022 is). Bots run as an unprivileged uid of their own, and a test often
     makes a bot's folder there; pytest makes it 0700. The folders above it stay private, so
-    the sandbox's covers over private ancestors (referee.botview) are exercised by every
+    the sandbox's covers over private ancestors (referee.process.botview) are exercised by every
     such test."""
     tmp_path.chmod(0o755)
     return tmp_path

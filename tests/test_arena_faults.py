@@ -268,8 +268,8 @@ def test_a_fork_bomb_elsewhere_never_costs_the_other_games(tmp_path: Path) -> No
 
 
 def test_the_arena_running_out_of_bot_uids_is_its_own_fault() -> None:
-    from referee import spawn
-    from referee.faults import MachineFault, machine_fault
+    from referee.process import spawn
+    from referee.process.faults import MachineFault, machine_fault
 
     pool = spawn._UidPool()
     taken = [pool.take() for _ in range(1000)]
@@ -286,8 +286,8 @@ def test_the_arena_running_out_of_bot_uids_is_its_own_fault() -> None:
 ])
 def test_start_failures_are_sorted_by_errno(code: int, machine: bool) -> None:
     """A missing or non-executable program is the bot's; running out of something is not."""
-    from referee.errors import BotStartError
-    from referee.faults import machine_fault
+    from referee.process.errors import BotStartError
+    from referee.process.faults import machine_fault
 
     try:
         try:

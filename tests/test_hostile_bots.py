@@ -19,12 +19,12 @@ import pytest
 import trio
 
 import referee.match
-from referee import cgroup, proctree
 from referee.adjudication import Adjudication
 from referee.botspec import BotSpec, Limits
 from referee.match import open_bot, play_game, play_on, stderr_path
-from referee.process import BotProcess
-from referee.proctree import alive
+from referee.process import cgroup, proctree
+from referee.process.botprocess import BotProcess
+from referee.process.proctree import alive
 from referee.record import GameRecord, Termination
 from referee.timecontrol import TimeControl
 
@@ -357,7 +357,7 @@ async def test_child_that_left_the_group_with_setsid_is_killed_too(tmp_path: Pat
 @pytest.mark.needs("bubblewrap")
 async def test_double_forked_daemon_dies_with_a_sandboxed_bot(tmp_path: Path) -> None:
     """Without a sandbox a daemon reparented to init escapes (documented best effort in
-    referee/process.py); in the bwrap sandbox's PID namespace it dies with the bot."""
+    referee/process/botprocess.py); in the bwrap sandbox's PID namespace it dies with the bot."""
     spec, tag = hostile("double_fork.py", sandbox="bwrap", cwd=str(tmp_path))
     record = await play(tmp_path, spec)
     assert record.termination == Termination.ADJUDICATION, record.reason

@@ -24,11 +24,11 @@ import pytest
 import trio
 from test_hostile_bots import CAP, FIRST_BOT, GAME, HOSTILE, first_bot, hostile, log_of, tagged
 
-from referee import cgroup, sandbox
 from referee.botspec import BotSpec, Limits
-from referee.botview import hide_from_bots
-from referee.faults import MachineFault
 from referee.match import open_bot, play_game, play_on
+from referee.process import cgroup, sandbox
+from referee.process.botview import hide_from_bots
+from referee.process.faults import MachineFault
 from referee.record import GameRecord, Termination
 from referee.timecontrol import TimeControl
 

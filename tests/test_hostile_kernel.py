@@ -22,7 +22,7 @@ import trio
 from test_hostile_bots import HOSTILE, tagged
 
 from referee.botspec import BotSpec
-from referee.process import BotProcess
+from referee.process.botprocess import BotProcess
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(os.geteuid() != 0, reason="the arena as root, as CI runs it")]

@@ -15,7 +15,7 @@ import trio
 
 from protocol.lines import MAX_LINE_BYTES, BadLine
 from referee.botspec import BotSpec
-from referee.process import BotExited, BotProcess
+from referee.process.botprocess import BotExited, BotProcess
 
 pytestmark = pytest.mark.slow  # 100 MB floods and descriptor counts over many games
 

@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 import trio
 
-from referee import spawn
 from referee.botspec import BotSpec
 from referee.connection import BotCrashed
-from referee.faults import SandboxSetupError
 from referee.match import open_bot
-from referee.process import BotProcess
+from referee.process import spawn
+from referee.process.botprocess import BotProcess
+from referee.process.faults import SandboxSetupError
 
 PROBE = Path(__file__).resolve().parent / "hostile" / "sandbox_probe.py"
 CRASH_AT_START = Path(__file__).resolve().parent / "hostile" / "crash_at_start.py"

@@ -20,8 +20,8 @@ from arena.pool import MARKER_PREFIX, BotPool
 from arena.prestart import prestart
 from referee.adjudication import Adjudication
 from referee.botspec import BotSpec, Limits, Restart
-from referee.errors import BotStartError
 from referee.match import play_game
+from referee.process.errors import BotStartError
 from referee.record import GameRecord, Termination
 from referee.timecontrol import TimeControl
 

@@ -1,4 +1,4 @@
-"""arena.ratings.numeric against scipy, which it replaces on the tournament path."""
+"""ratings.numeric against scipy, which it replaces on the tournament path."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import optimize, special, stats
 
-from arena.ratings import numeric
+from ratings import numeric
 
 
 def test_expit_matches_scipy_without_overflow() -> None:
@@ -61,9 +61,9 @@ def test_strongly_connected(edges: list[tuple[int, int]], connected: bool) -> No
 def test_the_closing_table_imports_no_scipy() -> None:
     code = (
         "import sys\n"
-        "from arena.ratings import aggregate, fit_ratings, read_results\n"
-        "from arena.ratings.table import format_table\n"
-        "from arena.ratings.sources import GameResult\n"
+        "from ratings import aggregate, fit_ratings, read_results\n"
+        "from ratings.table import format_table\n"
+        "from ratings.sources import GameResult\n"
         "results = [GameResult('a', 'b', s) for s in (1.0, 0.5, 0.0, 1.0, 1.0)]\n"
         "print(format_table(fit_ratings(aggregate(results))))\n"
         "assert not any(m.split('.')[0] == 'scipy' for m in sys.modules), 'scipy imported'\n"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from arena.cli import main
-from arena.ratings import aggregate, fit_ratings, read_results
+from ratings import aggregate, fit_ratings, read_results
 
 DATA = Path(__file__).parent / "data" / "ratings"
 PGN = DATA / "roundrobin.pgn"

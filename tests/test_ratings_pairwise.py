@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from arena.ratings import (
+from ratings import (
     GameResult,
     Pentanomial,
     colour_pairs,

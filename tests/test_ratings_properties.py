@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.ratings import GameResult, aggregate, fit_ratings
-from arena.ratings.model import ALL_LOSSES, ALL_WINS, NO_GAMES
-from arena.ratings.table import format_csv, format_table
+from ratings import GameResult, aggregate, fit_ratings
+from ratings.model import ALL_LOSSES, ALL_WINS, NO_GAMES
+from ratings.table import format_csv, format_table
 
 
 def tournament(

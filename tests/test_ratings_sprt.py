@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from arena.ratings import Decision, Pentanomial, Sprt, bounds, llr_pentanomial, llr_trinomial
-from arena.ratings.pairwise import PAIR_SCORES
-from arena.ratings.sprt import NELO_PER_T, EloModel, _mle_t, llr, logistic_score
+from ratings import Decision, Pentanomial, Sprt, bounds, llr_pentanomial, llr_trinomial
+from ratings.pairwise import PAIR_SCORES
+from ratings.sprt import NELO_PER_T, EloModel, _mle_t, llr, logistic_score
 
 Constraint = Callable[[np.ndarray], float]
 

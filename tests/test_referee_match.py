@@ -14,8 +14,8 @@ from referee.adjudication import Adjudication
 from referee.botspec import BotSpec
 from referee.games import GAME_NAMES, GameError, get_game
 from referee.match import play_game
+from referee.process.spawn import Launched
 from referee.record import GameRecord, MoveRecord, Termination, decode_record, encode_record
-from referee.spawn import Launched
 from referee.timecontrol import TimeControl
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -223,7 +223,7 @@ async def test_cancelled_game_leaves_no_process_behind(tmp_path: Path) -> None:
 
 async def test_stubborn_bot_is_killed_after_the_game(monkeypatch: pytest.MonkeyPatch) -> None:
     """A bot that ignores quit and SIGTERM still ends (SIGKILL to its group) after the game."""
-    from referee.process import BotProcess
+    from referee.process.botprocess import BotProcess
 
     pids: list[int] = []
     original = BotProcess.start

@@ -11,7 +11,7 @@ import trio
 
 from protocol.lines import MAX_LINE_BYTES, BadLine
 from referee.botspec import BotSpec, Limits
-from referee.process import BotExited, BotProcess, BotStartError
+from referee.process.botprocess import BotExited, BotProcess, BotStartError
 
 BOTS = Path(__file__).resolve().parent / "bots"
 

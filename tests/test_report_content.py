@@ -19,8 +19,8 @@ import matplotlib.image
 import pytest
 from report_html import html_table, read_csv
 
-from arena.ratings import aggregate, fit_ratings, read_results
 from bench.synthetic import BotProfile, round_robin, write_journal
+from ratings import aggregate, fit_ratings, read_results
 from referee.games import get_game
 from referee.record import GameRecord, MoveRecord, Termination, decode_record, encode_record
 from reports.html import build, build_report

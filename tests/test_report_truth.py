@@ -17,9 +17,9 @@ import pytest
 from report_html import html_table, read_csv
 
 from arena.progress import Standings
-from arena.ratings import aggregate, fit_ratings, read_results
-from arena.ratings.table import format_table
 from bench.synthetic import BotProfile, round_robin, write_journal
+from ratings import aggregate, fit_ratings, read_results
+from ratings.table import format_table
 from referee.record import GameRecord, Termination
 from reports.charts import chart_labels
 from reports.html import build

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from arena.ratings.sources import parse_pgn
+from ratings.sources import parse_pgn
 from referee.record import GameRecord, MoveRecord, Termination
 from reports.pgn import game_to_pgn, write_pgn
 

@@ -23,9 +23,9 @@ from protocol.bounds import MAX_OPTIONS
 from protocol.messages import Go
 from referee.botspec import BotSpec
 from referee.connection import BotConnection, BotError, BotStalled, BotTimedOut, Turn
-from referee.errors import BotStartError
 from referee.games import Game, game_names, get_game
-from referee.process import QUIT_GRACE_S
+from referee.process.botprocess import QUIT_GRACE_S
+from referee.process.errors import BotStartError
 
 STEP_TIMEOUT_S = 10.0
 """Handshake and isready answers must come within this."""

@@ -21,12 +21,12 @@ from arena.errors import UserError
 from arena.terminal_seat import TerminalFront
 from referee.adjudication import Adjudication
 from referee.botspec import BotSpec
-from referee.botview import hide_from_bots
 from referee.connection import BotConnection, BotError
-from referee.errors import BotStartError
 from referee.games import Game, GameError, game_names
 from referee.human import HUMAN, HumanSeat, human_spec, is_human
 from referee.match import open_bot, play_game, play_on, prepare_game, side_time_controls
+from referee.process.botview import hide_from_bots
+from referee.process.errors import BotStartError
 from referee.record import GameRecord, MoveRecord, Termination, encode_record
 from referee.timecontrol import TimeControl, TimeControlError
 

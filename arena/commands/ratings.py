@@ -6,8 +6,8 @@ import argparse
 import sys
 
 from arena.errors import UserError
-from arena.ratings import aggregate, fit_ratings, pairwise, read_results
-from arena.ratings.table import format_csv, format_json, format_pairs, format_table
+from ratings import aggregate, fit_ratings, pairwise, read_results
+from ratings.table import format_csv, format_json, format_pairs, format_table
 
 DESCRIPTION = """\
 Maximum-likelihood ratings like Ordo's (`ordo -a 0 -W -D`): draws count half a point, the

@@ -12,8 +12,8 @@ Exit status: 0 when the schedule is complete, 1 when games failed or are missing
 mistake in the command or the config, 3 when the machine or the arena failed (bots that
 cannot be started for want of files, processes or memory; a full disk), 130 when stopped.
 
-With ``--cluster`` the games are played by the workers of a Dask cluster (``arena.cluster``)
-and everything else stays here.
+With ``--cluster`` the games are played by the workers of a Dask cluster
+(``arena.cluster.executor``) and everything else stays here.
 """
 
 from __future__ import annotations
@@ -109,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
     cluster = contextlib.ExitStack()  # the cluster, if any, lives until the games are played
     executor = None
     if args.cluster and pending:
-        from arena.cluster import open_cluster
+        from arena.cluster.executor import open_cluster
 
         executor = cluster.enter_context(open_cluster(args.cluster, loaded, out.root, warn))
         concurrency = cluster_concurrency(args.concurrency, loaded, executor.slots)
@@ -201,8 +201,8 @@ def print_workers(journal: Path) -> None:
 
 def print_ratings(journal: Path) -> None:
     """The Ordo-style Elo table of every journaled game (``arena ratings`` gives more)."""
-    from arena.ratings import aggregate, fit_ratings, read_results
-    from arena.ratings.table import format_table
+    from ratings import aggregate, fit_ratings, read_results
+    from ratings.table import format_table
 
     results = read_results(journal) if journal.exists() else []
     if len({name for r in results for name in (r.first, r.second)}) < 2:

@@ -31,10 +31,10 @@ from arena.web.snapshots import Snapshots
 from protocol.messages import GameOver, Partie
 from referee.botspec import BotSpec
 from referee.connection import BotConnection, BotError, Turn
-from referee.errors import BotStartError
 from referee.games import Game, GameError, get_game
 from referee.human import HumanSeat, human_spec
 from referee.match import open_bot, play_on, prepare_game
+from referee.process.errors import BotStartError
 from referee.record import GameRecord, MoveRecord, Termination, encode_record
 from referee.timecontrol import TimeControl, TimeControlError
 from reports.replay import replay

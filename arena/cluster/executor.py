@@ -3,14 +3,14 @@
 Only the games leave the machine. Everything else (schedule, journal, resume, progress, SPRT
 stop, report) stays with the :class:`~arena.runner.Tournament` on the submitting machine,
 which calls :meth:`DaskExecutor.play` from as many of its trio workers as the cluster has
-threads: one Dask task per game (``arena.cluster_worker.play_on_worker``), so the tasks in
+threads: one Dask task per game (``arena.cluster.worker.play_on_worker``), so the tasks in
 flight never exceed the free slots, and an SPRT stop or a Ctrl-C acts as in a local run.
 
 Faults. A worker that dies mid-game: Dask itself runs the task again on another worker (up to
 ``distributed.scheduler.allowed-failures`` deaths), and since each game is one future whose
 result is read once, a replayed game is journaled once. A worker that cannot play a bot
 (missing, different file, no interpreter) or fails because of the machine raises
-:class:`~arena.cluster_worker.WorkerUnfit` / :class:`~arena.cluster_worker.WorkerFault`; the
+:class:`~arena.cluster.worker.WorkerUnfit` / :class:`~arena.cluster.worker.WorkerFault`; the
 game is submitted again, restricted to the other workers, at most :data:`MAX_ATTEMPTS` times,
 and never scored. When no worker is left for a bot, the run fails naming the bot and the
 workers (:class:`~arena.errors.RunFailure`).
@@ -28,8 +28,9 @@ from typing import Any, Final
 import trio
 from distributed.diagnostics.plugin import WorkerPlugin
 
-from arena.botfiles import BotFiles, code_hash, describe
-from arena.cluster_worker import (
+from arena.cluster.botfiles import BotFiles, code_hash, describe
+from arena.cluster.loop import close_loops
+from arena.cluster.worker import (
     RUN_SUBDIRS,
     GameSpec,
     WorkerFault,
@@ -41,9 +42,8 @@ from arena.cluster_worker import (
 from arena.config import LoadedConfig
 from arena.errors import RunFailure, UserError
 from arena.schedule import ScheduledGame
-from arena.worker_loop import close_loops
 from referee.botspec import BotSpec
-from referee.faults import MachineFault
+from referee.process.faults import MachineFault
 from referee.record import GameRecord
 
 LOCAL_PREFIX: Final = "local:"

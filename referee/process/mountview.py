@@ -21,8 +21,8 @@ import shutil
 from functools import cache
 from typing import Final
 
-from referee.botview import BotView
-from referee.errors import BotStartError
+from referee.process.botview import BotView
+from referee.process.errors import BotStartError
 
 FIRST_FD: Final = 3
 """The shell's first descriptor for a folder to bind (closed again before the bot starts)."""

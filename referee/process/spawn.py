@@ -2,7 +2,7 @@
 
 A bot is started from its :class:`BotSpec` as an argv list (never a shell string) in a clean
 environment (PATH, HOME, LANG plus ``spec.env``), in its own session and process group, under
-the containment of :mod:`referee.sandbox` and the limits of :mod:`referee.cgroup`.
+the containment of :mod:`referee.process.sandbox` and the limits of :mod:`referee.process.cgroup`.
 
 Spawns are cheap: no ``preexec_fn`` (which makes CPython fork the whole, large referee instead
 of vfork-ing it). What used to run in the child before exec is done by two small programs and
@@ -15,7 +15,7 @@ by the referee after the spawn, while the child waits at a gate:
    (``prlimit``), then opens the gate: the bot's first instruction already runs with every
    limit in place, and whatever it forks is in its cgroup;
 4. for ``uid`` containment ``unshare`` gives the bot a mount namespace of its own where its
-   folders are reachable and the run directory hidden (:mod:`referee.mountview`), and a
+   folders are reachable and the run directory hidden (:mod:`referee.process.mountview`), and a
    second ``setpriv`` switches to the bot's unprivileged uid with no groups and no
    capabilities (and sets the death signal again), then the bot (or bwrap) starts. A bot
    whose folders that uid cannot read is refused, never run as root.
@@ -25,7 +25,7 @@ bwrap's, which keeps the bot in its PID namespace).
 
 This module does not import trio: ``arena run`` starts its first bots before it imports trio
 (a fifth of a second here), so that their own start-up runs alongside the runner's. The
-asynchronous handle of a started bot is :class:`referee.child.ChildProcess`.
+asynchronous handle of a started bot is :class:`referee.process.child.ChildProcess`.
 """
 
 from __future__ import annotations
@@ -41,21 +41,21 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Final
 
-from referee import cgroup as cgroups
 from referee.botspec import BotSpec, Limits
-from referee.botview import contained
-from referee.cgroup import BotCgroup
-from referee.errors import BotStartError
-from referee.faults import MachineFault, SandboxSetupError
-from referee.mountview import mount_namespace_argv
-from referee.sandbox import (
+from referee.process import cgroup as cgroups
+from referee.process.botview import contained
+from referee.process.cgroup import BotCgroup
+from referee.process.errors import BotStartError
+from referee.process.faults import MachineFault, SandboxSetupError
+from referee.process.mountview import mount_namespace_argv
+from referee.process.sandbox import (
     SANDBOX_PATH,
     Mode,
     containment,
     sandbox_argv,
     warn_once,
 )
-from referee.shims import real_program
+from referee.process.shims import real_program
 
 __all__ = ["BotStartError", "Launched", "clean_environment", "launch", "resolve_command"]
 
@@ -108,7 +108,7 @@ _UIDS = _UidPool()
 @dataclass
 class Launched:
     """A bot's program just started: its process, our ends of its pipes (non-blocking), and
-    what contains it. :class:`referee.child.ChildProcess` takes it over; one that no game
+    what contains it. :class:`referee.process.child.ChildProcess` takes it over; one that no game
     needs after all is ended with :meth:`discard`."""
 
     popen: subprocess.Popen[bytes]
@@ -198,7 +198,7 @@ def resolve_program(spec: BotSpec) -> str:
 def resolve_command(spec: BotSpec, mode: Mode = "none", uid: int = 0,
                     info_fd: int | None = None) -> list[str]:
     """The argv that runs the bot: its program resolved (a version manager's shim replaced by
-    the program it runs, for a contained bot: :mod:`referee.shims`), inside bubblewrap for
+    the program it runs, for a contained bot: :mod:`referee.process.shims`), inside bubblewrap for
     ``bwrap`` (which reports on ``info_fd`` that the sandbox was set up, when one is given)."""
     argv = [resolve_program(spec), *spec.cmd[1:]]
     if mode != "none":

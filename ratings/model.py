@@ -3,7 +3,7 @@
 Model: the first mover's expected score is ``1 / (1 + exp(-beta (r_first + adv - r_second)))``;
 draws count as half points (Ordo's default); ``adv`` (White's / the first mover's advantage) is
 fitted by maximum likelihood unless switched off; the equal-opponents draw rate ``d0`` is then
-fitted to the wins/draws/losses (see :mod:`arena.ratings.draws`). The scale is Ordo's (an
+fitted to the wins/draws/losses (see :mod:`ratings.draws`). The scale is Ordo's (an
 expected score of 76% = 202 points) or the usual ``400 log10`` Elo.
 
 Players whose score is perfect (all wins or all losses) have no finite maximum. Like Ordo, we
@@ -23,10 +23,10 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from arena.ratings import draws, uncertainty
-from arena.ratings.counts import Counts
-from arena.ratings.numeric import brentq, expit, norm, strongly_connected
-from arena.ratings.solver import Pairings, solve
+from ratings import draws, uncertainty
+from ratings.counts import Counts
+from ratings.numeric import brentq, expit, norm, strongly_connected
+from ratings.solver import Pairings, solve
 
 if TYPE_CHECKING:  # numpy.typing costs ~10 ms to import; annotations only
     from numpy.typing import NDArray

@@ -38,7 +38,7 @@ from typing import Literal
 
 import numpy as np
 
-from arena.ratings.pairwise import PAIR_SCORES, Pentanomial
+from ratings.pairwise import PAIR_SCORES, Pentanomial
 
 REGULARIZE = 1e-3
 """Count used for an outcome that has not occurred (fishtest's and fastchess's epsilon)."""

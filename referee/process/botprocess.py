@@ -1,8 +1,8 @@
 """A running bot: its lines both ways, its transcript, and a shutdown that leaves nothing.
 
-Lines are read with a cap (:mod:`referee.linereader`). Shutdown sends ``quit``, waits briefly,
-then SIGTERMs and SIGKILLs the whole process group, always reaping, and runs shielded so that
-a cancelled game still leaves no process behind.
+Lines are read with a cap (:mod:`referee.process.linereader`). Shutdown sends ``quit``, waits
+briefly, then SIGTERMs and SIGKILLs the whole process group, always reaping, and runs shielded so
+that a cancelled game still leaves no process behind.
 
 Containment, and where it ends without a sandbox:
 
@@ -28,12 +28,12 @@ import trio
 
 from protocol.lines import MAX_LINE_BYTES, BadLine
 from referee.botspec import BotSpec
-from referee.child import ChildProcess
-from referee.errors import BotExited, BotStartError
-from referee.linereader import CappedLineReader
-from referee.proctree import descendants, kill_escaped
-from referee.spawn import Launched, launch
-from referee.stderrlog import StderrLog
+from referee.process.child import ChildProcess
+from referee.process.errors import BotExited, BotStartError
+from referee.process.linereader import CappedLineReader
+from referee.process.proctree import descendants, kill_escaped
+from referee.process.spawn import Launched, launch
+from referee.process.stderrlog import StderrLog
 
 __all__ = ["BotExited", "BotProcess", "BotStartError"]
 

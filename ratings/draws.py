@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from arena.ratings.numeric import minimize_bounded
+from ratings.numeric import minimize_bounded
 
 if TYPE_CHECKING:  # numpy.typing costs ~10 ms to import; annotations only
     from numpy.typing import ArrayLike, NDArray

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from arena.ratings.model import SCALES
-from arena.ratings.numeric import norm
-from arena.ratings.sources import GameResult
+from ratings.model import SCALES
+from ratings.numeric import norm
+from ratings.sources import GameResult
 
 PAIR_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)
 """Per-game average score of a colour pair for the five pentanomial outcomes (LL .. WW)."""

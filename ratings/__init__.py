@@ -10,12 +10,12 @@ the ``arena`` layer. The public API is re-exported here:
 - ``Sprt(elo0, elo1, alpha, beta, model=, elo_model=).update(score, pair=None) -> SprtStatus``
   (``elo_model``: ``"logistic"``, the default, or ``"normalized"`` nElo);
   ``llr_trinomial``, ``llr_pentanomial`` (same ``elo_model`` argument), ``bounds``.
-- ``format_table`` / ``format_csv`` / ``format_json`` in :mod:`arena.ratings.table`.
+- ``format_table`` / ``format_csv`` / ``format_json`` in :mod:`ratings.table`.
 """
 
-from arena.ratings.counts import Counts, aggregate, aggregate_arrays
-from arena.ratings.model import SCALES, RatingFit, fit_ratings
-from arena.ratings.pairwise import (
+from ratings.counts import Counts, aggregate, aggregate_arrays
+from ratings.model import SCALES, RatingFit, fit_ratings
+from ratings.pairwise import (
     PairStats,
     Pentanomial,
     colour_pairs,
@@ -25,8 +25,8 @@ from arena.ratings.pairwise import (
     score_to_elo,
     trinomial_error,
 )
-from arena.ratings.sources import GameResult, read_results
-from arena.ratings.sprt import (
+from ratings.sources import GameResult, read_results
+from ratings.sprt import (
     Decision,
     Sprt,
     SprtStatus,

@@ -1,6 +1,6 @@
 """The running program behind a :class:`referee.process.BotProcess`, for trio.
 
-:func:`referee.spawn.launch` starts a bot without trio (so that ``arena run`` can start its
+:func:`referee.process.spawn.launch` starts a bot without trio (so that ``arena run`` can start its
 first bots before it imports trio); :class:`ChildProcess` takes such a launch over: its pipes
 as trio streams, an async ``wait`` on a pidfd, and the release of its cgroup and uid. It
 offers what ``trio.Process`` does, for a child that trio did not start.
@@ -13,9 +13,9 @@ import os
 
 import trio
 
-from referee.cgroup import BotCgroup
-from referee.sandbox import Mode
-from referee.spawn import Launched
+from referee.process.cgroup import BotCgroup
+from referee.process.sandbox import Mode
+from referee.process.spawn import Launched
 
 
 class ChildProcess:

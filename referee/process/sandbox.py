@@ -2,7 +2,7 @@
 
 ``sandbox = "auto"`` (the default) means bubblewrap wherever it is installed; without it, a
 bot started by root still runs under an unprivileged uid of its own in a mount namespace of
-its own (``uid``: :mod:`referee.mountview`), and a loud warning says once per run what is
+its own (``uid``: :mod:`referee.process.mountview`), and a loud warning says once per run what is
 missing. Under bwrap a bot runs:
 
 * as an unprivileged uid of the host, one per bot process, that owns no file, with no
@@ -14,11 +14,11 @@ missing. Under bwrap a bot runs:
 * on a read-only view of the system folders (/usr, /etc, ...; files of /etc that only root may
   read are hidden), with private size-capped tmpfs for /tmp and /dev/shm, ``/proc/sys`` and
   the other kernel settings read-only, no ``/sys``;
-* with the folders of :func:`referee.botview.bot_view` bound read-only: its own folder, the
+* with the folders of :func:`referee.process.botview.bot_view` bound read-only: its own folder, the
   install folders of its program and the folders of its scripts (reachable through a tmpfs
   over a private ancestor such as /root). Nothing else: not the run directory, the config,
   other bots, the home directory; its environment is the clean one of
-  :func:`referee.spawn.clean_environment`.
+  :func:`referee.process.spawn.clean_environment`.
 """
 
 from __future__ import annotations
@@ -32,15 +32,15 @@ from functools import cache
 from typing import Final, Literal
 
 from referee.botspec import BotSpec
-from referee.botview import (
+from referee.process.botview import (
     SYSTEM_DIRS,
     BotView,
     contained,
     is_system,
     under,
 )
-from referee.errors import BotStartError
-from referee.faults import SandboxSetupError
+from referee.process.errors import BotStartError
+from referee.process.faults import SandboxSetupError
 
 Mode = Literal["bwrap", "uid", "none"]
 
@@ -132,7 +132,7 @@ def sandbox_argv(spec: BotSpec, argv: list[str], uid: int, info_fd: int | None =
                  ) -> list[str]:
     """``argv`` (its program already an absolute path) run under bubblewrap as ``uid``;
     with ``info_fd``, bubblewrap writes there once the sandboxed process exists (nothing
-    written means it never got that far: see :meth:`referee.child.ChildProcess`).
+    written means it never got that far: see :meth:`referee.process.child.ChildProcess`).
 
     Started by root, bubblewrap makes no user namespace: a user namespace made by root maps
     the bot's uid to root outside, and a bot that is root outside writes every root-owned

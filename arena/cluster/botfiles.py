@@ -4,7 +4,7 @@ archive of its folder when it is shipped to cluster workers.
 A cluster worker must run the very bot the submitting machine was configured with. The
 submitting machine describes each bot as a :class:`BotFiles` (its program and script files
 with their SHA-256, or the hash of its shipped folder); a worker recomputes the same hashes on
-its own disk before its first game and refuses a bot whose files differ (``arena.cluster_worker``).
+its own disk before its first game and refuses a bot whose files differ (``arena.cluster.worker``).
 
 The Python running the arena (``{python}`` in a config) is not hashed: a worker runs its own
 interpreter, and the project version is checked separately through :func:`code_hash`.
@@ -30,7 +30,7 @@ from referee.botspec import BotSpec
 CHUNK: Final = 1 << 20
 SHIP_MAX_BYTES: Final = 256 << 20
 """The largest archive ``ship = true`` sends (the scheduler holds it in memory)."""
-CODE_PACKAGES: Final = ("arena", "referee", "protocol")
+CODE_PACKAGES: Final = ("arena", "referee", "protocol", "ratings")
 """The packages whose source must be the same on every worker (the referee's rules and clocks)."""
 
 

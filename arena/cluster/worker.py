@@ -3,7 +3,7 @@
 :func:`play_on_worker` is the one Dask task of a tournament: a :class:`GameSpec` in, a
 :class:`WorkerResult` (the game record and the bytes its game added to the bots' stderr logs
 and transcripts) out. It runs the same referee call as a local run (``referee.match.play_game``
-with a bot pool) in the trio loop its thread keeps (``arena.worker_loop``), so each worker
+with a bot pool) in the trio loop its thread keeps (``arena.cluster.loop``), so each worker
 thread plays one game at a time and keeps its bots between games.
 
 Before its first game a worker process checks every bot of the tournament once (the result is
@@ -33,9 +33,9 @@ from typing import Final
 import msgspec
 import trio
 
-from arena.botfiles import BotFiles, code_hash, file_sha256
+from arena.cluster.botfiles import BotFiles, code_hash, file_sha256
+from arena.cluster.loop import GameLoop, loop_for
 from arena.pool import BotPool
-from arena.worker_loop import GameLoop, loop_for
 from referee.adjudication import Adjudication
 from referee.botspec import BotSpec
 from referee.games.base import GameError

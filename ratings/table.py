@@ -17,8 +17,8 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from arena.ratings.model import MARK_TEXT, RatingFit
-from arena.ratings.pairwise import PairStats
+from ratings.model import MARK_TEXT, RatingFit
+from ratings.pairwise import PairStats
 
 
 def format_table(fit: RatingFit) -> str:

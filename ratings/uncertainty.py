@@ -9,7 +9,7 @@ draw rate), refits each replay and reports the spread. Two ways to get the same 
   and overstate the errors by ~14% at a 23% draw rate; using the draw model's per-game variance
   is exact to first order for Ordo's simulation. Cheap at any size: this is the default.
 * ``simulate``: Ordo's method, vectorised: multinomial replays of every cell, refitted as one
-  batch by :func:`arena.ratings.solver.solve`, seeded for reproducibility.
+  batch by :func:`ratings.solver.solve`, seeded for reproducibility.
 
 Both return the covariance of (player 1..m-1, advantage) with player 0 pinned, which the
 caller maps to the reported convention (pool average or anchor).
@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from arena.ratings import draws
-from arena.ratings.solver import Pairings, equations, solve
+from ratings import draws
+from ratings.solver import Pairings, equations, solve
 
 if TYPE_CHECKING:  # numpy.typing costs ~10 ms to import; annotations only
     from numpy.typing import NDArray

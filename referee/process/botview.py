@@ -3,7 +3,7 @@ folders above them are covered, and which paths are hidden.
 
 Both containments that give a bot an unprivileged uid use this: bubblewrap builds the whole
 view from it, and the ``uid`` containment (no bubblewrap) uses its covers and hidden paths in a
-mount namespace of its own (:mod:`referee.mountview`).
+mount namespace of its own (:mod:`referee.process.mountview`).
 
 Why covers: a bot runs as an unprivileged uid that owns nothing, so it can only reach a folder
 whose every ancestor others may search. An interpreter under a 0700 home (pyenv in /root, nvm,
@@ -22,12 +22,12 @@ from pathlib import Path
 from typing import Final
 
 from referee.botspec import BotSpec
-from referee.errors import BotStartError
+from referee.process.errors import BotStartError
 
 SYSTEM_DIRS: Final = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc",
                       "/opt")
 """Bound read-only into every sandbox (those that exist; symlinks are recreated as symlinks)."""
-ARENA_SOURCE: Final = str(Path(__file__).resolve().parent.parent)
+ARENA_SOURCE: Final = str(Path(__file__).resolve().parents[2])
 """The folder holding the arena's packages (the project folder in an editable install)."""
 BOT_HELPER_PACKAGES: Final = ("protocol", "referee")
 """What a bot run by the arena's own Python (``{python}``) sees of the arena: the bot helper
