@@ -28,7 +28,7 @@ from protocol.bounds import (
     clip,
 )
 from protocol.messages import GameOver, Go, Partie
-from referee.adjudication import Adjudication, ScoreVerdict, ScoreWatch, score_of
+from referee.adjudication import Adjudication, ScoreVerdict, ScoreWatch, centipawns_of
 from referee.botsource import BotSource
 from referee.botspec import BotSpec
 from referee.connection import (
@@ -38,6 +38,7 @@ from referee.connection import (
     BotError,
     Turn,
 )
+from referee.dialects import start_connection
 from referee.gameoptions import game_options_for
 from referee.games import Game, GameError, IllegalMove, MoveSyntaxError, get_game
 from referee.games.base import Outcome
@@ -97,8 +98,8 @@ async def open_bot(spec: BotSpec, *, log_dir: Path | None = None,
     """Start a bot (or take over ``launched``, started with a stderr pipe exactly when
     ``log_dir`` is given) and complete its handshake and options; on failure nothing is left
     running and :class:`BotError` (or :class:`BotStartError`) says why."""
-    connection = await BotConnection.start(spec, stderr_path(log_dir, spec.name, game_id),
-                                           launched)
+    connection = await start_connection(spec, stderr_path(log_dir, spec.name, game_id),
+                                        launched)
     try:
         await connection.handshake(HANDSHAKE_TIMEOUT_S if timeout is None else timeout)
     except BaseException as exc:
@@ -514,7 +515,7 @@ async def _play_moves(
         if on_move is not None:
             on_move(record)
         if watch.active:
-            verdict = watch.observe(side, score_of(_scored(reply)), board.ply)
+            verdict = watch.observe(side, centipawns_of(_scored(reply)), board.ply)
         if track_parties:
             parties, score = _parties(board)
             if len(parties) > parties_seen:
