@@ -27,7 +27,7 @@ from protocol.bounds import (
     MAX_REASON_CHARS,
     clip,
 )
-from protocol.messages import GameOver, Go, Partie
+from protocol.messages import GameOver, Go, Partie, SearchInfo
 from referee.adjudication import Adjudication, ScoreVerdict, ScoreWatch, centipawns_of
 from referee.botsource import BotSource
 from referee.botspec import BotSpec
@@ -45,7 +45,7 @@ from referee.games.base import Outcome
 from referee.process.errors import BotStartError
 from referee.process.faults import MachineFault, SandboxSetupError, machine_fault
 from referee.process.spawn import Launched
-from referee.record import GameRecord, MoveRecord, PartieRecord, SearchInfo, Termination, result_for
+from referee.record import GameRecord, MoveRecord, PartieRecord, Termination, result_for
 from referee.timecontrol import Clock, TimeControl
 
 SIDES = ("p1", "p2")
@@ -306,7 +306,7 @@ def _info_record(info: Any) -> SearchInfo | None:
     string = None if info.string is None else clip(info.string, MAX_INFO_STRING_CHARS)
     return SearchInfo(depth=_int64(info.depth), seldepth=_int64(info.seldepth),
                       score_cp=_int64(info.score_cp), score_mate=_int64(info.score_mate),
-                      nodes=_int64(info.nodes), nps=_int64(info.nps), time_ms=_int64(info.time),
+                      nodes=_int64(info.nodes), nps=_int64(info.nps), time_ms=_int64(info.time_ms),
                       pv=pv,
                       pv_more=getattr(info, "pv_more", 0) + len(info.pv) - len(pv),
                       string=string)

@@ -12,6 +12,7 @@ from typing import Final
 
 import msgspec
 
+from protocol.messages import SearchInfo
 from referee.games.rounds import PartieRecord
 
 
@@ -51,22 +52,6 @@ game gives it a whole new position (Fairy-Stockfish's ``bestmove (none)`` where 
 rules see no move and ours do is the common case, and no reason to reload the engine)."""
 
 RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
-
-
-class SearchInfo(msgspec.Struct, omit_defaults=True):
-    """The last ``info`` a bot sent before its move (all optional, as bots report them)."""
-
-    depth: int | None = None
-    seldepth: int | None = None
-    score_cp: int | None = None
-    score_mate: int | None = None
-    nodes: int | None = None
-    nps: int | None = None
-    time_ms: int | None = None
-    pv: list[str] = []
-    pv_more: int = 0
-    """Moves of the bot's pv left out by the cap (``protocol.bounds.MAX_PV_MOVES``)."""
-    string: str | None = None
 
 
 class MoveRecord(msgspec.Struct, omit_defaults=True):

@@ -261,7 +261,7 @@ async def test_hub_position_level_and_info(autojump_clock: Any) -> None:
     assert reply.move == "32-28"
     info = reply.info
     assert info is not None
-    assert (info.depth, info.score_cp, info.nodes, info.time, info.nps) == (
+    assert (info.depth, info.score_cp, info.nodes, info.time_ms, info.nps) == (
         21, -1, 31261613, 3906, 8_000_000)
     assert info.pv == ["32-28", "17-22", "28x17x22"]
 
