@@ -481,7 +481,7 @@ def _prepare_bot(bot: BotSpec, i: int, base: Path, fail: _Fail) -> BotSpec:
             "cwd is relative to the config file's directory",
         )
     cmd = [arg.replace(PYTHON_PLACEHOLDER, sys.executable) for arg in bot.cmd]
-    program = resolve_program(cmd[0], cwd)
+    program = resolve_program_cwd_first(cmd[0], cwd)
     if program is None:
         raise fail(
             ["bots", i, "cmd"],
@@ -513,8 +513,10 @@ def _own_folder(cmd: list[str], base: Path) -> tuple[list[str], Path]:
     return [cmd[0], *args], Path(os.path.dirname(script or cmd[0]))
 
 
-def resolve_program(program: str, cwd: Path) -> str | None:
-    """An absolute path to ``program``: relative to ``cwd`` first, then (bare names) on PATH."""
+def resolve_program_cwd_first(program: str, cwd: Path) -> str | None:
+    """An absolute path to ``program``: relative to ``cwd`` first (also a bare name: the
+    config names a bot's program from its folder), then (bare names) on PATH; None when
+    neither holds an executable file."""
     candidate = cwd / program
     if candidate.is_file() and os.access(candidate, os.X_OK):
         # abspath, not resolve(): a virtualenv's python is a symlink that must stay one.

@@ -16,11 +16,11 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 
+from protocol.messages import SearchInfo
 from referee.games import get_game
 from referee.record import (
     GameRecord,
     MoveRecord,
-    SearchInfo,
     Termination,
     encode_record,
     result_for,

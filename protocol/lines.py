@@ -10,7 +10,7 @@ treats an unknown line as garbage once the handshake is over. Both dialects shar
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, Final
 
 from protocol.bounds import (
     MAX_ID_CHARS,
@@ -164,7 +164,7 @@ def _format_info(info: Info) -> str:
         line += f" score cp {info.score_cp}"
     elif info.score_mate is not None:
         line += f" score mate {info.score_mate}"
-    line += _opt("nodes", info.nodes) + _opt("nps", info.nps) + _opt("time", info.time)
+    line += _opt("nodes", info.nodes) + _opt("nps", info.nps) + _opt("time", info.time_ms)
     if info.pv:
         line += " pv " + " ".join(info.pv)
     if info.string is not None:
@@ -404,7 +404,9 @@ def _parse_option(line: str, rest: list[str]) -> OptionDecl:
     return decl
 
 
-_INFO_INTS = frozenset(("depth", "seldepth", "nodes", "nps", "time"))
+_INFO_INTS: Final = {"depth": "depth", "seldepth": "seldepth", "nodes": "nodes", "nps": "nps",
+                     "time": "time_ms"}
+"""The integer words of ``info`` and the :class:`Info` field each sets."""
 _INFO_SKIP_ONE = frozenset(("multipv", "currmove", "currmovenumber", "hashfull", "tbhits",
                             "sbhits", "cpuload"))
 
@@ -439,7 +441,7 @@ def _parse_info(line: str, text: str) -> Info:
     words = iter(text.split())
     for key in words:  # an unknown key (or a bound after a score) is skipped, as UCI allows
         if key in _INFO_INTS:
-            setattr(info, key, _int(line, key, next(words, None)))
+            setattr(info, _INFO_INTS[key], _int(line, key, next(words, None)))
         elif key == "score":
             kind = next(words, None)
             value = _int(line, f"score {kind}", next(words, None))

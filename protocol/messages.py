@@ -142,8 +142,10 @@ class BestMove(_Msg, tag="bestmove"):
     ponder: str | None = None
 
 
-class Info(_Msg, tag="info"):
-    """``info ...``: search statistics; every field optional, unknown keys skipped."""
+class SearchInfo(msgspec.Struct, omit_defaults=True):
+    """Search statistics, as a bot reports them in ``info`` (every field optional): the fields
+    of :class:`Info`, and on their own what a game record keeps of a move's last report
+    (:class:`referee.record.MoveRecord`), hence the JSON names of the journal."""
 
     depth: int | None = None
     seldepth: int | None = None
@@ -151,11 +153,17 @@ class Info(_Msg, tag="info"):
     score_mate: int | None = None
     nodes: int | None = None
     nps: int | None = None
-    time: int | None = None
+    time_ms: int | None = None
+    """The search's time so far in milliseconds (the word ``time`` on the wire)."""
     pv: list[str] = []
     pv_more: int = 0
     """Moves of the pv left out by the cap (``protocol.bounds.MAX_PV_MOVES``); not on the wire."""
     string: str | None = None
+
+
+class Info(SearchInfo, _Msg, tag="info"):
+    """``info ...``: search statistics (the fields of :class:`SearchInfo`); unknown keys
+    skipped."""
 
 
 Reply = Id | OptionDecl | UgiOk | ReadyOk | BestMove | Info

@@ -25,7 +25,7 @@ import numpy as np
 
 from ratings import draws, uncertainty
 from ratings.counts import Counts
-from ratings.numeric import brentq, expit, norm, strongly_connected
+from ratings.numeric import bisect_root, expit, norm, strongly_connected
 from ratings.solver import Pairings, solve
 
 if TYPE_CHECKING:  # numpy.typing costs ~10 ms to import; annotations only
@@ -512,7 +512,7 @@ def _rate_perfect(
         return float(np.sum(games * expit(beta * (x + off - opp)))) - target
 
     lo, hi = float(opp.min()) - 20000.0, float(opp.max()) + 20000.0
-    x = brentq(excess, lo, hi, xtol=1e-9)
+    x = bisect_root(excess, lo, hi, xtol=1e-9)
     f = expit(beta * (x + off - opp))
     slope = float(np.sum(games * beta * f * (1.0 - f)))
     pinned[p] = x

@@ -58,11 +58,11 @@ norm: Final = _Normal()
 """The standard normal distribution (``norm.cdf``, ``norm.ppf``), as ``scipy.stats.norm``."""
 
 
-def brentq(f: Callable[[float], float], lo: float, hi: float, xtol: float = 1e-12) -> float:
-    """A root of ``f`` between ``lo`` and ``hi`` (where ``f`` changes sign), to ``xtol``.
-
-    Bisection: the callers' functions are monotone and cheap, and ~50 halvings reach any
-    tolerance asked of them."""
+def bisect_root(f: Callable[[float], float], lo: float, hi: float,
+                xtol: float = 1e-12) -> float:
+    """A root of ``f`` between ``lo`` and ``hi`` (where ``f`` changes sign), to ``xtol``, by
+    bisection (not Brent's method, as scipy's ``brentq``): the callers' functions are monotone
+    and cheap, and ~50 halvings reach any tolerance asked of them."""
     f_lo, f_hi = f(lo), f(hi)
     if f_lo == 0.0:
         return lo

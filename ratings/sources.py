@@ -65,7 +65,7 @@ class GameResult:
     where: str = ""
 
 
-def score_of(result: str) -> float | None:
+def first_mover_points(result: str) -> float | None:
     """The first mover's points for a result string, None for ``*``; ValueError otherwise."""
     if result == "*":
         return None
@@ -157,7 +157,7 @@ def read_journal(path: Path) -> Iterator[GameResult]:
                 raise UserError(f"{where}: not a game record: {exc}") from None
             ids.check(record.id, where)
             try:
-                score = score_of(record.result)
+                score = first_mover_points(record.result)
             except ValueError as exc:
                 raise UserError(f"{where}: field 'result': {exc}") from None
             if score is None:
@@ -229,7 +229,7 @@ def parse_pgn(lines: Iterable[str], name: str = "<pgn>") -> Iterator[GameResult]
         if missing:
             raise UserError(f"{where}: game without tag {', '.join(missing)}")
         try:
-            score = score_of(tags["Result"])
+            score = first_mover_points(tags["Result"])
         except ValueError as exc:
             raise UserError(f"{where}: tag Result: {exc}") from None
         if score is None:

@@ -97,7 +97,7 @@ class ScoreWatch:
         return None
 
 
-def score_of(info: object) -> int | None:
+def centipawns_of(info: object) -> int | None:
     """A search report's score in centipawns (mate as :data:`MATE_CP`), or None."""
     if info is None:
         return None

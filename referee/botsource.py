@@ -10,25 +10,16 @@ caller: :func:`faulted`.
 
 from __future__ import annotations
 
-from typing import Final, Protocol
+from typing import Protocol
 
 from referee.botspec import BotSpec
 from referee.connection import BotConnection
-from referee.record import GameRecord, Termination
-
-FAULTS: Final = frozenset({
-    Termination.CRASH, Termination.STALL, Termination.PROTOCOL_ERROR, Termination.TIME_FORFEIT,
-})
-"""Terminations that say the losing bot's process misbehaved: after one, its state (a search
-still running, a half-read line, an answer still owed) cannot be trusted for another game.
-An illegal move is not one of them: the bot answered in time and in the protocol, and the next
-game gives it a whole new position (Fairy-Stockfish's ``bestmove (none)`` where its dobutsu
-rules see no move and ours do is the common case, and no reason to reload the engine)."""
+from referee.record import PROCESS_FAULTS, GameRecord
 
 
 def faulted(record: GameRecord, side: int) -> bool:
     """Did ``side``'s bot end this game by a fault of its own (or share a two-sided fault)?"""
-    if record.termination not in FAULTS:
+    if record.termination not in PROCESS_FAULTS:
         return False
     return record.winner is None or record.winner == 1 - side
 

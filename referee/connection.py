@@ -19,7 +19,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Final
+from typing import Any, ClassVar, Final
 
 import trio
 
@@ -40,9 +40,6 @@ from protocol.messages import (
 from referee.botspec import BotSpec
 from referee.channel import BotExited, LineChannel, RecordingChannel
 from referee.record import Termination
-
-if TYPE_CHECKING:
-    from referee.process.spawn import Launched
 
 HANDSHAKE_TIMEOUT_S: Final = 10.0
 """How long a bot may take to answer the handshake (and each readiness check)."""
@@ -158,20 +155,6 @@ class BotConnection:
         readiness reads them all, so that an old answer never stands for a new check."""
         self.stage = "during the game"
         """When a death is noticed, for its message: the handshake says so."""
-
-    @classmethod
-    async def start(cls, spec: BotSpec, stderr_path: Path | None = None,
-                    launched: Launched | None = None) -> BotConnection:
-        """Start the bot's process (or take over ``launched``, see :meth:`BotProcess.start`)
-        and wrap it in the connection class of its dialect; a ``debug`` bot's lines are
-        recorded (see :meth:`record_to`)."""
-        from referee.dialects import connection_class
-        from referee.process.botprocess import BotProcess
-
-        channel: LineChannel = await BotProcess.start(spec, stderr_path, launched)
-        if spec.debug:
-            channel = RecordingChannel(channel, spec.name)
-        return connection_class(spec.protocol)(channel, spec)
 
     @property
     def alive(self) -> bool:

@@ -27,8 +27,8 @@ from protocol.bounds import (
     MAX_REASON_CHARS,
     clip,
 )
-from protocol.messages import GameOver, Go, Partie
-from referee.adjudication import Adjudication, ScoreVerdict, ScoreWatch, score_of
+from protocol.messages import GameOver, Go, Partie, SearchInfo
+from referee.adjudication import Adjudication, ScoreVerdict, ScoreWatch, centipawns_of
 from referee.botsource import BotSource
 from referee.botspec import BotSpec
 from referee.connection import (
@@ -38,13 +38,14 @@ from referee.connection import (
     BotError,
     Turn,
 )
+from referee.dialects import start_connection
 from referee.gameoptions import game_options_for
 from referee.games import Game, GameError, IllegalMove, MoveSyntaxError, get_game
 from referee.games.base import Outcome
 from referee.process.errors import BotStartError
 from referee.process.faults import MachineFault, SandboxSetupError, machine_fault
 from referee.process.spawn import Launched
-from referee.record import GameRecord, MoveRecord, PartieRecord, SearchInfo, Termination, result_for
+from referee.record import GameRecord, MoveRecord, PartieRecord, Termination, result_for
 from referee.timecontrol import Clock, TimeControl
 
 SIDES = ("p1", "p2")
@@ -97,8 +98,8 @@ async def open_bot(spec: BotSpec, *, log_dir: Path | None = None,
     """Start a bot (or take over ``launched``, started with a stderr pipe exactly when
     ``log_dir`` is given) and complete its handshake and options; on failure nothing is left
     running and :class:`BotError` (or :class:`BotStartError`) says why."""
-    connection = await BotConnection.start(spec, stderr_path(log_dir, spec.name, game_id),
-                                           launched)
+    connection = await start_connection(spec, stderr_path(log_dir, spec.name, game_id),
+                                        launched)
     try:
         await connection.handshake(HANDSHAKE_TIMEOUT_S if timeout is None else timeout)
     except BaseException as exc:
@@ -305,7 +306,7 @@ def _info_record(info: Any) -> SearchInfo | None:
     string = None if info.string is None else clip(info.string, MAX_INFO_STRING_CHARS)
     return SearchInfo(depth=_int64(info.depth), seldepth=_int64(info.seldepth),
                       score_cp=_int64(info.score_cp), score_mate=_int64(info.score_mate),
-                      nodes=_int64(info.nodes), nps=_int64(info.nps), time_ms=_int64(info.time),
+                      nodes=_int64(info.nodes), nps=_int64(info.nps), time_ms=_int64(info.time_ms),
                       pv=pv,
                       pv_more=getattr(info, "pv_more", 0) + len(info.pv) - len(pv),
                       string=string)
@@ -514,7 +515,7 @@ async def _play_moves(
         if on_move is not None:
             on_move(record)
         if watch.active:
-            verdict = watch.observe(side, score_of(_scored(reply)), board.ply)
+            verdict = watch.observe(side, centipawns_of(_scored(reply)), board.ply)
         if track_parties:
             parties, score = _parties(board)
             if len(parties) > parties_seen:

@@ -8,9 +8,11 @@ fields with defaults so that old journals still decode.
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Final
 
 import msgspec
 
+from protocol.messages import SearchInfo
 from referee.games.rounds import PartieRecord
 
 
@@ -35,23 +37,21 @@ class Termination(StrEnum):
     """The runner was stopped before the game ended; such games are replayed on resume."""
 
 
+BOT_FAULTS: Final[tuple[Termination, ...]] = (
+    Termination.TIME_FORFEIT, Termination.ILLEGAL_MOVE, Termination.CRASH, Termination.STALL,
+    Termination.PROTOCOL_ERROR,
+)
+"""Terminations that are a bot's fault: the loser of such a game is the culprit (in the order
+of the report's fault columns)."""
+
+PROCESS_FAULTS: Final = frozenset(BOT_FAULTS) - {Termination.ILLEGAL_MOVE}
+"""The bot faults that say the losing bot's process misbehaved: after one, its state (a search
+still running, a half-read line, an answer still owed) cannot be trusted for another game.
+An illegal move is not one of them: the bot answered in time and in the protocol, and the next
+game gives it a whole new position (Fairy-Stockfish's ``bestmove (none)`` where its dobutsu
+rules see no move and ours do is the common case, and no reason to reload the engine)."""
+
 RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
-
-
-class SearchInfo(msgspec.Struct, omit_defaults=True):
-    """The last ``info`` a bot sent before its move (all optional, as bots report them)."""
-
-    depth: int | None = None
-    seldepth: int | None = None
-    score_cp: int | None = None
-    score_mate: int | None = None
-    nodes: int | None = None
-    nps: int | None = None
-    time_ms: int | None = None
-    pv: list[str] = []
-    pv_more: int = 0
-    """Moves of the bot's pv left out by the cap (``protocol.bounds.MAX_PV_MOVES``)."""
-    string: str | None = None
 
 
 class MoveRecord(msgspec.Struct, omit_defaults=True):

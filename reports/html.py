@@ -27,10 +27,11 @@ from pathlib import Path
 
 import pandas as pd
 
+from referee.record import BOT_FAULTS
 from reports import charts, rating_tables, tables
 from reports.context import context_rows, game_statistics, read_context, sprt_llr
 from reports.files import write_text, write_with
-from reports.journal import FAULTS, Journal, read_journal
+from reports.journal import Journal, read_journal
 from reports.viewer_files import DEFAULT_VIEWER_LIMIT, render_viewers
 from reports.workers import worker_table
 
@@ -232,13 +233,13 @@ def _fault_section(faults: pd.DataFrame, games: pd.DataFrame) -> str:
             '<section id="faults" class="ok"><h2>Faults</h2><p>No time forfeits, crashes, '
             f"illegal moves, stalls or protocol errors.{extra}</p></section>"
         )
-    faulty = games[games["termination"].isin(FAULTS)]
+    faulty = games[games["termination"].isin(BOT_FAULTS)]
     loser = faulty["p1"].where(faulty["winner"] == 1, faulty["p2"])
     first_reason = faulty["reason"].groupby(loser.to_numpy()).first()
     items = []
     for bot, row in culprits.iterrows():
         parts = []
-        for fault in FAULTS:
+        for fault in BOT_FAULTS:
             n = int(row[fault])
             if n:
                 parts.append(
@@ -375,7 +376,7 @@ the same way (all wins, all losses or all draws): play more games.</p>
 
 
 def _endings_section(faults: pd.DataFrame, built_charts: dict[str, Path]) -> str:
-    fault_cols = ["games", *FAULTS, "faults", "normal", "adjudication", "interrupted"]
+    fault_cols = ["games", *BOT_FAULTS, "faults", "normal", "adjudication", "interrupted"]
     return f"""<section id="endings"><h2>How games ended, per bot</h2>
 <p class="hint">Fault columns count games the bot lost by that fault.</p>
 {_table(faults[fault_cols], "endings-table", index=True)}

@@ -29,9 +29,6 @@ from reports.files import write_with
 
 JOURNAL_NAME = "games.jsonl"
 
-#: Terminations that are a bot's fault: the loser of such a game is the culprit.
-FAULTS: tuple[str, ...] = ("time-forfeit", "illegal-move", "crash", "stall", "protocol-error")
-
 
 class JournalError(ValueError):
     """A journal line that is not a game record; the message names the file and line."""

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from reports.journal import FAULTS, Journal
+from referee.record import BOT_FAULTS
+from reports.journal import Journal
 
 #: Results that count for standings (``*`` is an interrupted game, replayed on resume).
 DECISIVE_OR_DRAWN = ("1-0", "0-1", "1/2-1/2")
@@ -148,10 +149,10 @@ def terminations(games: pd.DataFrame, bots: list[str]) -> pd.DataFrame:
     long = per_bot_results(games)
     lost = long[long["points"] == 0.0]
     table = pd.DataFrame(index=pd.Index(bots, name="bot"))
-    for fault in FAULTS:
+    for fault in BOT_FAULTS:
         counts = lost[lost["termination"] == fault].groupby("bot").size()
         table[fault] = counts.reindex(bots, fill_value=0).astype(int)
-    table["faults"] = table[list(FAULTS)].sum(axis=1)
+    table["faults"] = table[list(BOT_FAULTS)].sum(axis=1)
     for kind in ("normal", "adjudication"):
         counts = long[long["termination"] == kind].groupby("bot").size()
         table[kind] = counts.reindex(bots, fill_value=0).astype(int)

@@ -17,8 +17,9 @@ import json
 from pathlib import Path
 
 from referee.games import GameError
+from referee.record import BOT_FAULTS
 from reports.files import write_text
-from reports.journal import FAULTS, GameSummary, Journal, iter_records
+from reports.journal import GameSummary, Journal, iter_records
 from reports.replay import replay
 
 GAMES_DIR = "games"
@@ -43,7 +44,7 @@ def choose(games: list[GameSummary], limit: int | None, cached: set[str]) -> lis
     for g in games:
         if len(chosen) >= limit:
             break
-        if g.termination in FAULTS:
+        if g.termination in BOT_FAULTS:
             chosen.setdefault(g.index, g)
     for g in reversed(games):
         if len(chosen) >= limit:

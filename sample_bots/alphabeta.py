@@ -231,7 +231,7 @@ class Engine:
             return self._fallback()
         if last is None:  # aborted in the first iteration: say what was done
             elapsed = searcher.elapsed_ms()
-            send(format_message(Info(depth=0, nodes=searcher.nodes, time=int(elapsed))))
+            send(format_message(Info(depth=0, nodes=searcher.nodes, time_ms=int(elapsed))))
         return text
 
     def _measure_lag(self, side: int, left: int | None) -> None:
@@ -255,7 +255,7 @@ class Engine:
             score_mate=mate,
             nodes=r.nodes,
             nps=int(r.nodes * 1000 / ms),
-            time=int(r.elapsed_ms),
+            time_ms=int(r.elapsed_ms),
             pv=self._pv_text(r.pv),
         ))
 

@@ -8,13 +8,16 @@ captures in Hub form, and malformed or missing replies.
 
 from __future__ import annotations
 
+import ast
 import random
+from pathlib import Path
 from typing import Any
 
 import pytest
 import trio
 from fake_channel import Answer, Exit, Later, ScriptedChannel, table
 
+import referee.connection
 from protocol.hub import position_to_fen
 from protocol.lines import BadLine
 from protocol.messages import GameOver, Go
@@ -258,7 +261,7 @@ async def test_hub_position_level_and_info(autojump_clock: Any) -> None:
     assert reply.move == "32-28"
     info = reply.info
     assert info is not None
-    assert (info.depth, info.score_cp, info.nodes, info.time, info.nps) == (
+    assert (info.depth, info.score_cp, info.nodes, info.time_ms, info.nps) == (
         21, -1, 31261613, 3906, 8_000_000)
     assert info.pv == ["32-28", "17-22", "28x17x22"]
 
@@ -422,3 +425,15 @@ async def test_a_whole_game_hub_against_native_without_processes(autojump_clock:
     assert all(m.info is not None and m.info.depth == 2 for m in hub_moves)
     assert sum(1 for line in hub_channel.sent if line == "go think") == len(hub_moves)
     assert not any(line.startswith("gameover") for line in hub_channel.sent)
+
+
+def test_the_base_connection_imports_no_dialect_nor_the_process_layer() -> None:
+    """The caller picks the class (``referee.dialects.start_connection``): the base class
+    imports none of its subclasses, nor what starts a process, not even inside a function."""
+    tree = ast.parse(Path(referee.connection.__file__).read_text(encoding="utf-8"))
+    imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    imported |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import)
+                 for alias in node.names}
+    assert imported  # the walk found the module's imports
+    assert not {m for m in imported if m and m.startswith(
+        ("referee.dialects", "referee.process.botprocess", "referee.process.spawn"))}

@@ -82,7 +82,7 @@ REPLIES = [
     (ReadyOk(), "readyok"),
     (BestMove(move="C@b2"), "bestmove C@b2"),
     (BestMove(move="b3b4+", ponder="a4a3"), "bestmove b3b4+ ponder a4a3"),
-    (Info(depth=12, seldepth=20, score_cp=-35, nodes=12345, nps=100000, time=123,
+    (Info(depth=12, seldepth=20, score_cp=-35, nodes=12345, nps=100000, time_ms=123,
           pv=["b2b3", "a4a3"]),
      "info depth 12 seldepth 20 score cp -35 nodes 12345 nps 100000 time 123 pv b2b3 a4a3"),
     (Info(score_mate=-3, string="losing, but fighting"),
@@ -115,7 +115,7 @@ def test_fairy_stockfish_info_line_skips_unknown_keys() -> None:
     line = ("info depth 21 seldepth 6 multipv 1 score cp 0 lowerbound nodes 198908 nps 789317 "
             "tbhits 0 time 252 pv c1c2 a4a3")
     assert parse_reply(line) == Info(depth=21, seldepth=6, score_cp=0, nodes=198908,
-                                     nps=789317, time=252, pv=["c1c2", "a4a3"])
+                                     nps=789317, time_ms=252, pv=["c1c2", "a4a3"])
 
 
 @pytest.mark.parametrize(

@@ -22,9 +22,16 @@ from report_html import html_table, read_csv
 from bench.synthetic import BotProfile, round_robin, write_journal
 from ratings import aggregate, fit_ratings, read_results
 from referee.games import get_game
-from referee.record import GameRecord, MoveRecord, Termination, decode_record, encode_record
+from referee.record import (
+    BOT_FAULTS,
+    GameRecord,
+    MoveRecord,
+    Termination,
+    decode_record,
+    encode_record,
+)
 from reports.html import build, build_report
-from reports.journal import FAULTS, JournalError, read_journal
+from reports.journal import JournalError, read_journal
 from reports.replay import apply_frames, replay, start_game
 
 # Reports built from random tournaments of every game. Under xdist one worker runs the whole
@@ -172,7 +179,7 @@ def test_fault_table_blames_the_loser(run: Path) -> None:
     records = records_of(run)
     blame: Counter[tuple[str, str]] = Counter()
     for r in records:
-        if r.termination in FAULTS:
+        if r.termination in BOT_FAULTS:
             assert r.winner is not None
             blame[((r.p1, r.p2)[1 - r.winner], str(r.termination))] += 1
     table = html_table(run, "endings-table")
@@ -180,7 +187,7 @@ def test_fault_table_blames_the_loser(run: Path) -> None:
     for row in table[1:]:
         if not row or row[0] in ("bot", ""):
             continue
-        for fault in FAULTS:
+        for fault in map(str, BOT_FAULTS):  # the table's column names
             assert int(row[header.index(fault)]) == blame[(row[0], fault)], (row[0], fault)
     page = (run / "report.html").read_text(encoding="utf-8")
     if blame:
@@ -312,7 +319,7 @@ def test_viewer_limit_keeps_faulty_games_first(tmp_path: Path) -> None:
     bots = (BotProfile("solid"), BotProfile("flaky", fault_rate=0.01), BotProfile("other"))
     records = round_robin("jungle", bots, games_per_pairing=4, seed=2, max_plies=60)
     write_journal(tmp_path, records)
-    faulty = [r.id for r in records if r.termination in FAULTS]
+    faulty = [r.id for r in records if r.termination in BOT_FAULTS]
     assert 0 < len(faulty) < len(records) - 4
     limit = len(faulty) + 2
     built = build(tmp_path, viewer_limit=limit)

@@ -23,6 +23,7 @@ from protocol.bounds import MAX_OPTIONS
 from protocol.messages import Go
 from referee.botspec import BotSpec
 from referee.connection import BotConnection, BotError, BotStalled, BotTimedOut, Turn
+from referee.dialects import start_connection
 from referee.games import Game, game_names, get_game
 from referee.process.botprocess import QUIT_GRACE_S
 from referee.process.errors import BotStartError
@@ -161,7 +162,7 @@ def _find_pass(rules: type[Game[Any]], rng: random.Random) -> Game[Any] | None:
 
 
 async def step_start(c: Checker) -> str:
-    c.connection = await BotConnection.start(c.spec, c.stderr_path)
+    c.connection = await start_connection(c.spec, c.stderr_path)
     return f"pid {c.connection.pid}"
 
 

@@ -213,7 +213,7 @@ class HubConnection(BotConnection):
         if "nodes" in args:
             info.nodes = int(_number(line, "nodes", args["nodes"]))
         if "time" in args:
-            info.time = round(_number(line, "time", args["time"]) * 1000)
+            info.time_ms = round(_number(line, "time", args["time"]) * 1000)
         if "nps" in args:
             info.nps = round(_number(line, "nps", args["nps"]) * 1_000_000)
         if args.get("pv"):

@@ -385,3 +385,26 @@ class Game(ABC, Generic[M]):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.position()!r}>"
+
+
+class NoMovesLoses(Game[M]):
+    """A game whose side to move loses when it has no legal move (``no-moves``), and whose
+    other ends are found as each move is played and kept in ``_outcome`` (jungle's den,
+    dobutsu's try). The end without moves is looked for only when asked: it costs a move
+    generation, which the referee has just done (:meth:`outcome_given`)."""
+
+    _outcome: Outcome | None
+    """The end the last move made by the rules (None: none yet); push and pop keep it."""
+
+    def outcome_given(self, moves: list[M]) -> Outcome | None:
+        if self._outcome is not None or moves:
+            return self._outcome
+        return self.outcome()
+
+    def outcome(self) -> Outcome | None:
+        if self._outcome is not None:
+            return self._outcome
+        if not self.moves():
+            loser = self._side
+            return Outcome(1 - loser, "no-moves", f"{self.SIDE_LABELS[loser]} has no legal move")
+        return None

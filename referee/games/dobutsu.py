@@ -51,22 +51,24 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from typing import Any, ClassVar, Self, cast
 
 from referee.games.base import (
     BoardView,
     CellView,
-    Game,
     IllegalMove,
     MoveSyntaxError,
+    NoMovesLoses,
     Outcome,
     PositionError,
 )
+from referee.games.grid import Grid, side_case
 
 FILES = 3
 RANKS = 4
-SQUARES = FILES * RANKS
+GRID = Grid(FILES, RANKS)
+SQUARES = GRID.squares
 
 # Piece types; a piece on the board is +type for white, -type for black, 0 for empty.
 CHICK, ELEPHANT, GIRAFFE, LION, HEN = 1, 2, 3, 4, 5
@@ -93,14 +95,8 @@ _STEPS: dict[int, tuple[tuple[int, int], ...]] = {
 
 def _targets(color: int, ptype: int, sq: int) -> tuple[int, ...]:
     """Squares a piece of ``color`` and ``ptype`` on ``sq`` reaches in one step."""
-    x, y = sq % FILES, sq // FILES
     sign = 1 if color == WHITE else -1
-    out = []
-    for dx, dy in _STEPS[ptype]:
-        nx, ny = x + dx, y + dy * sign
-        if 0 <= nx < FILES and 0 <= ny < RANKS:
-            out.append(ny * FILES + nx)
-    return tuple(out)
+    return GRID.steps(sq, [(dx, dy * sign) for dx, dy in _STEPS[ptype]])
 
 
 # TARGETS[color][ptype][sq]
@@ -127,12 +123,8 @@ _MOVE_TEXT: dict[int, str] = {}
 """Move -> its text, filled by :meth:`Dobutsu.format_move` (a few hundred moves at most)."""
 
 
-def square_name(sq: int) -> str:
-    return "abc"[sq % FILES] + str(sq // FILES + 1)
-
-
-def square_index(name: str) -> int:
-    return (int(name[1]) - 1) * FILES + "abc".index(name[0])
+square_name = GRID.square_name
+square_index = GRID.square_index
 
 
 def _zkey(board: Sequence[int], hands: Sequence[Sequence[int]], side: int) -> int:
@@ -147,7 +139,7 @@ def _zkey(board: Sequence[int], hands: Sequence[Sequence[int]], side: int) -> in
     return key
 
 
-class Dobutsu(Game[int]):
+class Dobutsu(NoMovesLoses[int]):
     """A Dobutsu position with its history (moves, undo records, outcomes, repetition hashes)."""
 
     NAME: ClassVar[str] = "dobutsu"
@@ -228,25 +220,9 @@ class Dobutsu(Game[int]):
         return {LETTERS[t]: self._hands[side][t] for t in HAND_TYPES if self._hands[side][t]}
 
     def position(self) -> str:
-        ranks = []
-        for rank in range(RANKS - 1, -1, -1):
-            row, empty = "", 0
-            for file in range(FILES):
-                piece = self._board[rank * FILES + file]
-                if piece == 0:
-                    empty += 1
-                    continue
-                if empty:
-                    row += str(empty)
-                    empty = 0
-                row += _piece_text(piece)
-            if empty:
-                row += str(empty)
-            ranks.append(row)
+        board = GRID.board_text(self._board, _piece_text)
         side = "w" if self._side == WHITE else "b"
-        return (
-            f"{'/'.join(ranks)}[{self._hand_text()}] {side} - - {self._halfmove} {self._fullmove}"
-        )
+        return f"{board}[{self._hand_text()}] {side} - - {self._halfmove} {self._fullmove}"
 
     def _hand_text(self) -> str:
         text = ""
@@ -530,66 +506,41 @@ class Dobutsu(Game[int]):
             return False
         return super().wins_at_once()
 
-    def outcome_given(self, moves: list[int]) -> Outcome | None:
-        if self._outcome is not None or moves:
-            return self._outcome
-        return self.outcome()
-
-    def outcome(self) -> Outcome | None:
-        if self._outcome is not None:
-            return self._outcome
-        if not self.moves():
-            loser = self._side
-            return Outcome(1 - loser, "no-moves",
-                           f"{self.SIDE_LABELS[loser]} has no legal move")
-        return None
-
 
 def _piece_text(piece: int) -> str:
-    letter = LETTERS[abs(piece)]
-    return letter if piece > 0 else letter.lower()
+    return side_case(LETTERS[abs(piece)], piece)
 
 
 def _parse_board(text: str, whole: str) -> list[int]:
-    ranks = text.split("/")
-    if len(ranks) != RANKS:
-        raise PositionError(f"dobutsu position {whole!r}: expected {RANKS} ranks, got {len(ranks)}")
-    board = [0] * SQUARES
-    for i, row in enumerate(ranks):
-        rank = RANKS - 1 - i
-        file = 0
+    def tokens(row: str, rank: int) -> Iterator[str]:
+        """Digits and pieces, a hen's ``+`` with the letter after it."""
         promoted = False
         for ch in row:
             if ch == "+":
                 promoted = True
                 continue
-            if ch.isdigit():
-                if promoted:
-                    raise PositionError(f"dobutsu position {whole!r}: '+' before a digit")
-                file += int(ch)
-                continue
-            ptype = {"C": CHICK, "E": ELEPHANT, "G": GIRAFFE, "L": LION, "H": HEN}.get(ch.upper())
-            if ptype is None:
-                raise PositionError(
-                    f"dobutsu position {whole!r}: unknown piece {ch!r} on rank {rank + 1}"
-                )
-            if promoted:
-                if ptype != CHICK:
-                    raise PositionError(f"dobutsu position {whole!r}: only a chick promotes "
-                                        f"(got '+{ch}')")
-                ptype = HEN
-                promoted = False
-            if file >= FILES:
-                raise PositionError(f"dobutsu position {whole!r}: rank {rank + 1} is too long")
-            board[rank * FILES + file] = ptype if ch.isupper() else -ptype
-            file += 1
+            if ch.isdigit() and promoted:
+                raise PositionError(f"dobutsu position {whole!r}: '+' before a digit")
+            yield "+" + ch if promoted else ch
+            promoted = False
         if promoted:
             raise PositionError(f"dobutsu position {whole!r}: dangling '+' on rank {rank + 1}")
-        if file != FILES:
+
+    def piece_of(token: str, rank: int) -> int:
+        ch = token[-1]
+        ptype = {"C": CHICK, "E": ELEPHANT, "G": GIRAFFE, "L": LION, "H": HEN}.get(ch.upper())
+        if ptype is None:
             raise PositionError(
-                f"dobutsu position {whole!r}: rank {rank + 1} has {file} squares, not {FILES}"
+                f"dobutsu position {whole!r}: unknown piece {ch!r} on rank {rank + 1}"
             )
-    return board
+        if token[0] == "+":
+            if ptype != CHICK:
+                raise PositionError(f"dobutsu position {whole!r}: only a chick promotes "
+                                    f"(got '+{ch}')")
+            ptype = HEN
+        return ptype if ch.isupper() else -ptype
+
+    return GRID.read_board(text, whole, "dobutsu", piece_of, tokens)
 
 
 def _parse_hands(text: str, whole: str) -> list[list[int]]:

@@ -46,10 +46,12 @@ from referee.games.base import (
     Outcome,
     PositionError,
 )
+from referee.games.grid import Grid
 from referee.games.rounds import PartieRecord, RoundState
 
 SIZE = 7
-SQUARES = SIZE * SIZE
+GRID = Grid(SIZE, SIZE)
+SQUARES = GRID.squares
 CASTLE = 3 * SIZE + 3
 """d4, the centre square."""
 DEFAULT_TARGET = 10
@@ -71,10 +73,6 @@ _MOVE_RE = re.compile(r"[a-g][1-7][a-g][1-7]")
 _DIRECTIONS = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1))
 
 
-def _name(sq: int) -> str:
-    return "abcdefg"[sq % SIZE] + str(sq // SIZE + 1)
-
-
 def _ray(sq: int, dx: int, dy: int) -> tuple[int, ...]:
     x, y = sq % SIZE, sq // SIZE
     out = []
@@ -85,7 +83,7 @@ def _ray(sq: int, dx: int, dy: int) -> tuple[int, ...]:
     return tuple(out)
 
 
-NAMES: tuple[str, ...] = tuple(_name(sq) for sq in range(SQUARES))
+NAMES: tuple[str, ...] = tuple(GRID.square_name(sq) for sq in range(SQUARES))
 NAME_INDEX: dict[str, int] = {n: i for i, n in enumerate(NAMES)}
 KING_STEPS: tuple[tuple[int, ...], ...] = tuple(
     tuple(r[0] for dx, dy in _DIRECTIONS if (r := _ray(sq, dx, dy))) for sq in range(SQUARES)
@@ -387,23 +385,9 @@ class Donkan(Game[int]):
         return _LETTERS[self._board[NAME_INDEX[square]]].replace(".", "")
 
     def position(self) -> str:
-        ranks = []
-        for rank in range(SIZE - 1, -1, -1):
-            out, empty = "", 0
-            for file in range(SIZE):
-                piece = self._board[rank * SIZE + file]
-                if not piece:
-                    empty += 1
-                    continue
-                if empty:
-                    out += str(empty)
-                    empty = 0
-                out += _LETTERS[piece]
-            if empty:
-                out += str(empty)
-            ranks.append(out)
+        board = GRID.board_text(self._board, _LETTERS.__getitem__)
         return (
-            f"{'/'.join(ranks)} {_SIDE_CHARS[self._side]} {self._score[0]}-{self._score[1]} "
+            f"{board} {_SIDE_CHARS[self._side]} {self._score[0]}-{self._score[1]} "
             f"{self._target} {_SIDE_CHARS[self._starter]} {self._partie_plies} {self._round_plies}"
         )
 

@@ -38,16 +38,18 @@ from typing import Any, ClassVar, Self, cast
 from referee.games.base import (
     BoardView,
     CellView,
-    Game,
     IllegalMove,
     MoveSyntaxError,
+    NoMovesLoses,
     Outcome,
     PositionError,
 )
+from referee.games.grid import Grid, side_case
 
 FILES = 7
 RANKS = 9
-SQUARES = FILES * RANKS
+GRID = Grid(FILES, RANKS)
+SQUARES = GRID.squares
 SOUTH, NORTH = 0, 1
 
 RAT, CAT, DOG, WOLF, LEOPARD, TIGER, LION, ELEPHANT = range(1, 9)
@@ -56,12 +58,8 @@ LETTERS = "?RCDWPTLE"
 NAMES = ("", "rat", "cat", "dog", "wolf", "leopard", "tiger", "lion", "elephant")
 
 
-def square_name(sq: int) -> str:
-    return "abcdefg"[sq % FILES] + str(sq // FILES + 1)
-
-
-def square_index(name: str) -> int:
-    return (int(name[1]) - 1) * FILES + "abcdefg".index(name[0])
+square_name = GRID.square_name
+square_index = GRID.square_index
 
 
 WATER: tuple[bool, ...] = tuple(
@@ -78,13 +76,7 @@ TRAP_OWNER: tuple[int, ...] = tuple(
 """The side whose traps these are (its enemies are weakened there), -1 for other squares."""
 
 
-def _neighbours(sq: int) -> tuple[int, ...]:
-    x, y = sq % FILES, sq // FILES
-    return tuple(
-        (y + dy) * FILES + x + dx
-        for dx, dy in ((0, 1), (0, -1), (1, 0), (-1, 0))
-        if 0 <= x + dx < FILES and 0 <= y + dy < RANKS
-    )
+_ORTHOGONAL = ((0, 1), (0, -1), (1, 0), (-1, 0))
 
 
 def _jumps(sq: int) -> tuple[tuple[int, tuple[int, ...]], ...]:
@@ -93,7 +85,7 @@ def _jumps(sq: int) -> tuple[tuple[int, tuple[int, ...]], ...]:
         return ()
     x, y = sq % FILES, sq // FILES
     out = []
-    for dx, dy in ((0, 1), (0, -1), (1, 0), (-1, 0)):
+    for dx, dy in _ORTHOGONAL:
         path: list[int] = []
         nx, ny = x + dx, y + dy
         while 0 <= nx < FILES and 0 <= ny < RANKS and WATER[ny * FILES + nx]:
@@ -104,7 +96,7 @@ def _jumps(sq: int) -> tuple[tuple[int, tuple[int, ...]], ...]:
     return tuple(out)
 
 
-NEIGHBOURS = tuple(_neighbours(sq) for sq in range(SQUARES))
+NEIGHBOURS = tuple(GRID.steps(sq, _ORTHOGONAL) for sq in range(SQUARES))
 JUMPS = tuple(_jumps(sq) for sq in range(SQUARES))
 
 _rng = random.Random(19850101)  # fixed seed: hashes are reproducible across runs
@@ -132,7 +124,7 @@ def can_capture(frm: int, to: int, attacker: int, defender: int, side: int) -> b
     return attacker >= defender
 
 
-class Jungle(Game[int]):
+class Jungle(NoMovesLoses[int]):
     """A jungle position with its history (moves, undo records, outcomes, repetition hashes)."""
 
     NAME: ClassVar[str] = "jungle"
@@ -203,22 +195,7 @@ class Jungle(Game[int]):
         return _letter(piece) if piece else ""
 
     def position(self) -> str:
-        ranks = []
-        for rank in range(RANKS - 1, -1, -1):
-            row, empty = "", 0
-            for file in range(FILES):
-                piece = self._board[rank * FILES + file]
-                if piece == 0:
-                    empty += 1
-                    continue
-                if empty:
-                    row += str(empty)
-                    empty = 0
-                row += _letter(piece)
-            if empty:
-                row += str(empty)
-            ranks.append(row)
-        return "/".join(ranks) + (" s" if self._side == SOUTH else " n")
+        return GRID.board_text(self._board, _letter) + (" s" if self._side == SOUTH else " n")
 
     def diagram(self) -> str:
         lines = ["    a b c d e f g"]
@@ -379,23 +356,9 @@ class Jungle(Game[int]):
                            f"{self.SIDE_LABELS[self._side]} has no animals left")
         return None
 
-    def outcome_given(self, moves: list[int]) -> Outcome | None:
-        if self._outcome is not None or moves:
-            return self._outcome
-        return self.outcome()
-
-    def outcome(self) -> Outcome | None:
-        if self._outcome is not None:
-            return self._outcome
-        if not self.moves():
-            loser = self._side
-            return Outcome(1 - loser, "no-moves", f"{self.SIDE_LABELS[loser]} has no legal move")
-        return None
-
 
 def _letter(piece: int) -> str:
-    letter = LETTERS[abs(piece)]
-    return letter if piece > 0 else letter.lower()
+    return side_case(LETTERS[abs(piece)], piece)
 
 
 def _zkey(board: Sequence[int], side: int) -> int:
@@ -407,34 +370,13 @@ def _zkey(board: Sequence[int], side: int) -> int:
 
 
 def _parse_board(text: str, whole: str) -> list[int]:
-    ranks = text.split("/")
-    if len(ranks) != RANKS:
-        raise PositionError(f"jungle position {whole!r}: expected {RANKS} ranks, got {len(ranks)}")
-    board = [0] * SQUARES
-    seen: set[int] = set()
-    for i, row in enumerate(ranks):
-        rank = RANKS - 1 - i
-        file = 0
-        for ch in row:
-            if ch.isdigit():
-                file += int(ch)
-                continue
-            strength = LETTERS.find(ch.upper())
-            if strength < 1:
-                raise PositionError(
-                    f"jungle position {whole!r}: unknown piece {ch!r} on rank {rank + 1} "
-                    f"(letters: R C D W P T L E, uppercase south)"
-                )
-            if file >= FILES:
-                raise PositionError(f"jungle position {whole!r}: rank {rank + 1} is too long")
-            piece = strength if ch.isupper() else -strength
-            if piece in seen:
-                raise PositionError(f"jungle position {whole!r}: two {ch!r} pieces")
-            seen.add(piece)
-            board[rank * FILES + file] = piece
-            file += 1
-        if file != FILES:
+    def piece_of(ch: str, rank: int) -> int:
+        strength = LETTERS.find(ch.upper())
+        if strength < 1:
             raise PositionError(
-                f"jungle position {whole!r}: rank {rank + 1} has {file} squares, not {FILES}"
+                f"jungle position {whole!r}: unknown piece {ch!r} on rank {rank + 1} "
+                f"(letters: R C D W P T L E, uppercase south)"
             )
-    return board
+        return strength if ch.isupper() else -strength
+
+    return GRID.read_board(text, whole, "jungle", piece_of, unique=True)

@@ -172,9 +172,11 @@ class Launched:
             os.close(fd)
 
 
-def resolve_program(spec: BotSpec) -> str:
-    """``cmd[0]`` as an absolute path: relative to ``cwd`` when it holds a slash, else on the
-    runner's PATH; a missing or non-executable program is a :class:`BotStartError`."""
+def resolve_program_like_execvp(spec: BotSpec) -> str:
+    """``cmd[0]`` as an absolute path by ``execvp``'s rules: relative to ``cwd`` when it holds
+    a slash, else on the runner's PATH only; a missing or non-executable program is a
+    :class:`BotStartError`. (The config has already made ``cmd[0]`` absolute for a bot it
+    loaded: :func:`arena.config.resolve_program_cwd_first`.)"""
     if not spec.cmd:
         raise BotStartError(f"bot {spec.name!r} has an empty command")
     program = spec.cmd[0]
@@ -200,7 +202,7 @@ def resolve_command(spec: BotSpec, mode: Mode = "none", uid: int = 0,
     """The argv that runs the bot: its program resolved (a version manager's shim replaced by
     the program it runs, for a contained bot: :mod:`referee.process.shims`), inside bubblewrap for
     ``bwrap`` (which reports on ``info_fd`` that the sandbox was set up, when one is given)."""
-    argv = [resolve_program(spec), *spec.cmd[1:]]
+    argv = [resolve_program_like_execvp(spec), *spec.cmd[1:]]
     if mode != "none":
         argv[0] = real_program(spec.name, argv[0], spec.cwd or os.getcwd())
     if mode == "bwrap":
