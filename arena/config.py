@@ -17,7 +17,7 @@ import os
 import re
 import shutil
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Final, Literal, Protocol
@@ -29,6 +29,7 @@ from referee.adjudication import Adjudication
 from referee.botspec import BotSpec
 from referee.gameoptions import game_options_for  # names checked as the referee will
 from referee.games import GameError, game_names, get_game, is_game
+from referee.timecontrol import TimeControl
 
 PYTHON_PLACEHOLDER: Final = "{python}"
 """Replaced in every ``cmd`` element by ``sys.executable``."""
@@ -104,6 +105,9 @@ class LoadedConfig:
     bots: tuple[BotSpec, ...]
     """Bots with ``cwd`` absolute, ``{python}`` substituted and cmd[0] resolved."""
     openings_file: Path | None
+    time_controls: Mapping[str, TimeControl]
+    """Each bot's time control by name, parsed once here: its own ``tc``, else the top-level
+    one (every bot has one: a config without is refused)."""
 
     @property
     def base_dir(self) -> Path:
@@ -382,7 +386,7 @@ def check_config(
                 f"{config.game}",
                 'use protocol = "native" or "uci" for this game',
             )
-    _check_tc(config.tc, ["tc"], fail)
+    default_tc = _parse_tc(config.tc, ["tc"], fail)
     if config.tc is None:
         for i, bot in enumerate(config.bots):
             if bot.tc is None:
@@ -392,7 +396,14 @@ def check_config(
                     "stalls its game forever",
                     'set tc = "10+0.1" at the top (or tc = "inf" to play without a clock)',
                 )
-    bots = tuple(_prepare_bot(bot, i, base, fail) for i, bot in enumerate(config.bots))
+    bots: list[BotSpec] = []
+    time_controls: dict[str, TimeControl] = {}
+    for i, bot in enumerate(config.bots):
+        own = _parse_tc(bot.tc, ["bots", i, "tc"], fail)
+        bots.append(_prepare_bot(bot, i, base, fail))
+        resolved = own if own is not None else default_tc
+        assert resolved is not None  # a bot without a time control is refused above
+        time_controls[bot.name] = resolved
     openings_file: Path | None = None
     if config.openings is not None:
         if config.openings.file is not None and config.openings.random_plies is not None:
@@ -412,7 +423,8 @@ def check_config(
             raise fail(["sprt", "elo1"], "elo1 must be greater than elo0")
         if config.sprt.alpha + config.sprt.beta >= 1:
             raise fail(["sprt", "beta"], "alpha + beta must be less than 1")
-    return LoadedConfig(path=path, text=text, config=config, bots=bots, openings_file=openings_file)
+    return LoadedConfig(path=path, text=text, config=config, bots=tuple(bots),
+                        openings_file=openings_file, time_controls=time_controls)
 
 
 class _Fail(Protocol):
@@ -444,13 +456,13 @@ def _check_schedule_size(config: Config, fail: _Fail) -> None:
     )
 
 
-def _check_tc(text: str | None, where: list[str | int], fail: _Fail) -> None:
+def _parse_tc(text: str | None, where: list[str | int], fail: _Fail) -> TimeControl | None:
+    """The time control written at ``where`` (None when none is), parsed: the one place a
+    tournament's time-control texts are read."""
     if text is None:
-        return
-    from referee.timecontrol import TimeControl
-
+        return None
     try:
-        TimeControl.parse(text)
+        return TimeControl.parse(text)
     except ValueError as exc:
         raise fail(
             where,
@@ -461,7 +473,6 @@ def _check_tc(text: str | None, where: list[str | int], fail: _Fail) -> None:
 
 
 def _prepare_bot(bot: BotSpec, i: int, base: Path, fail: _Fail) -> BotSpec:
-    _check_tc(bot.tc, ["bots", i, "tc"], fail)
     if not bot.cmd or not bot.cmd[0]:
         raise fail(
             ["bots", i, "cmd"], f"bot {bot.name!r} has an empty cmd", 'e.g. cmd = ["./mybot"]'

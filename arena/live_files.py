@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
 import msgspec
 
+from referee.order import GameOrder
 from referee.record import MoveRecord
 
 LIVE_DIR: Final = "live"
@@ -94,9 +95,9 @@ class LiveFiles:
                 (self.dir / live_name(game_id)).unlink(missing_ok=True)
 
 
-def header_for(game_id: str, game: str, p1: str, p2: str, *, round: int = 1,
-               start_position: str | None = None, opening: Sequence[str] = (),
-               options: Mapping[str, str] | None = None, time_control: str = "",
-               started_at: float = 0.0) -> LiveHeader:
-    return LiveHeader(game_id, game, p1, p2, round, start_position or "", list(opening),
-                      dict(options or {}), time_control, started_at)
+def header_for(order: GameOrder, started_at: float = 0.0) -> LiveHeader:
+    """The header of ``order``'s live file, from the order the game is played from: the same
+    time control (each side's when they differ) and options as the game's record."""
+    return LiveHeader(order.id, order.game, order.bots[0].name, order.bots[1].name, order.round,
+                      order.start_position or "", list(order.opening), dict(order.game_options),
+                      order.time_control, started_at)

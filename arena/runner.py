@@ -36,8 +36,9 @@ from arena.output import OutputDir
 from arena.pool import BotPool
 from arena.progress import Progress
 from arena.retry import START_ATTEMPTS, retry_machine_faults
-from arena.schedule import ScheduledGame
+from arena.schedule import ScheduledGame, order_for
 from referee.botspec import BotSpec
+from referee.order import GameOrder
 from referee.process.faults import MachineFault
 from referee.process.spawn import Launched
 from referee.record import GameRecord, MoveRecord, Termination
@@ -66,7 +67,7 @@ class GameExecutor(Protocol):
     ``play`` returns the game's record, raises as a local game would (the game is not
     journaled and is replayed on resume), or raises :class:`RunFailure` to stop the run."""
 
-    async def play(self, game: ScheduledGame) -> GameRecord: ...
+    async def play(self, order: GameOrder) -> GameRecord: ...
 
 
 @dataclass
@@ -110,11 +111,6 @@ class Tournament:
         self._work_scope.cancel()
 
     async def run(self) -> RunResult:
-        from referee.timecontrol import TimeControl
-
-        config = self.loaded.config
-        self._tc = TimeControl.parse(config.tc) if config.tc else None
-        self._bots = {bot.name: bot for bot in self.loaded.bots}
         workers = max(1, min(self.concurrency, len(self.pending)))
         self._periodic_running = False
         self._live = LiveFiles(self.out.root)
@@ -176,14 +172,11 @@ class Tournament:
         on to its next game: an fsync'd append through a worker thread takes milliseconds on
         a busy machine, as long as a whole game at ``nodes=1``. At most one game per worker
         waits for the journal, so a slow disk slows the games instead of piling records up."""
-        on_move = self._live.start(header_for(
-            game.id, self.loaded.config.game, game.p1, game.p2, round=game.round,
-            start_position=game.opening.start_position, opening=game.opening.moves,
-            options=self.loaded.game_options, time_control=self.loaded.config.tc or "",
-            started_at=time.time()))
+        order = order_for(self.loaded, game)
+        on_move = self._live.start(header_for(order, started_at=time.time()))
         handed = False
         try:
-            record = await self._play_scheduled(game, on_move)
+            record = await self._play_scheduled(order, on_move)
             if record is not None:
                 with trio.CancelScope(shield=True):  # a finished game is kept, abort or not
                     await self._journal_slots.acquire()
@@ -222,60 +215,38 @@ class Tournament:
             self.progress.message(reason)
             self.stop_scheduling(reason)
 
-    async def _play_scheduled(self, game: ScheduledGame,
+    async def _play_scheduled(self, order: GameOrder,
                               on_move: Callable[[MoveRecord], None]) -> GameRecord | None:
         """The game's record, or None when it has no result to keep (the reason is told)."""
         from referee.match import play_game
 
-        config = self.loaded.config
-        self.progress.started_game(game.id, f"{game.p1}-{game.p2}")
+        self.progress.started_game(order.id, f"{order.bots[0].name}-{order.bots[1].name}")
 
         def retrying(fault: MachineFault, attempt: int, wait: float) -> None:
-            self.progress.message(f"{game.id}: not the bots' fault, retrying in {wait:g} s "
+            self.progress.message(f"{order.id}: not the bots' fault, retrying in {wait:g} s "
                                   f"(try {attempt + 1} of {START_ATTEMPTS}): {fault}")
 
         try:
             executor = self.executor
             if executor is not None:
-                record = await retry_machine_faults(lambda: executor.play(game), retrying)
+                record = await retry_machine_faults(lambda: executor.play(order), retrying)
             else:
                 record = await retry_machine_faults(lambda: play_game(
-                    config.game,
-                    self._bots[game.p1],
-                    self._bots[game.p2],
-                    tc=self._tc,
-                    start_position=game.opening.start_position or None,
-                    opening=game.opening.moves,
-                    adjudication=config.adjudication,
-                    game_options=self.loaded.game_options,
-                    log_dir=self.out.logs,
-                    game_id=game.id,
-                    round=game.round,
-                    bots=self.pool,
-                    transcript_dir=self.out.transcripts,
-                    on_move=on_move,
+                    order, self.pool, on_move=on_move, transcript_dir=self.out.transcripts,
                 ), retrying)
         except MachineFault as fault:
-            self._arena_fault(f"game {game.id} could not be started after {START_ATTEMPTS} "
+            self._arena_fault(f"game {order.id} could not be started after {START_ATTEMPTS} "
                               f"tries, for a reason that is not the bots': {fault}")
             return None
         except RunFailure as exc:  # e.g. no cluster worker can play a bot
             self._arena_fault(str(exc))
             return None
         except Exception as exc:  # a referee bug must not take the tournament down
-            self.result.failed.append(game.id)
-            self.progress.failed_game(game.id, f"{type(exc).__name__}: {exc}")
+            self.result.failed.append(order.id)
+            self.progress.failed_game(order.id, f"{type(exc).__name__}: {exc}")
             return None
         if record.termination == Termination.INTERRUPT or record.result == "*":
             return None  # cancelled by a second Ctrl-C or SIGTERM: replayed on resume
-        record.id = game.id
-        record.round = game.round
-        record.tags = {
-            **record.tags,
-            "pairing": str(game.pairing),
-            "pair": game.pair,
-            **({"opening": game.opening.source} if game.opening.source else {}),
-        }
         return record
 
     def _arena_fault(self, message: str, *, abort: bool = False) -> None:

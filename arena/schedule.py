@@ -1,4 +1,5 @@
-"""The schedule: which games a tournament plays, in which order, with which colours and openings.
+"""The schedule: which games a tournament plays, in which order, with which colours and openings,
+and the order (:class:`~referee.order.GameOrder`) each scheduled game is played from.
 
 The schedule is a pure function of the config (bots, format, rounds, games per pairing,
 openings, seed): the same config always gives the same games with the same stable ids
@@ -24,6 +25,7 @@ import msgspec
 from arena.config import LoadedConfig
 from arena.errors import UserError
 from referee.games import GameError, get_game
+from referee.order import GameOrder
 
 RANDOM_OPENING_ATTEMPTS: Final = 200
 """How often a random opening is redrawn before giving up on avoiding finished positions."""
@@ -192,6 +194,24 @@ def build_schedule(loaded: LoadedConfig) -> Schedule:
                         )
                     )
     return Schedule(games=tuple(games), fingerprint=fingerprint(loaded, games))
+
+
+def order_for(loaded: LoadedConfig, game: ScheduledGame) -> GameOrder:
+    """The order for one scheduled game, built once: the runner plays it here or sends it as
+    it is to a cluster worker. Its tags (pairing, colour pair, the opening's source) go on the
+    game's record."""
+    config = loaded.config
+    bots = {bot.name: bot for bot in loaded.bots}
+    tags = {"pairing": str(game.pairing), "pair": game.pair}
+    if game.opening.source:
+        tags["opening"] = game.opening.source
+    return GameOrder.checked(
+        config.game, bots[game.p1], bots[game.p2],
+        tc=(loaded.time_controls[game.p1], loaded.time_controls[game.p2]),
+        start_position=game.opening.start_position or None, opening=game.opening.moves,
+        adjudication=config.adjudication, game_options=loaded.game_options,
+        id=game.id, round=game.round, tags=tags,
+    )
 
 
 def fingerprint(loaded: LoadedConfig, games: Sequence[ScheduledGame]) -> str:

@@ -28,6 +28,7 @@ from referee.adjudication import Adjudication
 from referee.botspec import BotSpec
 from referee.games import GAME_NAMES, get_game
 from referee.match import open_bot, play_on
+from referee.order import GameOrder
 from referee.process.botprocess import BotProcess
 from referee.timecontrol import TimeControl
 
@@ -95,12 +96,12 @@ async def referee_overheads(game: str, bot_path: Path) -> tuple[list[tuple[float
     c1, c2 = await open_bot(spec1), await open_bot(spec2)
     overheads: list[tuple[float, float]] = []
     plies = 0
-    tc = TimeControl.parse("60+1")
+    order = GameOrder.checked(game, spec1, spec2, tc=TimeControl(base_ms=60_000.0, inc_ms=1000.0),
+                              adjudication=Adjudication(max_plies=MAX_PLIES))
     try:
         games = 0
         while len(overheads) < MOVES_PER_GAME_KIND and games < MAX_GAMES:
-            record = await play_on(game, (c1, c2), tcs=(tc, tc), overheads=overheads,
-                                   adjudication=Adjudication(max_plies=MAX_PLIES))
+            record = await play_on(order, (c1, c2), overheads=overheads)
             plies += record.plies
             games += 1
     finally:

@@ -25,7 +25,8 @@ import trio
 
 from referee.adjudication import Adjudication
 from referee.botspec import BotSpec, Limits
-from referee.match import play_game
+from referee.match import FreshBots, play_game
+from referee.order import GameOrder
 from referee.process import proctree
 from referee.record import GameRecord
 from referee.timecontrol import TimeControl
@@ -34,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = ROOT / "tests" / "hostile"
 RANDOM_BOT = ROOT / "sample_bots" / "random_bot.py"
 GAME = "jungle"
-TC = TimeControl.parse("1+0")
+TC = TimeControl(base_ms=1000.0)
 CAP = Adjudication(max_plies=60)
 CONCURRENCY = 2
 WARMUP = 100
@@ -90,8 +91,9 @@ async def soak(games: int, seed: int, log_dir: Path, tag: str) -> None:
         async with inbox:
             async for p1, p2 in inbox:
                 try:
-                    record = await play_game(GAME, p1, p2, tc=TC, adjudication=CAP,
-                                             log_dir=log_dir)
+                    record = await play_game(
+                        GameOrder.checked(GAME, p1, p2, tc=TC, adjudication=CAP),
+                        FreshBots(log_dir))
                 except Exception as exc:  # a referee bug: counted, reported, not fatal
                     failures.append(f"{p1.name}-{p2.name}: {type(exc).__name__}: {exc}")
                     continue

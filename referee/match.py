@@ -1,12 +1,14 @@
 """One game between two bot processes, refereed move by move: the API the runner calls.
 
-:func:`play_game` gets both bots from a :class:`BotSource` (fresh processes by default),
-plays (opening moves first, as book moves), enforces the clocks with trio deadlines, checks
-every move with the rules, applies adjudication, turns any failure into the right result and
-:class:`Termination`, and always hands both connections back (a fresh process is ended with
-its group), also when cancelled. Underneath, :func:`open_bot` and :func:`play_on` let a
-caller reuse processes between games (``uginewgame``): ``arena play --games N`` and the
-tournament runner's pool.
+:func:`play_game` plays a :class:`~referee.order.GameOrder` (everything one game needs, checked
+when it was built): it prepares the game's start once (:func:`prepare_start`: the opening
+checked and played, cached per distinct start), gets both bots from a :class:`BotSource`
+(fresh processes by default), plays (opening moves first, as book moves), enforces the
+clocks with trio deadlines, checks every move with the rules, applies adjudication, turns any
+failure into the right result and :class:`Termination`, and always hands both connections
+back (a fresh process is ended with its group), also when cancelled. Underneath,
+:func:`open_bot` and :func:`play_on` let a caller reuse processes between games
+(``uginewgame``): ``arena play --games N`` and the web seat.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import functools
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -42,11 +45,12 @@ from referee.dialects import start_connection
 from referee.gameoptions import game_options_for
 from referee.games import Game, GameError, IllegalMove, MoveSyntaxError, get_game
 from referee.games.base import Outcome
+from referee.order import GameOrder
 from referee.process.errors import BotStartError
 from referee.process.faults import MachineFault, SandboxSetupError, machine_fault
 from referee.process.spawn import Launched
 from referee.record import GameRecord, MoveRecord, PartieRecord, Termination, result_for
-from referee.timecontrol import Clock, TimeControl
+from referee.timecontrol import Clock
 
 SIDES = ("p1", "p2")
 _SIDE_WORDS: tuple[Literal["p1"], Literal["p2"]] = ("p1", "p2")
@@ -132,96 +136,92 @@ def transcript_path(transcript_dir: Path, game_id: str) -> Path:
     return transcript_dir / f"{_file_safe(game_id, 'game')}.log"
 
 
-def side_time_controls(p1: BotSpec, p2: BotSpec, tc: TimeControl | None
-                       ) -> tuple[TimeControl, TimeControl]:
-    """Each side's time control: its own ``BotSpec.tc`` override, else ``tc``, else none."""
-    default = tc if tc is not None else TimeControl()
-    return (
-        TimeControl.parse(p1.tc) if p1.tc else default,
-        TimeControl.parse(p2.tc) if p2.tc else default,
-    )
+@dataclass(frozen=True)
+class GameStart:
+    """Where one game starts, prepared by :func:`prepare_start`: the opening played, checked
+    and written as the rules write it. ``board`` is this game's own copy."""
+
+    board: Game[Any]
+    """The board after the opening; the move loop plays on it."""
+    book: tuple[tuple[int, str], ...]
+    """The opening as played: (side, move in the rules' notation) per book move."""
+    first: int
+    """The side to move once the opening is played (the one ``uginewgame`` waits for)."""
+    text: str
+    """The start position's text (before the opening), as the record keeps it."""
+    _initial: Game[Any]
+    """The start before the opening: shared between games, never played on."""
+
+    def initial(self) -> Game[Any]:
+        """A copy of the board before the opening (what a game that never began shows)."""
+        return self._initial.copy()
 
 
-def _tc_text(tcs: tuple[TimeControl, TimeControl]) -> str:
-    return str(tcs[0]) if tcs[0] == tcs[1] else f"p1: {tcs[0]} | p2: {tcs[1]}"
+def prepare_start(order: GameOrder) -> GameStart:
+    """The start of ``order``'s game; a :class:`GameError` names a bad start position or the
+    bad opening move, before any process starts.
 
-
-def prepare_game(game: str, start_position: str | None, opening: Sequence[str],
-                 game_options: Mapping[str, str]) -> tuple[Game[Any], str]:
-    """The rules object at the start and the start position's text; checks the options and
-    the opening before any process starts (a :class:`GameError` names the fault).
-
-    A tournament plays the same few starts over and over: each is read and checked once per
-    process (:func:`_prepared`), and every game gets its own copy of the board."""
-    rules = get_game(game)
-    game_options = game_options_for(game, game_options)
-    board, text = _prepared(rules, start_position, tuple(opening),
-                            tuple(sorted(game_options.items())))
-    return board.copy(), text
+    A tournament plays the same few starts over and over: each is read, checked and played
+    once per process (:func:`_prepared`), and every game gets its own copy of the board."""
+    initial, board, book, text = _prepared(
+        get_game(order.game), order.start_position, order.opening,
+        tuple(sorted(order.game_options.items())))
+    return GameStart(board.copy(), book, int(board.side_to_move), text, initial)
 
 
 @functools.lru_cache(maxsize=256)
 def _prepared(rules: type[Game[Any]], start_position: str | None, opening: tuple[str, ...],
-              options: tuple[tuple[str, str], ...]) -> tuple[Game[Any], str]:
-    """The start of :func:`prepare_game`, never handed out itself (callers get copies); the
-    rules class is part of the key, so a game registered anew is read anew."""
+              options: tuple[tuple[str, str], ...]
+              ) -> tuple[Game[Any], Game[Any], tuple[tuple[int, str], ...], str]:
+    """The start of :func:`prepare_start`: the boards before and after the opening, the book
+    moves and the start's text; the boards are never handed out themselves (callers get
+    copies), and the rules class is part of the key, so a game registered anew is read anew."""
     game_options = dict(options)
     if start_position in (None, "", "startpos"):
-        board = rules.start(**game_options)
+        initial = rules.start(**game_options)
     else:
-        board = rules.from_position(start_position, **game_options)  # type: ignore[arg-type]
-    probe = board.copy()
+        initial = rules.from_position(start_position, **game_options)  # type: ignore[arg-type]
+    board = initial.copy()
+    book: list[tuple[int, str]] = []
     for index, move in enumerate(opening):
-        if probe.outcome() is not None:
+        if board.outcome() is not None:
             raise GameError(f"opening move {index + 1} {move!r}: the game is already over")
+        side = int(board.side_to_move)
         try:
-            probe.play(move)
+            parsed = board.parse_move(move)
         except GameError as exc:
             raise GameError(f"opening move {index + 1} {move!r}: {exc}") from None
-    return board, board.position()
+        book.append((side, board.format_move(parsed)))
+        board.push(parsed)
+    return initial, board, tuple(book), initial.position()
 
 
-async def play_game(
-    game: str,
-    p1: BotSpec,
-    p2: BotSpec,
-    *,
-    tc: TimeControl | None = None,
-    start_position: str | None = None,
-    opening: Sequence[str] = (),
-    adjudication: Adjudication = Adjudication(),  # noqa: B008 - frozen settings, never mutated
-    game_options: Mapping[str, str] = {},  # noqa: B006 - read only
-    log_dir: Path | None = None,
-    game_id: str = "",
-    round: int = 1,
-    on_move: Callable[[MoveRecord], None] | None = None,
-    bots: BotSource | None = None,
-    transcript_dir: Path | None = None,
-) -> GameRecord:
-    """Play one game between two bots and return its full record.
+async def play_game(order: GameOrder, bots: BotSource | None = None, *,
+                    on_move: Callable[[MoveRecord], None] | None = None,
+                    transcript_dir: Path | None = None) -> GameRecord:
+    """Play the game ``order`` describes and return its full record.
 
     The connections come from ``bots`` and go back to it with the record (default: fresh
-    processes, started for this game and ended after it, their stderr in ``log_dir``).
-    The lines of ``debug`` bots go to ``transcript_dir/<game id>.log``.
-    Raises :class:`GameError` (before starting anything) for a bad game name, position, option
-    or opening, and :class:`MachineFault` when a bot could not be started because of the
-    machine (too many open files, no processes left, disk full...): that game has no result.
+    processes, started for this game and ended after it, without stderr logs; pass
+    ``FreshBots(log_dir)`` for them). The lines of ``debug`` bots go to
+    ``transcript_dir/<game id>.log``.
+    Raises :class:`GameError` (before starting anything) for a bad position or opening, and
+    :class:`MachineFault` when a bot could not be started because of the machine (too many
+    open files, no processes left, disk full...): that game has no result.
     Bot failures never raise: they end the game with the right termination. When cancelled,
     both connections go back without a record and the cancellation propagates."""
-    game_options = game_options_for(game, game_options, adjudication)
-    board, _ = prepare_game(game, start_position, opening, game_options)
-    tcs = side_time_controls(p1, p2, tc)
-    specs = (p1, p2)
+    start = prepare_start(order)
+    specs = order.bots
     started_at = time.time()
     connections: list[BotConnection | None] = [None, None]
     failures: list[BotError | BotStartError | None] = [None, None]
-    source: BotSource = bots if bots is not None else FreshBots(log_dir)
+    source: BotSource = bots if bots is not None else FreshBots()
     record: GameRecord | None = None
     faults: list[MachineFault] = []
 
     async def open_side(side: int) -> None:
         try:
-            connections[side] = await source.acquire(specs[side], game_id)
+            connections[side] = await source.acquire(specs[side], order.id)
         except Exception as exc:  # noqa: BLE001 - sorted just below: the bot's or the machine's
             fault = machine_fault(exc)
             if fault is not None:
@@ -239,17 +239,15 @@ async def play_game(
             raise faults[0]
         if failures[0] is not None or failures[1] is not None:
             end = _start_failure(specs, failures)
-            record = _record(game, specs, board, board.position(), [], end, tcs, opening,
-                             game_options, game_id, round, started_at)
+            record = _record(order, (specs[0].name, specs[1].name), start, start.initial(), [],
+                             end, started_at)
             return record
         c1, c2 = connections
         assert c1 is not None and c2 is not None
-        record = await play_on(
-            game, (c1, c2), tcs=tcs, start_position=start_position, opening=opening,
-            adjudication=adjudication, game_options=game_options, game_id=game_id,
-            round=round, on_move=on_move,
+        record = await _play_on(
+            order, start, (c1, c2), on_move=on_move, overheads=None,
             transcript=None if transcript_dir is None else transcript_path(transcript_dir,
-                                                                            game_id),
+                                                                            order.id),
         )
         return record
     finally:
@@ -327,62 +325,70 @@ def _parties(board: Game[Any]) -> tuple[list[PartieRecord], list[int]]:
 
 
 async def play_on(
-    game: str,
+    order: GameOrder,
     connections: tuple[BotConnection, BotConnection],
     *,
-    tcs: tuple[TimeControl, TimeControl] = (TimeControl(), TimeControl()),
-    start_position: str | None = None,
-    opening: Sequence[str] = (),
-    adjudication: Adjudication = Adjudication(),  # noqa: B008
-    game_options: Mapping[str, str] = {},  # noqa: B006
-    game_id: str = "",
-    round: int = 1,
     on_move: Callable[[MoveRecord], None] | None = None,
-    overheads: list[tuple[float, float]] | None = None,
     transcript: Path | None = None,
+    overheads: list[tuple[float, float]] | None = None,
 ) -> GameRecord:
-    """Play one game on two connections that have completed their handshake.
+    """Play the game ``order`` describes on two connections that have completed their
+    handshake (the names on the record are theirs).
 
     Starts with ``uginewgame`` on both, so the same processes can play game after game. The
     connections stay open (the caller closes them). ``overheads`` collects, per bot move, the
     seconds from reading one bot's ``bestmove`` to the start and to the end of the write of
     the other's ``position``/``legal``/``go`` (for the benchmark). The lines of ``debug``
     bots are written to ``transcript`` (one file for both, with a shared clock); the record's
-    ``transcript`` tag names the file."""
-    game_options = game_options_for(game, game_options, adjudication)
-    board, start_text = prepare_game(game, start_position, opening, game_options)
+    ``transcript`` tag names the file. Raises :class:`GameError` for a bad position or
+    opening, before a line is sent."""
+    return await _play_on(order, prepare_start(order), connections, on_move=on_move,
+                          transcript=transcript, overheads=overheads)
+
+
+async def _play_on(
+    order: GameOrder,
+    start: GameStart,
+    connections: tuple[BotConnection, BotConnection],
+    *,
+    on_move: Callable[[MoveRecord], None] | None,
+    transcript: Path | None,
+    overheads: list[tuple[float, float]] | None,
+) -> GameRecord:
+    """:func:`play_on` from a start prepared already (:func:`play_game` prepares it before it
+    starts the bots)."""
     specs = (connections[0].spec, connections[1].spec)
     names = (specs[0].name, specs[1].name)
     started_at = time.time()
+    board = start.board
     moves: list[MoveRecord] = []
-    fen = None if start_position in (None, "", "startpos") else start_text
-    played: list[str] = []
+    fen = None if order.start_position in (None, "", "startpos") else start.text
+    played = [move for _, move in start.book]
+    tcs = order.time_controls
     clocks = (Clock(tcs[0]), Clock(tcs[1]))
     recorded = False
     if transcript is not None:
         origin = time.monotonic()
         for connection in connections:
             recorded = connection.record_to(transcript, origin) or recorded
+    begun = False
     try:
-        await _new_game(game, connections, game_options, _first_mover(board, opening))
-        for text in opening:
-            side = board.side_to_move
-            move = board.parse_move(text)
-            canonical = board.format_move(move)
-            board.push(move)
-            played.append(canonical)
-            book = MoveRecord(move=canonical, side=side, elapsed_ms=0.0, book=True)
+        await _new_game(order.game, connections, order.game_options, start.first)
+        begun = True
+        for side, move in start.book:
+            book = MoveRecord(move=move, side=side, elapsed_ms=0.0, book=True)
             moves.append(book)
             if on_move is not None:
                 on_move(book)
         await _play_moves(board, connections, names, clocks, fen, played, moves,
-                          adjudication, on_move, overheads)
+                          order.adjudication, on_move, overheads)
     except _End as end:
         final = end
     else:  # pragma: no cover - _play_moves always ends with _End
         raise AssertionError("game loop returned without an end")
-    record = _record(game, specs, board, start_text, moves, final, tcs, opening, game_options,
-                     game_id, round, started_at)
+    # A game the bots never began ends where it starts, before the opening.
+    record = _record(order, names, start, board if begun else start.initial(), moves, final,
+                     started_at)
     notice = GameOver(result=record.result, termination=str(record.termination),
                       score=record.score, text=record.reason)
     try:
@@ -417,16 +423,6 @@ async def _new_game(game: str, connections: tuple[BotConnection, BotConnection],
     specs = (connections[0].spec, connections[1].spec)
     if failures[0] is not None or failures[1] is not None:
         raise _start_failure(specs, failures)
-
-
-def _first_mover(board: Game[Any], opening: Sequence[str]) -> int:
-    """The side to move once the opening's book moves are played (checked already)."""
-    if not opening:
-        return int(board.side_to_move)
-    probe = board.copy()
-    for text in opening:
-        probe.push(probe.parse_move(text))
-    return int(probe.side_to_move)
 
 
 def _check_end(board: Game[Any], adjudication: Adjudication, moves: list[Any]) -> None:
@@ -546,19 +542,18 @@ def _unusual_move(board: Game[Any], side: int, name: str, text: str) -> tuple[An
     return move, board.format_move(move)
 
 
-def _record(game: str, specs: tuple[BotSpec, BotSpec], board: Game[Any], start_text: str,
-            moves: list[MoveRecord], end: _End, tcs: tuple[TimeControl, TimeControl],
-            opening: Sequence[str], game_options: Mapping[str, str], game_id: str, round: int,
-            started_at: float) -> GameRecord:
+def _record(order: GameOrder, names: tuple[str, str], start: GameStart, board: Game[Any],
+            moves: list[MoveRecord], end: _End, started_at: float) -> GameRecord:
     parties, score = _parties(board)
     return GameRecord(
-        game=game, p1=specs[0].name, p2=specs[1].name, result=end.result,
+        game=order.game, p1=names[0], p2=names[1], result=end.result,
         termination=end.termination, reason=clip(end.reason, MAX_REASON_CHARS),
-        winner=end.winner, id=game_id,
-        round=round, start_position=start_text, opening=list(opening), moves=moves,
-        final_position=board.position(), time_control=_tc_text(tcs), started_at=started_at,
-        ended_at=time.time(), plies=len(moves), parties=parties, score=score,
-        options={k: str(v) for k, v in game_options.items()}, adjudication=end.rule,
+        winner=end.winner, id=order.id,
+        round=order.round, start_position=start.text, opening=list(order.opening),
+        moves=moves, final_position=board.position(), time_control=order.time_control,
+        started_at=started_at, ended_at=time.time(), plies=len(moves), parties=parties,
+        score=score, options={k: str(v) for k, v in order.game_options.items()},
+        adjudication=end.rule, tags=dict(order.tags),
     )
 
 
@@ -566,11 +561,11 @@ __all__ = [
     "BotCrashed",
     "FreshBots",
     "GameRecord",
+    "GameStart",
     "MoveRecord",
     "open_bot",
     "play_game",
     "play_on",
     "game_options_for",
-    "prepare_game",
-    "side_time_controls",
+    "prepare_start",
 ]

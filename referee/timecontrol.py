@@ -10,6 +10,9 @@ Text forms (items separated by spaces, first the clock, then ``key=value`` extra
 * ``nodes=10000``, ``depth=6`` -- search limits passed on in ``go``
 
 ``str()`` gives the canonical text, which :meth:`TimeControl.parse` reads back identically.
+A :class:`TimeControl` is a frozen msgspec Struct: parsed once where the text comes in (a
+config, a command line, the web seat), it travels as a value inside a game order (pickled to a
+cluster worker, encodable as msgpack or JSON).
 
 Every number is bounded (:data:`MAX_BASE_S` and the others below): a clock must fit the
 protocol's 64-bit integers in ``go`` and the referee's deadlines, and a mistyped ``tc`` is
@@ -19,8 +22,9 @@ better an error quoting it than a game that waits for ever.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Final
+
+import msgspec
 
 DEFAULT_MARGIN_MS: Final = 0
 
@@ -63,8 +67,7 @@ def _fmt_seconds(ms: float) -> str:
     return text or "0"
 
 
-@dataclass(frozen=True)
-class TimeControl:
+class TimeControl(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """One side's time control. All times in milliseconds."""
 
     base_ms: float | None = None

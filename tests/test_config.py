@@ -66,6 +66,22 @@ def test_good_config_resolves_bots(tree: Path) -> None:
     assert loaded.config.rounds == 2 and loaded.event == "t"
 
 
+def test_time_controls_are_parsed_once_with_each_bots_own_resolved(tree: Path) -> None:
+    from arena.schedule import build_schedule, order_for
+    from referee.timecontrol import TimeControl
+
+    loaded = load_config(write(tree, GOOD))
+    assert loaded.time_controls == {"alpha": TimeControl(base_ms=10_000.0, inc_ms=100.0),
+                                    "beta": TimeControl(movetime_ms=50.0)}
+    game = build_schedule(loaded).games[0]
+    order = order_for(loaded, game)
+    assert [bot.name for bot in order.bots] == [game.p1, game.p2]
+    assert order.time_controls == (loaded.time_controls[game.p1], loaded.time_controls[game.p2])
+    assert order.time_control in ("p1: 10+0.1 | p2: st=0.05", "p1: st=0.05 | p2: 10+0.1")
+    assert order.game_options == {"target": "5", "draw_rules": "true"}
+    assert (order.id, order.round, order.tags["pairing"]) == (game.id, game.round, "1")
+
+
 def test_typo_key_names_line_and_suggests(tree: Path) -> None:
     text = GOOD.replace('tc = "st=0.05"', 'tcc = "st=0.05"')
     message = error_of(tree, text)

@@ -33,7 +33,8 @@ from referee.games import (
     register_game,
     unregister_game,
 )
-from referee.match import play_game
+from referee.match import FreshBots, play_game
+from referee.order import GameOrder
 from referee.record import GameRecord, Termination
 from referee.timecontrol import TimeControl
 from reports.replay import replay
@@ -200,12 +201,11 @@ async def test_a_real_match_of_sample_bots_on_the_plugin_game(
 ) -> None:
     env = plugin_env(tmp_path)
     with trio.fail_after(60):
-        record = await play_game(
+        record = await play_game(GameOrder.checked(
             "tictactoe", bot("random", "random_bot.py", env, "--seed", "3"),
             bot("alphabeta", "alphabeta.py", env, options={"depth": 9}), tc=ROOMY,
-            log_dir=tmp_path / "logs",
             adjudication=Adjudication(),
-        )
+        ), FreshBots(tmp_path / "logs"))
     assert record.termination == Termination.NORMAL, record.reason
     assert 5 <= record.plies <= 9
     # A search to the end (depth 9, a clock roomy enough for a loaded machine), even with a
@@ -227,10 +227,10 @@ async def test_a_bot_without_the_plugin_says_which_game_it_lacks(
     # No entry point in the bot's environment: greedy cannot load the rules, says so, and
     # still answers legal moves from the referee's list.
     with trio.fail_after(60):
-        record = await play_game(
+        record = await play_game(GameOrder.checked(
             "tictactoe", bot("greedy", "greedy.py", {}), bot("random", "random_bot.py", {}),
-            tc=FAST, log_dir=tmp_path,
-        )
+            tc=FAST,
+        ), FreshBots(tmp_path))
     assert record.termination == Termination.NORMAL, record.reason
     log = (tmp_path / "greedy.stderr.log").read_text()
     assert "unknown game 'tictactoe'" in log and "playing a random legal move" in log

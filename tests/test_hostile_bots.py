@@ -21,7 +21,8 @@ import trio
 import referee.match
 from referee.adjudication import Adjudication
 from referee.botspec import BotSpec, Limits
-from referee.match import open_bot, play_game, play_on, stderr_path
+from referee.match import FreshBots, open_bot, play_game, play_on, stderr_path
+from referee.order import GameOrder
 from referee.process import cgroup, proctree
 from referee.process.botprocess import BotProcess
 from referee.process.proctree import alive
@@ -56,8 +57,8 @@ async def play(tmp: Path, spec: BotSpec, *, tc: str = "2+0", side: int = 0) -> G
     """One game of ``spec`` against the first-legal bot, hostile side first by default."""
     p1, p2 = (spec, first_bot()) if side == 0 else (first_bot(), spec)
     with trio.fail_after(60):
-        return await play_game(GAME, p1, p2, tc=TimeControl.parse(tc), adjudication=CAP,
-                               log_dir=tmp)
+        return await play_game(GameOrder.checked(GAME, p1, p2, tc=TimeControl.parse(tc),
+                                                 adjudication=CAP), FreshBots(tmp))
 
 
 def log_of(tmp: Path, spec: BotSpec) -> str:
@@ -279,15 +280,16 @@ async def test_late_bestmove_after_stop_does_not_leak_into_the_next_game(
     answering ``isready`` at once. Game 2 on the same processes must not take ``zz99``."""
     spec, tag = hostile("late_bestmove.py")
     tcs = (TimeControl.parse("1+0"), TimeControl.parse("1+0"))
+    order = GameOrder.checked(GAME, spec, first_bot(), tc=tcs, adjudication=CAP)
     with trio.fail_after(60):
         bad = await open_bot(spec, log_dir=tmp_path)
         good = await open_bot(first_bot(), log_dir=tmp_path)
         try:
-            first = await play_on(GAME, (bad, good), tcs=tcs, adjudication=CAP)
+            first = await play_on(order, (bad, good))
             assert_lost(first, Termination.TIME_FORFEIT, "lost on time")
             assert bad.owed_bestmoves == 1
             assert "> stop" in bad.channel.transcript
-            second = await play_on(GAME, (bad, good), tcs=tcs, adjudication=CAP)
+            second = await play_on(order, (bad, good))
         finally:
             await bad.aclose()
             await good.aclose()
@@ -303,13 +305,14 @@ async def test_bot_that_never_answers_stop_stalls_its_next_game(
     monkeypatch.setattr("referee.connection.STOP_GRACE_S", 0.5)
     spec, tag = hostile("hang_on_go.py")
     tcs = (TimeControl.parse("1+0"), TimeControl.parse("1+0"))
+    order = GameOrder.checked(GAME, spec, first_bot(), tc=tcs, adjudication=CAP)
     with trio.fail_after(60):
         bad = await open_bot(spec, log_dir=tmp_path)
         good = await open_bot(first_bot(), log_dir=tmp_path)
         try:
-            first = await play_on(GAME, (bad, good), tcs=tcs, adjudication=CAP)
+            first = await play_on(order, (bad, good))
             assert_lost(first, Termination.TIME_FORFEIT)
-            second = await play_on(GAME, (bad, good), tcs=tcs, adjudication=CAP)
+            second = await play_on(order, (bad, good))
         finally:
             await bad.aclose()
             await good.aclose()
@@ -325,7 +328,8 @@ async def test_ignoring_quit_and_sigterm_ends_in_sigkill(tmp_path: Path) -> None
         bad = await open_bot(spec, log_dir=tmp_path)
         good = await open_bot(first_bot(), log_dir=tmp_path)
         try:
-            record = await play_on(GAME, (bad, good), adjudication=CAP)
+            record = await play_on(GameOrder.checked(GAME, spec, first_bot(), adjudication=CAP),
+                                   (bad, good))
         finally:
             await bad.aclose()
             await good.aclose()

@@ -25,7 +25,8 @@ import trio
 from test_hostile_bots import CAP, FIRST_BOT, GAME, HOSTILE, first_bot, hostile, log_of, tagged
 
 from referee.botspec import BotSpec, Limits
-from referee.match import open_bot, play_game, play_on
+from referee.match import FreshBots, open_bot, play_game, play_on
+from referee.order import GameOrder
 from referee.process import cgroup, sandbox
 from referee.process.botview import hide_from_bots
 from referee.process.faults import MachineFault
@@ -89,8 +90,9 @@ def report(tmp: Path, spec: BotSpec) -> dict[str, str]:
 
 async def play(tmp: Path, spec: BotSpec, *, tc: str = "5+0") -> GameRecord:
     with trio.fail_after(90):
-        return await play_game(GAME, spec, first_bot(), tc=TimeControl.parse(tc),
-                               adjudication=CAP, log_dir=tmp)
+        return await play_game(GameOrder.checked(GAME, spec, first_bot(),
+                                                 tc=TimeControl.parse(tc), adjudication=CAP),
+                               FreshBots(tmp))
 
 
 def assert_innocent_did_not_lose(record: GameRecord) -> None:
@@ -229,8 +231,8 @@ async def test_memory_spread_over_forked_children_is_summed(tmp_path: Path) -> N
         bad = await open_bot(spec, log_dir=tmp_path)
         good = await open_bot(first_bot(), log_dir=tmp_path)
         try:
-            record = await play_on(GAME, (bad, good), adjudication=CAP,
-                                   tcs=(TimeControl.parse("30+0"),) * 2)
+            record = await play_on(GameOrder.checked(GAME, bad.spec, good.spec, adjudication=CAP,
+                                                     tc=TimeControl.parse("30+0")), (bad, good))
             group = bad.channel.process.cgroup  # type: ignore[attr-defined]
             assert group is not None
             peak = group.setting("memory", "memory.max_usage_in_bytes", "memory.peak")

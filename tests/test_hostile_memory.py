@@ -89,7 +89,8 @@ async def test_flood_leaves_referee_memory_bounded(flood: str) -> None:
 
 async def test_no_file_descriptor_leaks_whatever_way_bots_end(tmp_path: Path) -> None:
     """Pipes, pidfds and stderr logs are all closed, also for bots that exited by themselves."""
-    from referee.match import play_game
+    from referee.match import FreshBots, play_game
+    from referee.order import GameOrder
     from referee.timecontrol import TimeControl
 
     crash = BotSpec(name="crash", cmd=[sys.executable, str(HOSTILE / "crash_midgame.py"), "fd"])
@@ -99,7 +100,8 @@ async def test_no_file_descriptor_leaks_whatever_way_bots_end(tmp_path: Path) ->
 
     async def round_of_games() -> None:
         for p1, p2 in pairs:
-            await play_game("jungle", p1, p2, tc=TimeControl.parse("2+0"), log_dir=tmp_path)
+            await play_game(GameOrder.checked("jungle", p1, p2, tc=TimeControl.parse("2+0")),
+                            FreshBots(tmp_path))
 
     with trio.fail_after(60):
         await round_of_games()  # warm-up: trio's own descriptors, imports

@@ -16,7 +16,8 @@ from protocol.bounds import MAX_ID_CHARS, MAX_OPTIONS, MAX_PV_MOVES
 from referee.adjudication import Adjudication
 from referee.botspec import BotSpec
 from referee.connection import BotConnection
-from referee.match import open_bot, play_game
+from referee.match import FreshBots, open_bot, play_game
+from referee.order import GameOrder
 from referee.record import Termination, encode_record
 from referee.timecontrol import TimeControl
 
@@ -51,9 +52,10 @@ async def test_a_pv_flood_is_cut_in_the_record_and_in_memory(tmp_path: Path) -> 
         peak = max(peak, rss_mb())
 
     with trio.fail_after(120):
-        record = await play_game("jungle", hostile("pv_flood", tag), quiet(tag),
-                                 tc=TimeControl.parse("60+1"), log_dir=tmp_path,
-                                 adjudication=Adjudication(max_plies=40), on_move=sample)
+        record = await play_game(GameOrder.checked("jungle", hostile("pv_flood", tag), quiet(tag),
+                                                   tc=TimeControl.parse("60+1"),
+                                                   adjudication=Adjudication(max_plies=40)),
+                                 FreshBots(tmp_path), on_move=sample)
     assert record.termination in (Termination.NORMAL, Termination.ADJUDICATION), record.reason
     flooded = [m for m in record.moves if m.side == 0]
     assert flooded and all(m.info is not None for m in flooded)
@@ -83,9 +85,10 @@ async def test_an_option_flood_keeps_the_first_options_and_plays_on(tmp_path: Pa
     flood = hostile("option_flood", tag)
     flood.cmd.append(str(80 * MAX_OPTIONS))
     with trio.fail_after(120):
-        record = await play_game("jungle", quiet(tag), flood,
-                                 tc=TimeControl.parse("60+1"), log_dir=tmp_path,
-                                 adjudication=Adjudication(max_plies=10))
+        record = await play_game(GameOrder.checked("jungle", quiet(tag), flood,
+                                                   tc=TimeControl.parse("60+1"),
+                                                   adjudication=Adjudication(max_plies=10)),
+                                 FreshBots(tmp_path))
     assert record.winner != 1, record.reason  # never the innocent p1's loss
     assert not tagged(tag)
 
@@ -97,8 +100,10 @@ async def test_a_debug_transcript_of_a_pv_flood_is_bounded(tmp_path: Path) -> No
     flood = hostile("pv_flood", tag)
     flood.debug = True
     with trio.fail_after(120):
-        record = await play_game("jungle", flood, quiet(tag), tc=TimeControl.parse("60+1"),
-                                 adjudication=Adjudication(max_plies=20), game_id="g1",
+        record = await play_game(GameOrder.checked("jungle", flood, quiet(tag),
+                                                   tc=TimeControl.parse("60+1"),
+                                                   adjudication=Adjudication(max_plies=20),
+                                                   id="g1"),
                                  transcript_dir=tmp_path)
     lines = (tmp_path / "g1.log").read_text().splitlines()
     floods = [line for line in lines if " < info depth 1" in line]
@@ -114,8 +119,9 @@ async def test_a_debug_transcript_stops_at_its_byte_cap_and_says_so(
     flood = hostile("pv_flood", tag)
     flood.debug = True
     with trio.fail_after(120):
-        await play_game("jungle", flood, quiet(tag), tc=TimeControl.parse("60+1"),
-                        adjudication=Adjudication(max_plies=20), game_id="g1",
+        await play_game(GameOrder.checked("jungle", flood, quiet(tag),
+                                          tc=TimeControl.parse("60+1"),
+                                          adjudication=Adjudication(max_plies=20), id="g1"),
                         transcript_dir=tmp_path)
     text = (tmp_path / "g1.log").read_text()
     assert len(text) < 4000 + 300

@@ -15,6 +15,7 @@ from arena.cli import main
 from referee.botspec import BotSpec
 from referee.games import get_game
 from referee.match import play_game
+from referee.order import GameOrder
 from referee.record import GameRecord, Termination
 from referee.timecontrol import TimeControl
 
@@ -40,7 +41,7 @@ async def test_hub_engine_plays_whole_games_in_pdn() -> None:
     random_bot = BotSpec(name="random", cmd=[sys.executable, RANDOM_BOT, "--seed", "3"])
     with trio.fail_after(120):
         for p1, p2 in ((hub_bot(), random_bot), (random_bot, hub_bot(seed=2))):
-            record = await play_game("draughts", p1, p2, tc=FAST)
+            record = await play_game(GameOrder.checked("draughts", p1, p2, tc=FAST))
             assert record.termination in (Termination.NORMAL, Termination.ADJUDICATION), \
                 record.reason
             replays(record)
@@ -61,8 +62,8 @@ async def test_hub_engine_faults_lose_with_a_clear_reason(mode: str, termination
                                                           words: str) -> None:
     random_bot = BotSpec(name="random", cmd=[sys.executable, RANDOM_BOT, "--seed", "3"])
     with trio.fail_after(60):
-        record = await play_game("draughts", hub_bot(mode), random_bot,
-                                 tc=TimeControl.parse("st=0.5"))
+        record = await play_game(GameOrder.checked("draughts", hub_bot(mode), random_bot,
+                                                   tc=TimeControl.parse("st=0.5")))
     assert record.termination is termination and record.winner == 1, record.reason
     assert words in record.reason and "p1 (hub-" in record.reason
 
@@ -70,7 +71,8 @@ async def test_hub_engine_faults_lose_with_a_clear_reason(mode: str, termination
 async def test_short_hub_captures_are_accepted_when_unambiguous() -> None:
     random_bot = BotSpec(name="random", cmd=[sys.executable, RANDOM_BOT, "--seed", "4"])
     with trio.fail_after(120):
-        record = await play_game("draughts", hub_bot("short"), random_bot, tc=FAST)
+        record = await play_game(GameOrder.checked("draughts", hub_bot("short"), random_bot,
+                                                   tc=FAST))
     # The majority rule rarely leaves two captures with the same ends: either the game ran
     # through, or the one ambiguous short capture was named as such.
     if record.termination is Termination.ILLEGAL_MOVE:
@@ -107,7 +109,8 @@ async def test_scan_plays_alphabeta_without_protocol_errors() -> None:
     with trio.fail_after(600):
         for index in range(int(os.environ.get("ARENA_SCAN_GAMES", "2"))):
             p1, p2 = (scan, alphabeta) if index % 2 == 0 else (alphabeta, scan)
-            record = await play_game("draughts", p1, p2, tc=tc, game_id=f"g{index + 1}")
+            record = await play_game(GameOrder.checked("draughts", p1, p2, tc=tc,
+                                                       id=f"g{index + 1}"))
             seen[str(record.termination)] += 1
             if record.termination not in (Termination.NORMAL, Termination.ADJUDICATION):
                 faulty = (record.p1, record.p2)[1 - (record.winner or 0)]

@@ -205,6 +205,7 @@ async def test_a_human_who_does_not_answer_loses_on_time() -> None:
     from referee.botspec import BotSpec
     from referee.human import HumanSeat, human_spec
     from referee.match import open_bot, play_on
+    from referee.order import GameOrder
     from referee.timecontrol import TimeControl
 
     class Silent:
@@ -226,7 +227,9 @@ async def test_a_human_who_does_not_answer_loses_on_time() -> None:
     bot = await open_bot(BotSpec(name="rnd", cmd=[sys.executable, str(BOT), "--seed", "1"]))
     try:
         with trio.fail_after(30):
-            record = await play_on("dobutsu", (bot, seat), tcs=(TimeControl.parse("0.5+0"),) * 2)
+            order = GameOrder.checked("dobutsu", bot.spec, seat.spec,
+                                      tc=TimeControl.parse("0.5+0"))
+            record = await play_on(order, (bot, seat))
     finally:
         await bot.aclose()
     assert record.termination == "time-forfeit" and record.winner == 0, record.reason

@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from arena.live_files import LiveFiles, header_for, live_name
 from arena.web.watch import RunWatcher, read_live
+from referee.botspec import BotSpec
+from referee.order import GameOrder
 from referee.record import MoveRecord
+
+
+def order(game_id: str, opening: Sequence[str] = ()) -> GameOrder:
+    """A dobutsu game between bots ``a`` and ``b`` (never started here)."""
+    return GameOrder.checked("dobutsu", BotSpec(name="a", cmd=["a"]),
+                             BotSpec(name="b", cmd=["b"]), opening=opening, id=game_id)
 
 
 def test_a_live_file_holds_the_header_and_each_move_and_goes_when_the_game_ends(
@@ -15,7 +24,7 @@ def test_a_live_file_holds_the_header_and_each_move_and_goes_when_the_game_ends(
     (tmp_path / "live" / "stale.jsonl").write_text("left by a killed run\n")
     live = LiveFiles(tmp_path)
     assert not (tmp_path / "live" / "stale.jsonl").exists()
-    on_move = live.start(header_for("r1-p1-g1", "dobutsu", "a", "b", opening=["b2b3"]))
+    on_move = live.start(header_for(order("r1-p1-g1", ["b2b3"])))
     path = tmp_path / "live" / live_name("r1-p1-g1")
     on_move(MoveRecord(move="b2b3", side=0, elapsed_ms=0.0, book=True))
     on_move(MoveRecord(move="b3b2", side=1, elapsed_ms=12.5, clock_ms=9987.5))
@@ -37,11 +46,11 @@ def test_live_files_that_cannot_be_written_never_raise(tmp_path: Path) -> None:
     blocker = tmp_path / "run"
     blocker.write_text("a file where the run directory's live folder would go")
     live = LiveFiles(blocker)
-    on_move = live.start(header_for("g", "dobutsu", "a", "b"))
+    on_move = live.start(header_for(order("g")))
     on_move(MoveRecord(move="b2b3", side=0, elapsed_ms=1.0))
     live.finish("g")
     ok = LiveFiles(tmp_path / "ok")
-    on_move = ok.start(header_for("g", "dobutsu", "a", "b"))
+    on_move = ok.start(header_for(order("g")))
     for path in (tmp_path / "ok" / "live").iterdir():
         path.unlink()
     (tmp_path / "ok" / "live").rmdir()
@@ -51,7 +60,7 @@ def test_live_files_that_cannot_be_written_never_raise(tmp_path: Path) -> None:
 
 def test_watcher_replays_running_games_into_boards(tmp_path: Path) -> None:
     live = LiveFiles(tmp_path)
-    on_move = live.start(header_for("g1", "dobutsu", "a", "b"))
+    on_move = live.start(header_for(order("g1")))
     watcher = RunWatcher(tmp_path, rebuild_report=False)
     watcher.refresh()
     first = watcher.snapshot

@@ -21,6 +21,7 @@ from arena.prestart import prestart
 from referee.adjudication import Adjudication
 from referee.botspec import BotSpec, Limits, Restart
 from referee.match import play_game
+from referee.order import GameOrder
 from referee.process.errors import BotStartError
 from referee.record import GameRecord, Termination
 from referee.timecontrol import TimeControl
@@ -58,8 +59,8 @@ async def play_series(pool: BotPool, a: BotSpec, b: BotSpec, games: int,
     for index in range(games):
         p1, p2 = (a, b) if index % 2 == 0 else (b, a)
         with trio.fail_after(60):
-            records.append(await play_game("dobutsu", p1, p2, tc=tc, game_id=f"g{index + 1}",
-                                           bots=pool))
+            records.append(await play_game(GameOrder.checked("dobutsu", p1, p2, tc=tc,
+                                                             id=f"g{index + 1}"), pool))
     return records
 
 
@@ -244,15 +245,15 @@ async def test_a_kept_process_hears_of_its_next_game_as_soon_as_it_is_given_back
 
     try:
         with trio.fail_after(60):
-            first = await play_game("dobutsu", a, b, tc=TC, game_id="g1", bots=pool)
+            first = await play_game(GameOrder.checked("dobutsu", a, b, tc=TC, id="g1"), pool)
             # Given back: told of a next dobutsu game already, before anyone asked for one.
             assert (await read_by_the_bot(7))[-6:] == ["game dobutsu", "uginewgame",
                                                        "isready"] * 2
-            second = await play_game("dobutsu", b, a, tc=TC, game_id="g2", bots=pool)
+            second = await play_game(GameOrder.checked("dobutsu", b, a, tc=TC, id="g2"), pool)
             await read_by_the_bot(10)  # g2 used the announcement and made none of its own:
             await trio.sleep(0.1)
             assert len(announced()) == 10  # only the one ahead of the next game came since
-            third = await play_game("jungle", a, b, tc=TC, game_id="g3", bots=pool)
+            third = await play_game(GameOrder.checked("jungle", a, b, tc=TC, id="g3"), pool)
     finally:
         await pool.aclose()
     assert all(r.termination != Termination.CRASH for r in (first, second, third))
@@ -278,9 +279,10 @@ async def test_the_first_move_does_not_wait_for_the_other_bots_reset(tmp_path: P
     pool = BotPool(tmp_path / "logs")
     try:
         with trio.fail_after(60):
-            record = await play_game("dobutsu", first, second, tc=TimeControl.parse("st=0.2"),
-                                     game_id="g1", bots=pool,
-                                     adjudication=Adjudication(max_plies=4))
+            record = await play_game(GameOrder.checked("dobutsu", first, second,
+                                                       tc=TimeControl.parse("st=0.2"), id="g1",
+                                                       adjudication=Adjudication(max_plies=4)),
+                                     pool)
     finally:
         await pool.aclose()
     assert record.termination == Termination.ADJUDICATION, record.reason

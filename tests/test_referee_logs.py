@@ -11,7 +11,8 @@ import pytest
 import trio
 
 from referee.botspec import BotSpec
-from referee.match import play_game
+from referee.match import FreshBots, play_game
+from referee.order import GameOrder
 from referee.timecontrol import TimeControl
 
 pytestmark = pytest.mark.slow  # real games between chatty bots
@@ -38,8 +39,9 @@ async def test_two_games_of_one_bot_at_once_log_to_separate_files(tmp_path: Path
         async with trio.open_nursery() as nursery:
             for game_id in ("g1", "g2"):
                 nursery.start_soon(functools.partial(
-                    play_game, "jungle", chatty("alice", f"alice-{game_id}"),
-                    chatty("bob", f"bob-{game_id}"), tc=tc, log_dir=tmp_path, game_id=game_id))
+                    play_game, GameOrder.checked("jungle", chatty("alice", f"alice-{game_id}"),
+                                                 chatty("bob", f"bob-{game_id}"), tc=tc,
+                                                 id=game_id), FreshBots(tmp_path)))
     for bot in ("alice", "bob"):
         for game_id in ("g1", "g2"):
             text = (tmp_path / bot / f"{game_id}.stderr.log").read_text()
@@ -49,8 +51,9 @@ async def test_two_games_of_one_bot_at_once_log_to_separate_files(tmp_path: Path
 async def test_silent_bot_leaves_no_log_file(tmp_path: Path) -> None:
     silent = BotSpec(name="quiet", cmd=[sys.executable, RANDOM_BOT])
     with trio.fail_after(60):
-        await play_game("dobutsu", silent, chatty("loud", "loud"),
-                        tc=TimeControl.parse("5+0.05"), log_dir=tmp_path, game_id="r1/g 1")
+        await play_game(GameOrder.checked("dobutsu", silent, chatty("loud", "loud"),
+                                          tc=TimeControl.parse("5+0.05"), id="r1/g 1"),
+                        FreshBots(tmp_path))
     assert not list(tmp_path.glob("quiet/*"))
     assert (tmp_path / "loud" / "r1_g_1.stderr.log").read_text() == "hello from loud\n"
 
@@ -72,8 +75,10 @@ async def test_the_stderr_log_is_capped_and_says_what_it_dropped(tmp_path: Path)
     from protocol.bounds import MAX_STDERR_LOG_BYTES
 
     with trio.fail_after(60):
-        record = await play_game("dobutsu", flooder("loud", 8), chatty("quiet", "quiet"),
-                                 tc=TimeControl.parse("10+0.1"), log_dir=tmp_path, game_id="g1")
+        record = await play_game(GameOrder.checked("dobutsu", flooder("loud", 8),
+                                                   chatty("quiet", "quiet"),
+                                                   tc=TimeControl.parse("10+0.1"), id="g1"),
+                                 FreshBots(tmp_path))
     assert record.termination.value in ("normal", "adjudication"), record.reason
     log = (tmp_path / "loud" / "g1.stderr.log").read_bytes()
     assert MAX_STDERR_LOG_BYTES <= len(log) < MAX_STDERR_LOG_BYTES + 200
@@ -93,7 +98,9 @@ async def test_a_log_that_cannot_be_written_never_counts_against_the_bot(tmp_pat
     (tmp_path / "loud").mkdir()
     (tmp_path / "loud" / "g1.stderr.log").symlink_to(full)
     with trio.fail_after(60):
-        record = await play_game("dobutsu", flooder("loud", 2), flooder("other", 2),
-                                 tc=TimeControl.parse("10+0.1"), log_dir=tmp_path, game_id="g1")
+        record = await play_game(GameOrder.checked("dobutsu", flooder("loud", 2),
+                                                   flooder("other", 2),
+                                                   tc=TimeControl.parse("10+0.1"), id="g1"),
+                                 FreshBots(tmp_path))
     assert record.termination.value in ("normal", "adjudication"), record.reason
     assert (tmp_path / "other" / "g1.stderr.log").stat().st_size > 1 << 20

@@ -13,7 +13,8 @@ from system_packages import FAIRY_STOCKFISH
 from referee.adjudication import Adjudication
 from referee.botspec import BotSpec
 from referee.games import GAME_NAMES, GameError, get_game
-from referee.match import play_game
+from referee.match import FreshBots, play_game
+from referee.order import GameOrder
 from referee.process.spawn import Launched
 from referee.record import GameRecord, MoveRecord, Termination, decode_record, encode_record
 from referee.timecontrol import TimeControl
@@ -57,9 +58,10 @@ def check_consistent(record: GameRecord) -> None:
 async def test_random_bots_play_every_game_to_its_end(game: str, tmp_path: Path) -> None:
     seen: list[MoveRecord] = []
     with trio.fail_after(60):
-        record = await play_game(game, random_bot("alice", 1), random_bot("bob", 2), tc=FAST,
-                                 log_dir=tmp_path, game_id="g1", round=3,
-                                 on_move=seen.append)
+        record = await play_game(GameOrder.checked(game, random_bot("alice", 1),
+                                                   random_bot("bob", 2), tc=FAST, id="g1",
+                                                   round=3),
+                                 FreshBots(tmp_path), on_move=seen.append)
     assert record.termination in (Termination.NORMAL, Termination.ADJUDICATION), record.reason
     assert record.result in ("1-0", "0-1", "1/2-1/2")
     assert (record.p1, record.p2, record.id, record.round) == ("alice", "bob", "g1", 3)
@@ -81,9 +83,9 @@ async def test_opening_moves_are_book_and_max_plies_adjudicates(tmp_path: Path) 
     game = "dobutsu"
     opening = ["b1a2", "b4c3"]
     with trio.fail_after(30):
-        record = await play_game(game, random_bot("a", 3), random_bot("b", 4), tc=FAST,
-                                 opening=opening, adjudication=Adjudication(max_plies=4,
-                                                                            draw_rules=False))
+        record = await play_game(GameOrder.checked(
+            game, random_bot("a", 3), random_bot("b", 4), tc=FAST, opening=opening,
+            adjudication=Adjudication(max_plies=4, draw_rules=False)))
     assert [m.move for m in record.moves][:2] == opening
     assert [m.book for m in record.moves] == [True, True, False, False]
     assert [m.elapsed_ms for m in record.moves[:2]] == [0.0, 0.0]
@@ -95,7 +97,8 @@ async def test_opening_moves_are_book_and_max_plies_adjudicates(tmp_path: Path) 
 
 async def test_bad_opening_is_an_error_before_any_process_starts() -> None:
     with pytest.raises(GameError, match="opening move 1 'z9z9'"):
-        await play_game("dobutsu", random_bot("a", 1), random_bot("b", 2), opening=["z9z9"])
+        await play_game(GameOrder.checked("dobutsu", random_bot("a", 1), random_bot("b", 2),
+                                          opening=["z9z9"]))
 
 
 @pytest.mark.needs("fairy-stockfish")
@@ -109,7 +112,8 @@ async def test_fairy_stockfish_beats_random_at_dobutsu(tmp_path: Path) -> None:
     with trio.fail_after(60):
         for seed in (5, 6):
             for p1, p2 in ((fsf, random_bot("rnd", seed)), (random_bot("rnd", seed), fsf)):
-                records.append(await play_game("dobutsu", p1, p2, tc=tc, log_dir=tmp_path))
+                records.append(await play_game(GameOrder.checked("dobutsu", p1, p2, tc=tc),
+                                               FreshBots(tmp_path)))
     for record in records:
         assert record.termination is Termination.NORMAL, record.reason
         check_consistent(record)
@@ -149,7 +153,7 @@ async def test_each_failure_loses_with_its_reason(
     bad, good = misbehaving(mode), random_bot("good", 7)
     p1, p2 = (bad, good) if bad_side == 0 else (good, bad)
     with trio.fail_after(30):
-        record = await play_game(game, p1, p2, tc=TimeControl.parse("st=0.3"))
+        record = await play_game(GameOrder.checked(game, p1, p2, tc=TimeControl.parse("st=0.3")))
     assert record.termination is termination, record.reason
     assert record.winner == 1 - bad_side
     assert record.result == ("0-1" if bad_side == 0 else "1-0")
@@ -165,7 +169,8 @@ async def test_slow_handshake_stalls_and_the_bot_is_killed(
 ) -> None:
     monkeypatch.setattr("referee.match.HANDSHAKE_TIMEOUT_S", HANDSHAKE_S)  # the bad one: 30 s
     with trio.fail_after(20):
-        record = await play_game("dobutsu", random_bot("good", 1), misbehaving("slowhandshake"))
+        record = await play_game(GameOrder.checked("dobutsu", random_bot("good", 1),
+                                                   misbehaving("slowhandshake")))
     assert record.termination is Termination.STALL
     assert record.result == "1-0" and record.plies == 0
 
@@ -173,17 +178,18 @@ async def test_slow_handshake_stalls_and_the_bot_is_killed(
 async def test_missing_program_is_a_crash_naming_the_bot() -> None:
     ghost = BotSpec(name="ghost", cmd=["/nonexistent/bot"])
     with trio.fail_after(20):
-        record = await play_game("dobutsu", ghost, random_bot("good", 1))
+        record = await play_game(GameOrder.checked("dobutsu", ghost, random_bot("good", 1)))
     assert record.termination is Termination.CRASH
     assert record.result == "0-1"
     assert "cannot start bot 'ghost'" in record.reason
 
 
 async def test_per_bot_time_control_override() -> None:
-    slow = BotSpec(name="slow", cmd=[sys.executable, RANDOM_BOT, "--delay", "0.3"], tc="st=0.05",
+    slow = BotSpec(name="slow", cmd=[sys.executable, RANDOM_BOT, "--delay", "0.3"],
                    sandbox="none")
     with trio.fail_after(20):
-        record = await play_game("dobutsu", random_bot("quick", 1), slow, tc=FAST)
+        record = await play_game(GameOrder.checked("dobutsu", random_bot("quick", 1), slow,
+                                                   tc=(FAST, TimeControl.parse("st=0.05"))))
     assert record.termination is Termination.TIME_FORFEIT
     assert record.winner == 0
     assert record.time_control == "p1: 2+0.05 | p2: st=0.05"
@@ -210,8 +216,9 @@ async def test_cancelled_game_leaves_no_process_behind(tmp_path: Path) -> None:
                        sandbox="none")
     with trio.fail_after(30):
         with trio.move_on_after(1.0) as scope:
-            await play_game("dobutsu", spawner, stubborn, log_dir=tmp_path,
-                            tc=TimeControl.parse("st=10"))
+            await play_game(GameOrder.checked("dobutsu", spawner, stubborn,
+                                              tc=TimeControl.parse("st=10")),
+                            FreshBots(tmp_path))
         assert scope.cancelled_caught
     log = (tmp_path / "spawner.stderr.log").read_text()
     grandchild = int(log.split("grandchild ")[1].split()[0])
@@ -237,16 +244,18 @@ async def test_stubborn_bot_is_killed_after_the_game(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(BotProcess, "start", spy)
     stubborn = BotSpec(name="stubborn", cmd=[sys.executable, MISBEHAVE, "stubborn", "1000"])
     with trio.fail_after(20):
-        record = await play_game("jungle", stubborn, random_bot("r", 2),
-                                 adjudication=Adjudication(max_plies=2), tc=FAST)
+        record = await play_game(GameOrder.checked("jungle", stubborn, random_bot("r", 2),
+                                                   adjudication=Adjudication(max_plies=2),
+                                                   tc=FAST))
     assert record.termination is Termination.ADJUDICATION
     assert len(pids) == 2 and not any(_alive(pid) for pid in pids)
 
 
 async def test_donkan_round_with_target_option_records_parties(tmp_path: Path) -> None:
     with trio.fail_after(30):
-        record = await play_game("donkan", random_bot("a", 11), random_bot("b", 12), tc=FAST,
-                                 game_options={"target": "2"})
+        record = await play_game(GameOrder.checked("donkan", random_bot("a", 11),
+                                                   random_bot("b", 12), tc=FAST,
+                                                   game_options={"target": "2"}))
     assert record.options == {"target": "2", "draw_rules": "true"}
     assert record.termination is Termination.NORMAL, record.reason
     assert max(record.score) >= 2 and record.winner == record.score.index(max(record.score))

@@ -226,6 +226,38 @@ def test_the_next_game_starts_while_the_last_one_is_journaled(tmp_path: Path) ->
     assert not list((out / "live").glob("*.jsonl"))  # each live file went once journaled
 
 
+def test_the_live_header_shows_the_time_control_the_record_gets(tmp_path: Path) -> None:
+    """A bot with a time control of its own: while its games run, their live files (what
+    ``arena serve`` shows) state each side's time control, the same text as the records."""
+    import json
+
+    head = 'game = "dobutsu"\ntc = "10+0.1"\n[adjudication]\nmax_plies = 6\n'
+    own = bot("own", RANDOM_BOT, "--seed", "2") + 'tc = "st=0.2"\n'
+    config = write_config(tmp_path, head, [bot("rnd", RANDOM_BOT, "--seed", "1"), own])
+    out = tmp_path / "out"
+    headers = tmp_path / "headers.jsonl"
+    code = (
+        "import sys\n"
+        "import msgspec\n"
+        "import arena.runner as runner\n"
+        "real = runner.LiveFiles.start\n"
+        "def start(self, header):\n"
+        "    with open(sys.argv[3], 'ab') as seen:\n"
+        "        seen.write(msgspec.json.encode(header) + b'\\n')\n"
+        "    return real(self, header)\n"
+        "runner.LiveFiles.start = start\n"
+        "from arena.cli import main\n"
+        "sys.exit(main(['run', sys.argv[1], '-o', sys.argv[2], '--plain', '--no-report']))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code, str(config), str(out), str(headers)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=RUN_TIMEOUT)
+    assert done.returncode == 0, done.stderr
+    shown = {header["id"]: header["time_control"]
+             for header in map(json.loads, headers.read_text().splitlines())}
+    assert shown == {record.id: record.time_control for record in check_complete(out)}
+    assert set(shown.values()) == {"p1: 10+0.1 | p2: st=0.2", "p1: st=0.2 | p2: 10+0.1"}
+
+
 def test_resume_plays_only_missing_games_and_refuses_changed_schedule(tmp_path: Path) -> None:
     head = 'game = "draughts"\ntc = "10+0.1"\nseed = 3\n[openings]\nrandom_plies = 2\n'
     head += "[adjudication]\nmax_plies = 40\n"

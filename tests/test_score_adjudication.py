@@ -13,6 +13,7 @@ import trio
 from referee.adjudication import Adjudication, DrawRule, ResignRule, ScoreWatch
 from referee.botspec import BotSpec
 from referee.match import play_game
+from referee.order import GameOrder
 from referee.record import GameRecord, Termination
 
 SCORE_BOT = str(Path(__file__).resolve().parent / "bots" / "score_bot.py")
@@ -25,7 +26,7 @@ def scorer(name: str, score: str, start: int = 1) -> BotSpec:
 async def play(p1: BotSpec, p2: BotSpec, adjudication: Adjudication) -> GameRecord:
     with trio.fail_after(60):
         # jungle: long games with the first legal move, so the rules do not end them first
-        return await play_game("jungle", p1, p2, adjudication=adjudication)
+        return await play_game(GameOrder.checked("jungle", p1, p2, adjudication=adjudication))
 
 
 async def test_resign_when_the_loser_reports_it_for_long_enough() -> None:

@@ -13,6 +13,7 @@ import trio
 
 from referee.botspec import BotSpec
 from referee.match import play_game
+from referee.order import GameOrder
 from referee.record import decode_record
 from referee.timecontrol import TimeControl
 
@@ -38,10 +39,12 @@ async def test_a_debug_bot_gets_a_transcript_of_its_game(tmp_path: Path) -> None
     hub = BotSpec(name="hub", cmd=[sys.executable, HUB_BOT], protocol="hub", debug=True)
     quiet = BotSpec(name="quiet", cmd=[sys.executable, RANDOM_BOT, "--seed", "2"])
     with trio.fail_after(120):
-        record = await play_game("draughts", native, hub, tc=TimeControl.parse("5+0.05"),
-                                 game_id="g1", transcript_dir=tmp_path / "transcripts")
-        other = await play_game("draughts", quiet, quiet, tc=TimeControl.parse("5+0.05"),
-                                game_id="g2", transcript_dir=tmp_path / "transcripts")
+        record = await play_game(GameOrder.checked("draughts", native, hub,
+                                                   tc=TimeControl.parse("5+0.05"), id="g1"),
+                                 transcript_dir=tmp_path / "transcripts")
+        other = await play_game(GameOrder.checked("draughts", quiet, quiet,
+                                                  tc=TimeControl.parse("5+0.05"), id="g2"),
+                                transcript_dir=tmp_path / "transcripts")
     path = tmp_path / "transcripts" / "g1.log"
     assert record.tags["transcript"] == "g1.log"
     entries = lines_of(path)

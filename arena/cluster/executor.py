@@ -32,7 +32,6 @@ from arena.cluster.botfiles import BotFiles, code_hash, describe
 from arena.cluster.loop import close_loops
 from arena.cluster.worker import (
     RUN_SUBDIRS,
-    GameSpec,
     WorkerFault,
     WorkerResult,
     WorkerUnfit,
@@ -41,8 +40,7 @@ from arena.cluster.worker import (
 )
 from arena.config import LoadedConfig
 from arena.errors import RunFailure, UserError
-from arena.schedule import ScheduledGame
-from referee.botspec import BotSpec
+from referee.order import GameOrder
 from referee.process.faults import MachineFault
 from referee.record import GameRecord
 
@@ -54,23 +52,6 @@ WORKERS_TIMEOUT_S: Final = 120
 """How long to wait for the first worker of an existing scheduler."""
 
 Warn = Callable[[str], None]
-
-
-def game_spec(loaded: LoadedConfig, bots: dict[str, BotSpec], game: ScheduledGame) -> GameSpec:
-    """The game as a worker plays it: the same arguments a local run gives ``play_game``."""
-    config = loaded.config
-    return GameSpec(
-        id=game.id,
-        round=game.round,
-        game=config.game,
-        p1=bots[game.p1],
-        p2=bots[game.p2],
-        tc=config.tc,
-        start_position=game.opening.start_position or None,
-        opening=tuple(game.opening.moves),
-        adjudication=config.adjudication,
-        game_options=loaded.game_options,
-    )
 
 
 class DaskExecutor:
@@ -132,18 +113,18 @@ class DaskExecutor:
     def workers(self) -> list[str]:
         return list(self.client.scheduler_info()["workers"])
 
-    async def play(self, game: ScheduledGame) -> GameRecord:
-        """Play one game on some worker; raises like a local game would (not journaled) or
-        :class:`RunFailure` when no worker is left that can play its bots."""
-        spec = game_spec(self.loaded, self._bots, game)
+    async def play(self, order: GameOrder) -> GameRecord:
+        """Play one game on some worker (its order sent as it is); raises like a local game
+        would (not journaled) or :class:`RunFailure` when no worker is left that can play its
+        bots."""
         avoid: set[str] = set()
         faults: list[str] = []
         for attempt in range(1, MAX_ATTEMPTS + 1):
-            allowed = await self._allowed(spec, avoid)
+            allowed = await self._allowed(order, avoid)
             future = self.client.submit(
-                play_on_worker, self._token, spec, self._files, self._code, self._bots,
+                play_on_worker, self._token, order, self._files, self._code, self._bots,
                 self._archives,
-                key=f"arena:{self._token}:{spec.id}:{attempt}", pure=False,
+                key=f"arena:{self._token}:{order.id}:{attempt}", pure=False,
                 # Loose: if every allowed worker has gone, the task may run elsewhere rather
                 # than wait forever; an unfit worker then refuses it and it comes back here.
                 workers=allowed, allow_other_workers=allowed is not None,
@@ -165,21 +146,22 @@ class DaskExecutor:
                 continue
             finally:
                 future.release()
-            if spec.id in self._delivered:  # never two records for one game
-                raise RuntimeError(f"game {spec.id} came back twice from the cluster")
-            self._delivered.add(spec.id)
+            if order.id in self._delivered:  # never two records for one game
+                raise RuntimeError(f"game {order.id} came back twice from the cluster")
+            self._delivered.add(order.id)
             self._write_files(outcome.files)
             return outcome.record
         # Not the bots' fault: the runner tries again later, then stops the run (status 3).
-        raise MachineFault(f"game {spec.id}: no worker played it in {MAX_ATTEMPTS} attempts"
+        raise MachineFault(f"game {order.id}: no worker played it in {MAX_ATTEMPTS} attempts"
                            + (": " + "; ".join(faults[-2:]) if faults else ""))
 
-    async def _allowed(self, spec: GameSpec, avoid: set[str]) -> list[str] | None:
+    async def _allowed(self, order: GameOrder, avoid: set[str]) -> list[str] | None:
         """The workers this game may go to; None (any) while no worker is known to be bad."""
         if not avoid and not self._unfit:
             return None
         workers = await trio.to_thread.run_sync(self.workers)
-        names = ("", spec.p1.name, spec.p2.name)
+        p1, p2 = order.bots
+        names = ("", p1.name, p2.name)
         good = [w for w in workers if w not in avoid
                 and not any(self._unfit.get(w, {}).get(n) for n in names)]
         if good:
@@ -189,11 +171,11 @@ class DaskExecutor:
                  if texts}
         if unfit and len(unfit) == len(workers):
             lines = "\n  ".join(f"{w}: {'; '.join(texts)}" for w, texts in unfit.items())
-            bots = ", ".join(sorted({spec.p1.name, spec.p2.name}))
+            bots = ", ".join(sorted({p1.name, p2.name}))
             raise RunFailure(
-                f"no worker of the cluster can play game {spec.id} ({bots}):\n  {lines}\n"
+                f"no worker of the cluster can play game {order.id} ({bots}):\n  {lines}\n"
                 "install the same bot files on the workers, or set ship = true for the bot")
-        raise RuntimeError(f"game {spec.id}: every worker failed it ({', '.join(sorted(avoid))})")
+        raise RuntimeError(f"game {order.id}: every worker failed it ({', '.join(sorted(avoid))})")
 
     def _note_unfit(self, exc: WorkerUnfit) -> None:
         known = self._unfit.setdefault(exc.worker, {})

@@ -1,10 +1,12 @@
 """The worker's side of a cluster game: check the bots, unpack shipped ones, play, send back.
 
-:func:`play_on_worker` is the one Dask task of a tournament: a :class:`GameSpec` in, a
-:class:`WorkerResult` (the game record and the bytes its game added to the bots' stderr logs
-and transcripts) out. It runs the same referee call as a local run (``referee.match.play_game``
-with a bot pool) in the trio loop its thread keeps (``arena.cluster.loop``), so each worker
-thread plays one game at a time and keeps its bots between games.
+:func:`play_on_worker` is the one Dask task of a tournament: a
+:class:`~referee.order.GameOrder` in (the one the runner built, with this worker's own paths
+swapped in for its bots), a :class:`WorkerResult` (the game record and the bytes its game
+added to the bots' stderr logs and transcripts) out. It runs the same referee call as a local
+run (``referee.match.play_game`` with a bot pool) in the trio loop its thread keeps
+(``arena.cluster.loop``), so each worker thread plays one game at a time and keeps its bots
+between games.
 
 Before its first game a worker process checks every bot of the tournament once (the result is
 kept for the process's life): the project's code hash, each bot's program and script files
@@ -36,9 +38,9 @@ import trio
 from arena.cluster.botfiles import BotFiles, code_hash, file_sha256
 from arena.cluster.loop import GameLoop, loop_for
 from arena.pool import BotPool
-from referee.adjudication import Adjudication
 from referee.botspec import BotSpec
 from referee.games.base import GameError
+from referee.order import GameOrder
 from referee.record import GameRecord
 
 CACHE_ENV: Final = "ARENA_CACHE"
@@ -47,21 +49,6 @@ RUN_SUBDIRS: Final = ("logs", "transcripts")
 """The folders of a run directory that a game writes into (as ``OutputDir`` names them)."""
 CANCEL_POLL_S: Final = 0.25
 """How often a game checks that its Dask task is still wanted."""
-
-
-class GameSpec(msgspec.Struct, frozen=True):
-    """Everything one game needs, resolved on the submitting machine."""
-
-    id: str
-    round: int
-    game: str
-    p1: BotSpec
-    p2: BotSpec
-    tc: str | None
-    start_position: str | None
-    opening: tuple[str, ...]
-    adjudication: Adjudication
-    game_options: dict[str, str]
 
 
 class WorkerResult(msgspec.Struct):
@@ -113,35 +100,37 @@ _ready_lock = threading.Lock()
 
 def play_on_worker(
     run: str,
-    spec: GameSpec,
+    order: GameOrder,
     bots: tuple[BotFiles, ...],
     code: str,
     originals: dict[str, BotSpec],
     archives: dict[str, bytes],
 ) -> WorkerResult:
-    """The Dask task: check (once per process), then play ``spec`` with the bots this thread
+    """The Dask task: check (once per process), then play ``order`` with the bots this thread
     keeps for tournament ``run``, and return its record."""
     from distributed import get_worker
 
     worker = get_worker()
     address = worker.address
     ready = prepare_bots(bots, code, originals, archives)
+    names = [bot.name for bot in order.bots]
     problems = {name: texts for name, texts in ready.problems.items()
-                if name in ("", spec.p1.name, spec.p2.name) and texts}
+                if name in ("", *names) and texts}
     if problems:
         raise WorkerUnfit(address, problems)
-    p1, p2 = ready.specs[spec.p1.name], ready.specs[spec.p2.name]
+    # The bots as this worker runs them: its own Python, its cache for shipped folders.
+    local = msgspec.structs.replace(order, bots=(ready.specs[names[0]], ready.specs[names[1]]))
     key = worker.get_current_task()
     fault: WorkerFault | None = None
     try:
         loop = loop_for(run)
-        record = loop.play(partial(_play, spec, p1, p2, loop, worker, key))
+        record = loop.play(partial(_play, local, loop, worker, key))
         files = loop.new_bytes()
     except GameError:
         raise  # the game's own problem (bad opening...): the same on every machine
     except Exception as exc:  # the machine's (disk, fork, a referee crash here): not scored
         leaf = _leaf(exc)
-        fault = WorkerFault(address, spec.id, f"{type(leaf).__name__}: {leaf}")
+        fault = WorkerFault(address, order.id, f"{type(leaf).__name__}: {leaf}")
     if fault is not None:
         # Raised out here, without the chain of the error behind it: the submitting machine
         # gets a WorkerFault it can read, whatever that chain holds.
@@ -161,12 +150,14 @@ def check_on_worker(bots: tuple[BotFiles, ...], code: str, originals: dict[str, 
     return get_worker().address, prepare_bots(bots, code, originals, archives).problems
 
 
-async def _play(spec: GameSpec, p1: BotSpec, p2: BotSpec, loop: GameLoop, worker: object,
-                key: object, pool: BotPool) -> GameRecord:
+async def _play(order: GameOrder, loop: GameLoop, worker: object, key: object,
+                pool: BotPool) -> GameRecord:
+    from referee.match import play_game
+
     try:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(_cancel_when_unwanted, worker, key, nursery.cancel_scope)
-            record = await _play_game(spec, p1, p2, loop, pool)
+            record = await play_game(order, pool, transcript_dir=loop.transcripts)
             nursery.cancel_scope.cancel()
     except BaseExceptionGroup as group:  # the game's own error, not the nursery's wrapping
         raise _leaf(group) from None
@@ -178,26 +169,6 @@ def _leaf(error: BaseException) -> BaseException:
     while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
         error = error.exceptions[0]
     return error
-
-
-async def _play_game(spec: GameSpec, p1: BotSpec, p2: BotSpec, loop: GameLoop,
-                     pool: BotPool) -> GameRecord:
-    from referee.match import play_game
-    from referee.timecontrol import TimeControl
-
-    return await play_game(
-        spec.game, p1, p2,
-        tc=TimeControl.parse(spec.tc) if spec.tc else None,
-        start_position=spec.start_position,
-        opening=spec.opening,
-        adjudication=spec.adjudication,
-        game_options=spec.game_options,
-        log_dir=loop.logs,
-        game_id=spec.id,
-        round=spec.round,
-        bots=pool,
-        transcript_dir=loop.transcripts,
-    )  # fmt: skip
 
 
 async def _cancel_when_unwanted(worker: object, key: object, scope: trio.CancelScope) -> None:

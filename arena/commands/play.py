@@ -24,7 +24,8 @@ from referee.botspec import BotSpec
 from referee.connection import BotConnection, BotError
 from referee.games import Game, GameError, game_names
 from referee.human import HUMAN, HumanSeat, human_spec, is_human
-from referee.match import open_bot, play_game, play_on, prepare_game, side_time_controls
+from referee.match import FreshBots, open_bot, play_game, play_on, prepare_start
+from referee.order import GameOrder
 from referee.process.botview import hide_from_bots
 from referee.process.errors import BotStartError
 from referee.record import GameRecord, MoveRecord, Termination, encode_record
@@ -101,13 +102,12 @@ def run(args: argparse.Namespace) -> int:
     if p1.name == p2.name:
         p1.name, p2.name = p1.name + "-1", p2.name + "-2"
     options = key_values(args.option, "--option")
-    opening = args.opening.split()
-    prepare_game(args.game, args.position, opening, options)  # checks before starting anything
     adjudication = Adjudication(max_plies=args.max_plies, draw_rules=not args.no_draw_rules)
+    prepare_start(_order(args, p1, p2, tc, options, adjudication, 0))  # checks before any start
     if args.out is not None:
         args.out.mkdir(parents=True, exist_ok=True)
     try:
-        scores = trio.run(_play_all, args, p1, p2, tc, options, opening, adjudication)
+        scores = trio.run(_play_all, args, p1, p2, tc, options, adjudication)
     except GameError as exc:
         raise UserError(str(exc)) from None
     print(f"Score of {p1.name} vs {p2.name}: {scores[p1.name]:g} - {scores[p2.name]:g} "
@@ -159,9 +159,18 @@ async def _connect(spec: BotSpec, log_dir: Path | None) -> BotConnection | None:
         return None
 
 
+def _order(args: argparse.Namespace, p1: BotSpec, p2: BotSpec, tc: TimeControl,
+           options: dict[str, str], adjudication: Adjudication, index: int) -> GameOrder:
+    """Game ``index`` (from 0) of the match: colours alternate, the rest is the command's."""
+    first, second = (p1, p2) if index % 2 == 0 else (p2, p1)
+    return GameOrder.checked(
+        args.game, first, second, tc=tc, start_position=args.position,
+        opening=args.opening.split(), adjudication=adjudication, game_options=options,
+        id=f"g{index + 1}", round=index + 1)
+
+
 async def _play_all(args: argparse.Namespace, p1: BotSpec, p2: BotSpec, tc: TimeControl,
-                    options: dict[str, str], opening: list[str],
-                    adjudication: Adjudication) -> dict[str, float]:
+                    options: dict[str, str], adjudication: Adjudication) -> dict[str, float]:
     log_dir = args.out / "logs" if args.out is not None else None
     if args.out is not None:
         hide_from_bots(args.out)  # the records and logs, even inside a folder a bot sees
@@ -169,29 +178,24 @@ async def _play_all(args: argparse.Namespace, p1: BotSpec, p2: BotSpec, tc: Time
     scores = {p1.name: 0.0, p2.name: 0.0}
     try:
         for index in range(args.games):
-            first, second = (p1, p2) if index % 2 == 0 else (p2, p1)
+            order = _order(args, p1, p2, tc, options, adjudication, index)
+            first, second = order.bots
             for spec in (first, second):
                 connection = connections[spec.name]
                 if connection is None or not connection.alive:
                     if connection is not None:
                         await connection.aclose()
                     connections[spec.name] = await _connect(spec, log_dir)
-            board, _ = prepare_game(args.game, args.position, opening, options)
+            board = prepare_start(order).initial()
             printer = _Printer(board, (first.name, second.name), args.show, args.quiet)
             print(f"Game {index + 1}: {first.name} (p1) vs {second.name} (p2), tc {tc}",
                   flush=True)
             c1, c2 = connections[first.name], connections[second.name]
-            common: dict[str, Any] = dict(
-                start_position=args.position, opening=opening, adjudication=adjudication,
-                game_options=options, game_id=f"g{index + 1}", round=index + 1, on_move=printer,
-            )
             if c1 is None or c2 is None:
                 # Let play_game start them afresh and record the failure the standard way.
-                record = await play_game(args.game, first, second, tc=tc, log_dir=log_dir,
-                                         **common)
+                record = await play_game(order, FreshBots(log_dir), on_move=printer)
             else:
-                record = await play_on(args.game, (c1, c2),
-                                       tcs=side_time_controls(first, second, tc), **common)
+                record = await play_on(order, (c1, c2), on_move=printer)
             _report(record, scores, args.out)
             if record.termination in RESTART_AFTER and record.winner is not None:
                 loser = (first, second)[1 - record.winner].name

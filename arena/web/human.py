@@ -33,7 +33,8 @@ from referee.botspec import BotSpec
 from referee.connection import BotConnection, BotError, Turn
 from referee.games import Game, GameError, get_game
 from referee.human import HumanSeat, human_spec
-from referee.match import open_bot, play_on, prepare_game
+from referee.match import open_bot, play_on, prepare_start
+from referee.order import GameOrder
 from referee.process.errors import BotStartError
 from referee.record import GameRecord, MoveRecord, Termination, encode_record
 from referee.timecontrol import TimeControl, TimeControlError
@@ -210,6 +211,12 @@ class HumanGames(Snapshots):
         return True
 
     # ----- the games ---------------------------------------------------------------------
+    def order(self) -> GameOrder:
+        """The order of the game being played: colours as they stand, numbered as it is."""
+        seats = (self.seat.spec, self.bot) if self.human == 0 else (self.bot, self.seat.spec)
+        return GameOrder.checked(self.game, *seats, tc=self.tc, game_options=self.options,
+                                 id=f"human-{self.number}", round=self.number)
+
     def _on_move(self, move: MoveRecord) -> None:
         self.moves.append(move)
         self.publish()
@@ -232,10 +239,7 @@ class HumanGames(Snapshots):
                         return
                 seats: tuple[BotConnection, BotConnection] = (
                     (self.seat, bot) if self.human == 0 else (bot, self.seat))
-                tcs = (self.tc, self.tc)
-                record = await play_on(self.game, seats, tcs=tcs, game_options=self.options,
-                                       game_id=f"human-{self.number}", round=self.number,
-                                       on_move=self._on_move)
+                record = await play_on(self.order(), seats, on_move=self._on_move)
                 self._finish(record)
                 await self._next.wait()
                 self._next = trio.Event()
@@ -297,14 +301,14 @@ def play_app(game: str, bot_cmd: list[str], *, tc: str, human: int, options: dic
         raise UserError(f"--tc: {exc}") from None
     if not bot_cmd:
         raise UserError("--bot: empty command")
-    try:
-        prepare_game(game, None, (), options)
-    except GameError as exc:
-        raise UserError(str(exc)) from None
     scripts = [w for w in bot_cmd[1:] if Path(w).suffix in (".py", ".js", ".mjs", ".sh")]
     name = Path(scripts[0]).stem if scripts else Path(bot_cmd[0]).name
     games = HumanGames(game, BotSpec(name=name or "bot", cmd=bot_cmd), clock, human, options,
                        out)
+    try:
+        prepare_start(games.order())  # the options checked before the page is served
+    except GameError as exc:
+        raise UserError(str(exc)) from None
 
     token = new_token()
 
