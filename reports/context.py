@@ -17,7 +17,7 @@ import msgspec
 import pandas as pd
 
 from arena.config import Config, SprtConfig
-from arena.sessions import Session, read_sessions
+from arena.rundir.sessions import Session, read_sessions
 from ratings import Sprt, SprtStatus
 from reports.journal import GameSummary
 from reports.tables import finished

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from arena.live_files import LiveFiles, header_for, live_name
+from arena.rundir.live_files import LiveFiles, header_for, live_name
 from arena.web.watch import RunWatcher, read_live
 from referee.record import MoveRecord
 

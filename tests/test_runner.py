@@ -201,7 +201,7 @@ def test_the_next_game_starts_while_the_last_one_is_journaled(tmp_path: Path) ->
     code = (
         "import sys, time\n"
         "from pathlib import Path\n"
-        "import arena.journal as j\n"
+        "import arena.rundir.journal as j\n"
         "real = j.Journal.append_sync\n"
         "waited = []\n"
         "def slow(self, record):\n"

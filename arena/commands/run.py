@@ -31,11 +31,11 @@ import msgspec
 from arena import prestart
 from arena.config import LoadedConfig, load_config
 from arena.errors import UserError
-from arena.journal import iter_records
-from arena.output import OutputDir, lock_output, prepare_output
 from arena.progress import Progress
+from arena.rundir.journal import iter_records
+from arena.rundir.prepare import OutputDir, lock_output, prepare_output
+from arena.rundir.sessions import log_session
 from arena.schedule import build_schedule
-from arena.sessions import log_session
 from referee.record import GameRecord
 from reports.pgn import append_pgn, write_pgn
 

@@ -20,7 +20,7 @@ from typing import Any, Final
 import msgspec
 import trio
 
-from arena.live_files import LIVE_DIR, LiveHeader
+from arena.rundir.live_files import LIVE_DIR, LiveHeader
 from arena.web.snapshots import Snapshots
 from referee.record import GameRecord, MoveRecord, Termination
 

@@ -17,7 +17,7 @@ import msgspec
 
 from arena.config import LoadedConfig
 from arena.errors import UserError
-from arena.journal import Journal, Warn
+from arena.rundir.journal import Journal, Warn
 from arena.schedule import Schedule, ScheduledGame
 from referee.process.botview import hide_from_bots
 
