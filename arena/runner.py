@@ -1,5 +1,5 @@
-"""Playing a tournament's games: resume, concurrency and Ctrl-C (the output directory:
-:mod:`arena.rundir.prepare`).
+"""Playing a tournament's games: resume, concurrency and Ctrl-C (the run directory:
+:mod:`arena.rundir`).
 
 Up to ``concurrency`` games run at once under one trio nursery: a producer feeds the games
 still missing from the journal into a memory channel and that many workers pull from it. Each
@@ -34,8 +34,8 @@ from arena.pool import BotPool
 from arena.progress import Progress
 from arena.retry import START_ATTEMPTS, retry_machine_faults
 from arena.rundir.journal import Journal, JournalWriteError
+from arena.rundir.layout import RunDir
 from arena.rundir.live_files import LiveFiles, header_for
-from arena.rundir.prepare import OutputDir
 from arena.schedule import ScheduledGame
 from referee.botspec import BotSpec
 from referee.process.faults import MachineFault
@@ -76,7 +76,7 @@ class Tournament:
     loaded: LoadedConfig
     pending: Sequence[ScheduledGame]
     journal: Journal
-    out: OutputDir
+    out: RunDir
     progress: Progress
     on_record: Callable[[GameRecord], None] = lambda record: None
     """Called after each game is journaled (PGN, report): must not block for long."""

@@ -33,7 +33,8 @@ from arena.config import LoadedConfig, load_config
 from arena.errors import UserError
 from arena.progress import Progress
 from arena.rundir.journal import iter_records
-from arena.rundir.prepare import OutputDir, lock_output, prepare_output
+from arena.rundir.layout import RunDir
+from arena.rundir.prepare import lock_run_dir, prepare_run_dir
 from arena.rundir.sessions import log_session
 from arena.schedule import build_schedule
 from referee.record import GameRecord
@@ -84,10 +85,10 @@ def run(args: argparse.Namespace) -> int:
             msgspec.structs.replace(bot, debug=True) for bot in loaded.bots))
     schedule = build_schedule(loaded)
     root = args.output or loaded.default_output() or Path("runs") / loaded.path.stem
-    out = OutputDir(root)
+    out = RunDir(root)
     try:
-        lock = lock_output(out)  # noqa: F841 - held (open) until the process exits
-        journal = prepare_output(loaded, schedule, out, warn)
+        lock = lock_run_dir(out)  # noqa: F841 - held (open) until the process exits
+        journal = prepare_run_dir(loaded, schedule, out, warn)
     except OSError as exc:
         raise UserError(f"cannot use output directory {out.root}: {exc.strerror or exc}") from None
     event = loaded.event
@@ -170,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
         if result.arena_fault is None:  # else the machine is short of something: stop at once
             print_ratings(out.journal)
             if args.cluster:
-                print_workers(out.journal)
+                print_workers(out.root)
             if sprt is not None:
                 print(f"arena: {sprt.message()}")
             report.build(final=True)
@@ -189,19 +190,21 @@ def cluster_concurrency(cap: int | None, loaded: LoadedConfig, threads: int) -> 
     return max(1, min(threads, cap) if cap else threads)
 
 
-def print_workers(journal: Path) -> None:
+def print_workers(run_dir: Path) -> None:
     """Games, mean move time and scores per cluster worker (fair time controls need equal
     machines)."""
+    from reports.journal import summarise_journal
     from reports.workers import worker_table
 
-    table = worker_table(journal)
+    table = worker_table(summarise_journal(run_dir))
     if table is not None:
         print(f"by worker:\n{table.to_string()}", flush=True)
 
 
 def print_ratings(journal: Path) -> None:
     """The Ordo-style Elo table of every journaled game (``arena ratings`` gives more)."""
-    from ratings import aggregate, fit_ratings, read_results
+    from arena.rundir.results import read_results
+    from ratings import aggregate, fit_ratings
     from ratings.table import format_table
 
     results = read_results(journal) if journal.exists() else []
@@ -211,7 +214,7 @@ def print_ratings(journal: Path) -> None:
 
 
 def _exit_status(
-    result: RunResult, total: int, journaled: int, out: OutputDir, sprt: SprtStop | None
+    result: RunResult, total: int, journaled: int, out: RunDir, sprt: SprtStop | None
 ) -> int:
     """0 when the schedule is complete (or the SPRT decided), 130 when stopped by the user,
     1 when games failed or are missing for another reason, 3 when the machine or the arena
