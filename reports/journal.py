@@ -183,8 +183,10 @@ class _Move(msgspec.Struct, gc=False):
 
 class _Record(msgspec.Struct, gc=False):
     """The fields of :class:`~referee.record.GameRecord` a summary needs, with the same names,
-    types and defaults (so every valid record decodes). Untracked by the garbage collector:
-    a journal holds millions of moves and GC passes over them would cost more than decoding."""
+    types and defaults (so every valid record decodes, and no other), as :class:`_Move` and
+    :class:`_Info` are of a move and its info: ``tests/test_record_projections.py`` checks it.
+    Untracked by the garbage collector: a journal holds millions of moves and GC passes over
+    them would cost more than decoding."""
 
     game: str
     p1: str
