@@ -100,9 +100,9 @@ class LineReader:
                 self._refuse_binary(bounds, fh.read(SNIFF_BYTES), self.end, self.lines + 1)
                 fh.seek(self.end)
                 cap = bounds.max_line + 1
-                raws = iter(lambda: fh.readline(cap), b"")
+                raws: Iterator[bytes] = iter(lambda: fh.readline(cap), b"")
             else:
-                raws = iter(fh.readline, b"")
+                raws = iter(fh)
             pending = self.last_line is LastLine.PENDING
             for raw in raws:
                 number = self.lines + 1
