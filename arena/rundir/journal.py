@@ -125,9 +125,10 @@ class Journal:
 
     def append_sync(self, record: GameRecord) -> None:
         """Write one record as a line and make it durable before returning (see
-        :func:`append_record`); a failure stops the run, and the message says how to go on."""
+        :func:`append_record`); a failure stops the run, and the message says how to go on.
+        A journal removed meanwhile is such a failure, never a new journal."""
         try:
-            append_record(self.path, record)
+            append_record(self.path, record, create=False)
         except JournalWriteError as exc:
             raise JournalWriteError(
                 f"{exc}; the run stops here. Free some space (or fix the cause) and run the "
@@ -151,10 +152,10 @@ class Journal:
                 self.append_sync(record)
 
 
-def append_record(path: Path, record: GameRecord) -> None:
-    """Write one record as a line at the end of the journal at ``path`` (made if missing) and
-    make it durable before returning: :meth:`Journal.append_sync`, and the ad-hoc games of
-    ``arena play --out`` and the web seat, which keep no journal open.
+def append_record(path: Path, record: GameRecord, *, create: bool = True) -> None:
+    """Write one record as a line at the end of the journal at ``path`` (made if missing, when
+    ``create``) and make it durable before returning: :meth:`Journal.append_sync`, and the
+    ad-hoc games of ``arena play --out`` and the web seat, which keep no journal open.
 
     A failure that may pass (EMFILE, ENOMEM...) is retried a few times with a growing wait;
     any other, or the last, raises :class:`JournalWriteError` after cutting the file back
@@ -163,7 +164,7 @@ def append_record(path: Path, record: GameRecord) -> None:
     wait = APPEND_BACKOFF_S
     for attempt in range(APPEND_RETRIES):
         try:
-            _write(path, line)
+            _write(path, line, create)
             return
         except OSError as exc:
             if exc.errno not in _PASSING_ERRNOS or attempt == APPEND_RETRIES - 1:
@@ -173,10 +174,11 @@ def append_record(path: Path, record: GameRecord) -> None:
             wait *= 2
 
 
-def _write(path: Path, line: bytes) -> None:
+def _write(path: Path, line: bytes, create: bool) -> None:
     """One unbuffered append and fsync; on failure the file is cut back to its old size
     (nothing buffered is left to be flushed later)."""
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC | (os.O_CREAT if create else 0)
+    fd = os.open(path, flags, 0o644)
     try:
         size = os.lseek(fd, 0, os.SEEK_END)
         try:
