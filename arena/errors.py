@@ -18,7 +18,8 @@ class RunFailure(UserError):
 class DuplicateGameError(UserError):
     """Two records of one game id in one file. The schedule gives every game its own id, so a
     second record was forged or written twice; counting both would bias every rating. Resume
-    (:func:`arena.journal.load`) and ``arena ratings`` refuse it with this one message."""
+    (:func:`arena.rundir.journal.load`) and ``arena ratings`` refuse it with this one
+    message."""
 
     def __init__(self, where: str, game_id: str, first: str) -> None:
         super().__init__(

@@ -1,5 +1,5 @@
-"""Playing a tournament's games: resume, concurrency and Ctrl-C (the output directory:
-:mod:`arena.output`).
+"""Playing a tournament's games: resume, concurrency and Ctrl-C (the run directory:
+:mod:`arena.rundir`).
 
 Up to ``concurrency`` games run at once under one trio nursery: a producer feeds the games
 still missing from the journal into a memory channel and that many workers pull from it. Each
@@ -30,12 +30,12 @@ import trio
 
 from arena.config import LoadedConfig
 from arena.errors import RunFailure
-from arena.journal import Journal, JournalWriteError
-from arena.live_files import LiveFiles, header_for
-from arena.output import OutputDir
 from arena.pool import BotPool
 from arena.progress import Progress
 from arena.retry import START_ATTEMPTS, retry_machine_faults
+from arena.rundir.journal import Journal, JournalWriteError
+from arena.rundir.layout import RunDir
+from arena.rundir.live_files import LiveFiles, header_for
 from arena.schedule import ScheduledGame, order_for
 from referee.botspec import BotSpec
 from referee.order import GameOrder
@@ -77,7 +77,7 @@ class Tournament:
     loaded: LoadedConfig
     pending: Sequence[ScheduledGame]
     journal: Journal
-    out: OutputDir
+    out: RunDir
     progress: Progress
     on_record: Callable[[GameRecord], None] = lambda record: None
     """Called after each game is journaled (PGN, report): must not block for long."""

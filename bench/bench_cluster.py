@@ -52,7 +52,8 @@ def _config(directory: Path, kind: str) -> Path:
 
 def _run(directory: Path, kind: str, n: int) -> tuple[int, float, float]:
     """(games, playing span s, wall s) of one run."""
-    from referee.record import decode_record
+    from arena.rundir.journal import iter_records
+    from arena.rundir.layout import RunDir
 
     out = directory / f"out-{kind.replace(' ', '-')}-{n}"
     argv = [sys.executable, "-m", "arena.cli", "run", str(_config(directory, kind)), "-o",
@@ -65,7 +66,7 @@ def _run(directory: Path, kind: str, n: int) -> tuple[int, float, float]:
     if done.returncode != 0:
         print(done.stdout[-2000:], done.stderr[-2000:])
         raise SystemExit(f"arena run ({kind}) failed with status {done.returncode}")
-    records = [decode_record(line) for line in (out / "games.jsonl").read_bytes().splitlines()]
+    records = list(iter_records(RunDir(out).journal))
     span = max(r.ended_at for r in records) - min(r.started_at for r in records)
     return len(records), span, wall
 

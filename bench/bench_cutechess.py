@@ -39,7 +39,6 @@ games differ from run to run anyway; plies/min is the figure to read there.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import re
 import select
@@ -52,6 +51,9 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from arena.rundir.journal import iter_records
+from arena.rundir.layout import RunDir
 
 ROOT = Path(__file__).resolve().parent.parent
 OPENINGS = ROOT / "examples" / "openings" / "dobutsu-balanced.txt"
@@ -189,16 +191,13 @@ def arena_run(match: Match, work: Path, engine: str, openings: Path, tag: str) -
     argv = [sys.executable, "-m", "arena.cli", "run", str(config), "-o", str(out), "--plain",
             "--no-report"]
     run = measure(argv, cwd=ROOT, log=work / f"{tag}.log")
-    lines = (out / "games.jsonl").read_bytes().splitlines() if (out / "games.jsonl").exists() \
-        else []
-    for line in lines:
-        record = json.loads(line)
-        if "plies" not in record:  # not a game (a journal's other lines)
-            continue
+    for record in iter_records(RunDir(out).journal):
+        if not record.plies:  # no move played: nothing to count (as before: such a record
+            continue          # leaves out its plies)
         run.games += 1
-        run.plies += record["plies"]
-        run.forfeits += record["termination"] == "time-forfeit"
-        run.lengths[cutechess_fen(record.get("start_position", "")), record["p1"]] = record["plies"]
+        run.plies += record.plies
+        run.forfeits += record.termination == "time-forfeit"
+        run.lengths[cutechess_fen(record.start_position), record.p1] = record.plies
     return run
 
 

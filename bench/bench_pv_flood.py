@@ -20,6 +20,7 @@ import uuid
 from pathlib import Path
 from tempfile import TemporaryDirectory
 
+from arena.rundir.layout import RunDir
 from referee.process import proctree
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -74,7 +75,7 @@ def main() -> None:
         config = write_config(where, tag)
         out = where / "out"
         status, peak, seconds = run_arena(config, out)
-        journal = out / "games.jsonl"
+        journal = RunDir(out).journal
         lines = journal.read_bytes().splitlines() if journal.exists() else []
         size = journal.stat().st_size if journal.exists() else 0
         plies = sum(line.count(b'"move":') for line in lines)

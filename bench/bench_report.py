@@ -20,13 +20,17 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import msgspec
 
+from arena.rundir.journal import write_records
+from arena.rundir.layout import RunDir
 from bench.synthetic import DEFAULT_BOTS, BotProfile, play_game
 from referee.record import GameRecord
 from reports.html import build
+from reports.viewer_files import GAMES_DIR
 
 GAMES = 100_000
 BASE_GAMES = 300
@@ -35,7 +39,7 @@ TARGET_S = 60.0
 
 
 def make_journal(run_dir: Path, games: int = GAMES, seed: int = 1) -> Path:
-    """Write ``run_dir/games.jsonl`` with ``games`` records built from real random games."""
+    """Write the journal of ``run_dir`` with ``games`` records built from real random games."""
     rng = random.Random(seed)
     profiles = [
         BotProfile(f"bot{i:02d}", mean_ms=5.0 + 10 * (i % 5), reports_search=i % 2 == 0,
@@ -50,11 +54,11 @@ def make_journal(run_dir: Path, games: int = GAMES, seed: int = 1) -> Path:
     for rec in base:
         by_result.setdefault(rec.result, []).append(rec)
     strength = [rng.gauss(0, 150) for _ in profiles]
-    encoder = msgspec.json.Encoder()
     run_dir.mkdir(parents=True, exist_ok=True)
-    path = run_dir / "games.jsonl"
-    clock = 1_700_000_000.0
-    with path.open("wb") as fh:
+    path = RunDir(run_dir).journal
+
+    def records() -> Iterator[GameRecord]:
+        clock = 1_700_000_000.0
         for number in range(games):
             i, j = rng.sample(range(BOTS), 2)
             expected = 1 / (1 + 10 ** ((strength[j] - strength[i]) / 400))
@@ -72,8 +76,9 @@ def make_journal(run_dir: Path, games: int = GAMES, seed: int = 1) -> Path:
                 tags={"pairing": f"{i}-{j}"},
             )
             clock += 0.5
-            fh.write(encoder.encode(rec))
-            fh.write(b"\n")
+            yield rec
+
+    write_records(path, records())
     return path
 
 
@@ -98,12 +103,11 @@ def main(argv: list[str] | None = None) -> None:
                 f"({len(built.viewers)} viewer files), {seconds / TARGET_S:.2f} of the "
                 f"{TARGET_S:.0f} s target" + ("" if seconds < TARGET_S else "  ** OVER TARGET **")
             )
-        html = run_dir / "report.html"
-        index = run_dir / "report" / "index.js"
-        print(f"report.html {html.stat().st_size / 1e3:.0f} kB, index.js "
+        files = RunDir(run_dir)
+        html, index, viewers = files.report_page, files.report_index, files.report_dir / GAMES_DIR
+        print(f"{html.name} {html.stat().st_size / 1e3:.0f} kB, {index.name} "
               f"{index.stat().st_size / 1e6:.1f} MB, viewer files "
-              f"{sum(p.stat().st_size for p in (run_dir / 'report' / 'games').iterdir()) / 1e6:.1f}"
-              " MB")
+              f"{sum(p.stat().st_size for p in viewers.iterdir()) / 1e6:.1f} MB")
         top = built.standings.head(3)
         print("top: " + ", ".join(f"{b} {e:+.0f}" for b, e in zip(top["bot"], top["elo"],
                                                                    strict=True)

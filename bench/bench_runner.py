@@ -13,6 +13,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from arena.rundir.journal import iter_records
+from arena.rundir.layout import RunDir
+
 ROOT = Path(__file__).resolve().parent.parent
 GAMES_PER_PAIRING = 20  # 3 bots -> 3 pairings -> 60 games
 
@@ -45,7 +48,7 @@ def main() -> None:
             if done.returncode != 0:
                 print(done.stdout[-2000:], done.stderr[-2000:])
                 raise SystemExit(f"arena run failed with status {done.returncode}")
-            games = len((out / "games.jsonl").read_bytes().splitlines())
+            games = sum(1 for _ in iter_records(RunDir(out).journal))
             print(
                 f"concurrency {concurrency}: {games} games in {elapsed:.1f} s "
                 f"({60 * games / elapsed:.0f} games/min, CLI start included)"

@@ -17,9 +17,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import msgspec
-
-from referee.record import GameRecord
+from arena.rundir.journal import iter_records
+from arena.rundir.layout import RunDir
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = ("draughts", "jungle", "dobutsu", "dvonn", "donkan")
@@ -45,16 +44,12 @@ def play(game: str) -> int:
 
 def summarise(game: str) -> list[str]:
     """One line per opponent: score %, W/D/L, and the terminations of alphabeta's losses."""
-    journal = run_dir(game) / "games.jsonl"
+    journal = RunDir(run_dir(game)).journal
     if not journal.is_file():
         return [f"{game:9} no games in {journal}"]
-    decoder = msgspec.json.Decoder(GameRecord)
     wdl: dict[str, list[int]] = collections.defaultdict(lambda: [0, 0, 0])
     ends: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
-    for line in journal.read_bytes().splitlines():
-        if not line.strip():
-            continue
-        record = decoder.decode(line)
+    for record in iter_records(journal):
         if HERO not in (record.p1, record.p2) or record.result == "*":
             continue
         side = 0 if record.p1 == HERO else 1

@@ -16,13 +16,14 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena.rundir.journal import write_records
+from arena.rundir.layout import RunDir
 from protocol.messages import SearchInfo
 from referee.games import get_game
 from referee.record import (
     GameRecord,
     MoveRecord,
     Termination,
-    encode_record,
     result_for,
 )
 
@@ -175,10 +176,8 @@ def round_robin(
 
 
 def write_journal(run_dir: Path, records: list[GameRecord]) -> Path:
-    """Write ``run_dir/games.jsonl`` (one record per line), as the runner does."""
+    """Write the journal of ``run_dir`` (one record per line), as the runner does."""
     run_dir.mkdir(parents=True, exist_ok=True)
-    path = run_dir / "games.jsonl"
-    with path.open("wb") as fh:
-        for rec in records:
-            fh.write(encode_record(rec) + b"\n")
+    path = RunDir(run_dir).journal
+    write_records(path, records)
     return path

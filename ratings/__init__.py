@@ -1,10 +1,11 @@
 """Ratings and match statistics: Ordo-style Elo fit, pairwise tables, pentanomial, SPRT.
 
-Used by the tournament runner (live SPRT, standings) and by the reports; imports nothing above
-the ``arena`` layer. The public API is re-exported here:
+Used by the tournament runner (live SPRT, standings) and by the reports; imports nothing from
+``arena``, which reads the files (``arena.rundir.results.read_results(path)``: a run directory,
+a games.jsonl journal or a PGN file, as a list of ``GameResult``). The public API is
+re-exported here:
 
-- ``read_results(path) -> list[GameResult]`` (run dir, games.jsonl, PGN);
-  ``aggregate(results, players=()) -> Counts``; ``aggregate_arrays(...)`` for bulk data.
+- ``aggregate(results, players=()) -> Counts``; ``aggregate_arrays(...)`` for bulk data.
 - ``fit_ratings(counts, scale=, white_advantage=, anchor=, average=, errors=, ...) -> RatingFit``.
 - ``pairwise(results) -> {(a, b): PairStats}``; ``colour_pairs(results)``.
 - ``Sprt(elo0, elo1, alpha, beta, model=, elo_model=).update(score, pair=None) -> SprtStatus``
@@ -25,7 +26,7 @@ from ratings.pairwise import (
     score_to_elo,
     trinomial_error,
 )
-from ratings.sources import GameResult, read_results
+from ratings.sources import GameResult
 from ratings.sprt import (
     Decision,
     Sprt,
@@ -55,7 +56,6 @@ __all__ = [
     "llr_trinomial",
     "pairwise",
     "pentanomial_error",
-    "read_results",
     "score_to_elo",
     "trinomial_error",
 ]

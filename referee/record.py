@@ -8,7 +8,7 @@ fields with defaults so that old journals still decode.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Final
+from typing import Annotated, Final
 
 import msgspec
 
@@ -58,7 +58,7 @@ class MoveRecord(msgspec.Struct, omit_defaults=True):
     """One move as the referee saw it."""
 
     move: str
-    side: int
+    side: Annotated[int, msgspec.Meta(ge=0, le=1)]
     """0 = p1, 1 = p2."""
     elapsed_ms: float
     """From sending ``go`` to reading ``bestmove`` (0 for opening-book moves)."""

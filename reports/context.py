@@ -17,12 +17,12 @@ import msgspec
 import pandas as pd
 
 from arena.config import Config, SprtConfig
-from arena.sessions import Session, read_sessions
+from arena.rundir.layout import CONFIG_COPY, RunDir
+from arena.rundir.sessions import Session, read_sessions
 from ratings import Sprt, SprtStatus
 from reports.journal import GameSummary
 from reports.tables import finished
 
-CONFIG_COPY = "config.toml"
 UNKNOWN = "unknown"
 
 
@@ -43,7 +43,7 @@ def read_context(run_dir: Path) -> RunContext:
     """The config copy and the session lines of ``run_dir``; an unreadable one is a note."""
     config: Config | None = None
     problems: list[str] = []
-    copy = run_dir / CONFIG_COPY
+    copy = RunDir(run_dir).config
     if copy.is_file():
         try:
             config = msgspec.toml.decode(copy.read_bytes(), type=Config)

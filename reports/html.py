@@ -27,17 +27,15 @@ from pathlib import Path
 
 import pandas as pd
 
+from arena.rundir.layout import GAMES_CSV, REPORT_DIR, REPORT_INDEX, STANDINGS_CSV, RunDir
 from referee.record import BOT_FAULTS
 from reports import charts, rating_tables, tables
 from reports.context import context_rows, game_statistics, read_context, sprt_llr
 from reports.files import write_text, write_with
-from reports.journal import Journal, read_journal
+from reports.journal import JournalSummary, summarise_journal
 from reports.viewer_files import DEFAULT_VIEWER_LIMIT, render_viewers
 from reports.workers import worker_table
 
-REPORT_NAME = "report.html"
-ASSET_DIR = "report"
-SUMMARY_CACHE = "journal-summary.pickle"
 NAV = (
     "context", "faults", "standings", "ratings", "crosstable", "endings", "colours", "moves",
     "games",
@@ -67,9 +65,10 @@ def _asset(name: str) -> str:
 
 def build(run_dir: Path, viewer_limit: int | None = DEFAULT_VIEWER_LIMIT) -> Built:
     """Build everything and return what was built."""
-    out = run_dir / ASSET_DIR
+    files = RunDir(run_dir)
+    out = files.report_dir
     out.mkdir(exist_ok=True)
-    journal = read_journal(run_dir, cache=out / SUMMARY_CACHE)
+    journal = summarise_journal(run_dir, cache=files.summary_cache)
     games = tables.games_frame(journal)
     bots = journal.bots
     notes: list[str] = []
@@ -122,13 +121,13 @@ def build(run_dir: Path, viewer_limit: int | None = DEFAULT_VIEWER_LIMIT) -> Bui
             f"(limit {viewer_limit}): every game that ended by a bot's fault first, then the "
             "most recent ones; `arena report --viewer-limit 0` renders all"
         )
-    write_text(out / "index.js", _index_js(journal, viewers))
+    write_text(files.report_index, _index_js(journal, viewers))
 
-    write_with(run_dir / "games.csv", lambda tmp: games.to_csv(tmp, index=False))
-    write_with(run_dir / "standings.csv", lambda tmp: standings.to_csv(tmp, index=False))
-    by_worker = worker_table(journal.path)
+    write_with(files.games_csv, lambda tmp: games.to_csv(tmp, index=False))
+    write_with(files.standings_csv, lambda tmp: standings.to_csv(tmp, index=False))
+    by_worker = worker_table(journal)
     if by_worker is not None:
-        write_with(run_dir / "workers.csv", lambda tmp: by_worker.to_csv(tmp))
+        write_with(files.workers_csv, lambda tmp: by_worker.to_csv(tmp))
 
     page = _page(
         run_dir, journal, games, standings, points, count, pairs, faults, colours, advantage,
@@ -136,12 +135,12 @@ def build(run_dir: Path, viewer_limit: int | None = DEFAULT_VIEWER_LIMIT) -> Bui
         context_html=_context_section(context_rows(context, games)), stats=stats,
         sprt_text=sprt_text, by_worker=by_worker,
     )
-    target = run_dir / REPORT_NAME
+    target = files.report_page
     write_text(target, page)
     return Built(target, standings, games, built_charts, viewers, notes)
 
 
-def _index_js(journal: Journal, viewers: dict[str, str]) -> str:
+def _index_js(journal: JournalSummary, viewers: dict[str, str]) -> str:
     """The game list as compact rows: names are indices into ``bots`` and ``games``."""
     bots = {b: i for i, b in enumerate(journal.bots)}
     names = sorted({g.game for g in journal.games})
@@ -181,7 +180,7 @@ def _table(frame: pd.DataFrame, table_id: str = "", index: bool = False) -> str:
 
 def _img(path: Path, alt: str) -> str:
     stamp = int(path.stat().st_mtime)
-    return f'<img src="{ASSET_DIR}/{_e(path.name)}?v={stamp}" alt="{_e(alt)}">'
+    return f'<img src="{REPORT_DIR}/{_e(path.name)}?v={stamp}" alt="{_e(alt)}">'
 
 
 def rating_text(value: float, error: float, bound: str = "") -> str:
@@ -271,7 +270,7 @@ def _worker_section(by_worker: pd.DataFrame | None) -> str:
 
 def _page(
     run_dir: Path,
-    journal: Journal,
+    journal: JournalSummary,
     games: pd.DataFrame,
     standings: pd.DataFrame,
     points: pd.DataFrame,
@@ -317,12 +316,12 @@ def _page(
 {VIEWER}
 <script>{_asset("board.js")}
 {_asset("report.js")}</script>
-<script src="{ASSET_DIR}/index.js?v={int(time.time())}"></script>
+<script src="{REPORT_DIR}/{REPORT_INDEX}?v={int(time.time())}"></script>
 </body></html>
 """
 
 
-def _header(run_dir: Path, journal: Journal, games: pd.DataFrame) -> str:
+def _header(run_dir: Path, journal: JournalSummary, games: pd.DataFrame) -> str:
     """Title and one line of facts: games, game names, bots, when, the CSV files."""
     n = len(games)
     done = len(tables.finished(games))
@@ -330,8 +329,8 @@ def _header(run_dir: Path, journal: Journal, games: pd.DataFrame) -> str:
     updated = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime())
     return f"""<header><h1>Arena report: {_e(run_dir.name)}</h1>
 <div class="meta">{n} games ({done} finished) · game: {_e(names)} · {len(journal.bots)} bots ·
-updated {_e(updated)} · <a href="games.csv">games.csv</a> ·
-<a href="standings.csv">standings.csv</a></div></header>"""
+updated {_e(updated)} · <a href="{GAMES_CSV}">{GAMES_CSV}</a> ·
+<a href="{STANDINGS_CSV}">{STANDINGS_CSV}</a></div></header>"""
 
 
 def _standings_section(standings: pd.DataFrame) -> str:

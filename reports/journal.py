@@ -5,8 +5,10 @@ a time and only what the report needs is kept: one summary row per game and flat
 arrays (time, depth, nodes) in :mod:`array` buffers. The full record of a game is read back
 later by byte offset, only for the games whose viewer file must be (re)rendered.
 
-The runner may be appending while we read: a final line without its newline is a game still
-being written and is skipped; any other undecodable line is an error naming file and line.
+The runner may be appending while we read. The journal's lines come from its one reader
+(:func:`arena.rundir.journal.journal_lines`): a final line without its newline is a game still
+being written and is left for the next read; any other undecodable line is an error naming
+file and line.
 """
 
 from __future__ import annotations
@@ -23,11 +25,11 @@ from typing import Annotated
 
 import msgspec
 
+from arena.rundir.journal import journal_lines
+from arena.rundir.layout import RunDir
 from ratings.sources import PAIR_TAGS
 from referee.record import GameRecord, Termination, decode_record
 from reports.files import write_with
-
-JOURNAL_NAME = "games.jsonl"
 
 
 class JournalError(ValueError):
@@ -60,6 +62,12 @@ class GameSummary:
     """The colour pair the game belongs to (runner tag ``pair``), for pentanomial statistics."""
     transcript: str | None
     """The game's protocol transcript (``transcripts/<file>``, runner tag ``transcript``)."""
+    worker: str | None
+    """The cluster worker that played the game (``arena run --cluster``), None for this machine."""
+    move_ms: float
+    """Milliseconds the bots took over their moves (book moves excluded)."""
+    bot_moves: int
+    """Moves the bots made (book moves excluded)."""
     fingerprint: str
     """Checksum of the journal line: a viewer file is re-rendered only when it changes."""
     offset: int
@@ -74,7 +82,7 @@ class MoveStats:
     the memory and the summary cache: 14 bytes per move."""
 
     bot: array = field(default_factory=lambda: array("h"))
-    """Index into :attr:`Journal.bots` of the bot that made the move."""
+    """Index into :attr:`JournalSummary.bots` of the bot that made the move."""
     elapsed_ms: array = field(default_factory=lambda: array("f"))
     depth: array = field(default_factory=lambda: array("f"))
     """NaN where the bot did not report it."""
@@ -83,7 +91,7 @@ class MoveStats:
 
 
 @dataclass(slots=True)
-class Journal:
+class JournalSummary:
     """A whole journal in summary form, and where reading it stopped (to resume from there)."""
 
     path: Path
@@ -102,7 +110,7 @@ class Journal:
     if the file still holds the same bytes there (the runner only ever appends)."""
 
 
-CACHE_VERSION = 3
+CACHE_VERSION = 4
 _CHECK_BYTES = 4096
 
 
@@ -114,19 +122,6 @@ def safe_key(text: str) -> str:
     return _UNSAFE.sub("_", text).strip("._")[:80]
 
 
-def _iter_lines(path: Path, offset: int, lines: int) -> Iterator[tuple[int, int, bytes, bool]]:
-    """(line number, byte offset, line, has newline) for every non-blank line from ``offset``
-    (``lines`` lines come before it)."""
-    with path.open("rb") as fh:
-        fh.seek(offset)
-        for number, line in enumerate(fh, start=lines + 1):
-            start = offset
-            offset += len(line)
-            complete = line.endswith(b"\n")
-            if line.strip() or not complete:
-                yield number, start, line, complete
-
-
 def _checksums(path: Path, end: int) -> tuple[int, int]:
     with path.open("rb") as fh:
         head = fh.read(min(end, _CHECK_BYTES))
@@ -135,14 +130,14 @@ def _checksums(path: Path, end: int) -> tuple[int, int]:
     return zlib.crc32(head), zlib.crc32(tail)
 
 
-def _load_cache(cache: Path, path: Path) -> Journal | None:
+def _load_cache(cache: Path, path: Path) -> JournalSummary | None:
     """The cached summary if it still describes a prefix of the journal, else None."""
     try:
         with cache.open("rb") as fh:
             version, journal = pickle.load(fh)
     except (OSError, pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError):
         return None
-    if version != CACHE_VERSION or not isinstance(journal, Journal):
+    if version != CACHE_VERSION or not isinstance(journal, JournalSummary):
         return None
     if path.stat().st_size < journal.end or _checksums(path, journal.end) != journal.check:
         return None
@@ -150,17 +145,18 @@ def _load_cache(cache: Path, path: Path) -> Journal | None:
     return journal
 
 
-def read_journal(run_dir: Path, cache: Path | None = None) -> Journal:
-    """Summarise ``RUN_DIR/games.jsonl``; raise :class:`JournalError` on a bad line.
+def summarise_journal(run_dir: Path, cache: Path | None = None) -> JournalSummary:
+    """Summarise the journal of ``run_dir``; raise :class:`JournalError` on a bad line.
 
     With ``cache`` (a file), the summary of an earlier call is loaded from it and only the lines
     appended since are read, then the cache is rewritten: refreshing the report of a long run
     costs the new games, not the whole journal.
     """
-    path = run_dir / JOURNAL_NAME
+    path = RunDir(run_dir).journal
     if not path.is_file():
         raise JournalError(f"{path}: no game journal here (is {run_dir} a run directory?)")
-    journal = (_load_cache(cache, path) if cache is not None else None) or Journal(path=path)
+    journal = ((_load_cache(cache, path) if cache is not None else None)
+               or JournalSummary(path=path))
     before = journal.end
     _summarise(journal)
     if cache is not None and journal.end != before:
@@ -184,8 +180,10 @@ class _Move(msgspec.Struct, gc=False):
 
 class _Record(msgspec.Struct, gc=False):
     """The fields of :class:`~referee.record.GameRecord` a summary needs, with the same names,
-    types and defaults (so every valid record decodes). Untracked by the garbage collector:
-    a journal holds millions of moves and GC passes over them would cost more than decoding."""
+    types and defaults (so every valid record decodes, and no other), as :class:`_Move` and
+    :class:`_Info` are of a move and its info: ``tests/test_record_projections.py`` checks it.
+    Untracked by the garbage collector: a journal holds millions of moves and GC passes over
+    them would cost more than decoding."""
 
     game: str
     p1: str
@@ -203,12 +201,13 @@ class _Record(msgspec.Struct, gc=False):
     ended_at: float = 0.0
     plies: int = 0
     tags: dict[str, str] = {}
+    worker: str | None = None
 
 
 _summary_decoder = msgspec.json.Decoder(_Record)
 
 
-def update_journal(journal: Journal) -> int:
+def update_summary(journal: JournalSummary) -> int:
     """Summarise the lines appended since ``journal`` was last read (a watcher following a
     running tournament); returns how many games were added."""
     before = len(journal.games)
@@ -216,7 +215,7 @@ def update_journal(journal: Journal) -> int:
     return len(journal.games) - before
 
 
-def _summarise(journal: Journal) -> None:
+def _summarise(journal: JournalSummary) -> None:
     """Read the journal from ``journal.end`` to its last complete line, in place."""
     path = journal.path
     games = journal.games
@@ -224,15 +223,12 @@ def _summarise(journal: Journal) -> None:
     stats = journal.moves
     seen = journal.seen
     nan = math.nan
-    for number, offset, line, complete in _iter_lines(path, journal.end, journal.lines):
+    lines = journal_lines(path, start=journal.end, before=journal.lines)
+    for line in lines:
         try:
-            rec = _summary_decoder.decode(line)
+            rec = _summary_decoder.decode(line.data)
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-            if not complete:
-                break  # the runner is still writing this game
-            raise JournalError(f"{path}:{number}: not a game record: {exc}") from None
-        journal.end = offset + len(line)
-        journal.lines = number
+            raise JournalError(f"{path}:{line.number}: not a game record: {exc}") from None
         base = safe_key(rec.id) or f"game{len(games) + 1}"
         count = seen.get(base, 0)
         seen[base] = count + 1
@@ -243,11 +239,13 @@ def _summarise(journal: Journal) -> None:
                 bots[name] = len(bots)
             ids.append(bots[name])
         own = [(m.side, m.elapsed_ms, m.info) for m in rec.moves if not m.book]
+        move_ms = 0.0
         if own:
             sides, elapsed, infos = zip(*own, strict=True)
             first, second = ids
             stats.bot.extend([second if side else first for side in sides])
             stats.elapsed_ms.extend(elapsed)
+            move_ms = sum(elapsed)
             if any(infos):
                 stats.depth.extend([nan if i is None or i.depth is None else i.depth
                                     for i in infos])
@@ -277,23 +275,30 @@ def _summarise(journal: Journal) -> None:
                 opening=" ".join(rec.opening),
                 pair=next((rec.tags[t] for t in PAIR_TAGS if rec.tags.get(t)), None),
                 transcript=rec.tags.get("transcript") or None,
-                fingerprint=f"{zlib.crc32(line):08x}",
-                offset=offset,
-                length=len(line),
+                worker=rec.worker,
+                move_ms=move_ms,
+                bot_moves=len(own),
+                fingerprint=f"{zlib.crc32(line.data):08x}",
+                offset=line.offset,
+                length=len(line.data),
             )
         )
         if len(bots) != len(journal.bots):
             journal.bots = list(bots)
+        journal.end = lines.end
+        journal.lines = lines.lines
+    journal.end = lines.end  # and the blank lines after the last game
+    journal.lines = lines.lines
 
 
-def read_record(journal: Journal, game: GameSummary) -> GameRecord:
+def read_record(journal: JournalSummary, game: GameSummary) -> GameRecord:
     """The full record of one summarised game, read back by its byte offset."""
     with journal.path.open("rb") as fh:
         fh.seek(game.offset)
         return decode_record(fh.read(game.length))
 
 
-def iter_records(journal: Journal, games: list[GameSummary]) -> Iterator[GameRecord]:
+def read_records(journal: JournalSummary, games: list[GameSummary]) -> Iterator[GameRecord]:
     """Full records of several games, with one open file (games in any order)."""
     with journal.path.open("rb") as fh:
         for game in games:

@@ -16,7 +16,7 @@ import pandas as pd
 from ratings import GameResult, pairwise
 from ratings.counts import Counts, aggregate_arrays
 from ratings.model import ALL_LOSSES, ALL_WINS, MARK_TEXT, RatingFit, fit_ratings
-from reports.journal import Journal
+from reports.journal import JournalSummary
 from reports.tables import DECISIVE_OR_DRAWN, finished
 
 PROGRESS_POINTS = 24
@@ -166,7 +166,7 @@ def progression(games: pd.DataFrame, bots: list[str],
     return pd.DataFrame(rows, columns=["games", "bot", "elo", "error", "bound"])
 
 
-def head_to_head(journal: Journal, order: list[str]) -> pd.DataFrame:
+def head_to_head(journal: JournalSummary, order: list[str]) -> pd.DataFrame:
     """Every pair that met, from the higher-ranked bot's side: W/D/L, score, the Elo difference
     the score implies with its error, LOS, and the pentanomial counts of colour pairs
     (:func:`ratings.pairwise`)."""

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from referee.record import BOT_FAULTS
-from reports.journal import Journal
+from reports.journal import JournalSummary
 
 #: Results that count for standings (``*`` is an interrupted game, replayed on resume).
 DECISIVE_OR_DRAWN = ("1-0", "0-1", "1/2-1/2")
@@ -24,7 +24,7 @@ GAME_COLUMNS = [
 ]
 
 
-def games_frame(journal: Journal) -> pd.DataFrame:
+def games_frame(journal: JournalSummary) -> pd.DataFrame:
     """One row per journal line, in journal order (the CSV ``games.csv``)."""
     g = journal.games
     frame = pd.DataFrame(
@@ -174,7 +174,7 @@ class BotMoves:
     """Only the moves that reported a node count."""
 
 
-def moves_by_bot(journal: Journal) -> dict[str, BotMoves]:
+def moves_by_bot(journal: JournalSummary) -> dict[str, BotMoves]:
     """Split the flat per-move columns by bot with numpy masks (bots are few, moves many)."""
     m = journal.moves
     out: dict[str, BotMoves] = {}

@@ -19,7 +19,7 @@ from pathlib import Path
 from referee.games import GameError
 from referee.record import BOT_FAULTS
 from reports.files import write_text
-from reports.journal import GameSummary, Journal, iter_records
+from reports.journal import GameSummary, JournalSummary, read_records
 from reports.replay import replay
 
 GAMES_DIR = "games"
@@ -54,7 +54,7 @@ def choose(games: list[GameSummary], limit: int | None, cached: set[str]) -> lis
 
 
 def render_viewers(
-    journal: Journal, out_dir: Path, limit: int | None = DEFAULT_VIEWER_LIMIT
+    journal: JournalSummary, out_dir: Path, limit: int | None = DEFAULT_VIEWER_LIMIT
 ) -> dict[str, str]:
     """Bring ``out_dir/games`` up to date; return game key -> file name (relative to out_dir)
     for every game that has a viewer."""
@@ -63,7 +63,7 @@ def render_viewers(
     cached = {p.name for p in games_dir.iterdir() if p.suffix == ".js"}
     chosen = choose(journal.games, limit, cached)
     todo = [g for g in chosen if file_name(g) not in cached]
-    for game, rec in zip(todo, iter_records(journal, todo), strict=True):
+    for game, rec in zip(todo, read_records(journal, todo), strict=True):
         try:
             doc = replay(rec).doc
         except (GameError, ValueError, TypeError) as exc:  # rules cannot even start from it

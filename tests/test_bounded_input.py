@@ -22,10 +22,9 @@ from test_live_browser import served_url, started
 
 from arena.config import MAX_SCHEDULED_GAMES, ConfigError, load_config, scheduled_games
 from arena.errors import UserError
-from arena.journal import load
+from arena.rundir.journal import load
+from arena.rundir.results import MAX_JOURNAL_LINE_BYTES, MAX_PGN_LINE_BYTES, read_results
 from arena.schedule import build_schedule
-from ratings import read_results
-from ratings.sources import MAX_JOURNAL_LINE_BYTES, MAX_PGN_LINE_BYTES
 from referee.record import GameRecord, Termination, encode_record
 from referee.timecontrol import TimeControl, TimeControlError
 

@@ -32,6 +32,7 @@ from test_runner import (
 )
 
 from referee.record import GameRecord, Termination
+from reports.journal import summarise_journal
 from reports.workers import worker_table
 
 pytestmark = pytest.mark.slow
@@ -132,8 +133,8 @@ def test_local_cluster_gives_the_local_journal(tmp_path: Path, tag: str) -> None
                     for line in (cluster / "games.jsonl").read_text().splitlines()}
     assert local_keys == cluster_keys
     # The report splits the results by worker (and a local run has no such table).
-    assert worker_table(local / "games.jsonl") is None
-    table = worker_table(cluster / "games.jsonl")
+    assert worker_table(summarise_journal(local)) is None
+    table = worker_table(summarise_journal(cluster))
     assert table is not None and sorted(table.index) == sorted({str(r.worker) for r in there})
     assert table["games"].sum() == len(there) and "by worker:" in done.stdout
     assert 'id="workers"' in (cluster / "report.html").read_text()

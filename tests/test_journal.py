@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from arena.errors import UserError
-from arena.journal import Journal, JournalWriteError, iter_records, load
+from arena.rundir.journal import Journal, JournalWriteError, iter_records, load
 from referee.record import GameRecord, MoveRecord, Termination, encode_record
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from arena.live_files import LiveFiles, header_for, live_name
+from arena.rundir.live_files import LiveFiles, header_for, live_name
 from arena.web.watch import RunWatcher, read_live
 from referee.botspec import BotSpec
 from referee.order import GameOrder

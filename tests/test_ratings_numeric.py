@@ -61,7 +61,8 @@ def test_strongly_connected(edges: list[tuple[int, int]], connected: bool) -> No
 def test_the_closing_table_imports_no_scipy() -> None:
     code = (
         "import sys\n"
-        "from ratings import aggregate, fit_ratings, read_results\n"
+        "from arena.rundir.results import read_results\n"
+        "from ratings import aggregate, fit_ratings\n"
         "from ratings.table import format_table\n"
         "from ratings.sources import GameResult\n"
         "results = [GameResult('a', 'b', s) for s in (1.0, 0.5, 0.0, 1.0, 1.0)]\n"

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from arena.cli import main
-from ratings import aggregate, fit_ratings, read_results
+from arena.rundir.results import read_results
+from ratings import aggregate, fit_ratings
 
 DATA = Path(__file__).parent / "data" / "ratings"
 PGN = DATA / "roundrobin.pgn"

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from arena.rundir.results import read_results
 from ratings import (
     GameResult,
     Pentanomial,
@@ -15,7 +16,6 @@ from ratings import (
     likelihood_of_superiority,
     pairwise,
     pentanomial_error,
-    read_results,
     score_to_elo,
     trinomial_error,
 )

@@ -8,7 +8,7 @@ import pytest
 
 from arena.cli import main
 from arena.errors import UserError
-from ratings import read_results
+from arena.rundir.results import read_results
 from referee.record import GameRecord, Termination, encode_record
 
 

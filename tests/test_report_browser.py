@@ -213,14 +213,14 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 @needs_chromium
 def test_page_has_no_console_errors_and_viewer_steps(reports: dict[str, Path]) -> None:
-    from reports.journal import read_journal, read_record
+    from reports.journal import read_record, summarise_journal
     from reports.replay import replay
 
     with browser() as page:
         for game, run in reports.items():
             page.open((run / "report.html").as_uri())
             rows = page.js("ARENA.index.rows.length")
-            journal = read_journal(run)
+            journal = summarise_journal(run)
             assert rows == len(journal.games)
             assert page.js("document.querySelectorAll('#game-table tbody tr').length") == rows
             summary = max(journal.games, key=lambda g: g.plies)
@@ -255,10 +255,10 @@ def test_page_has_no_console_errors_and_viewer_steps(reports: dict[str, Path]) -
 
 @needs_chromium
 def test_hash_opens_game_at_ply_and_filters_work(reports: dict[str, Path]) -> None:
-    from reports.journal import read_journal
+    from reports.journal import summarise_journal
 
     run = reports["draughts"]
-    journal = read_journal(run)
+    journal = summarise_journal(run)
     target = journal.games[3]
     with browser() as page:
         page.open(f"{(run / 'report.html').as_uri()}#game={target.key}&ply=5")

@@ -19,8 +19,9 @@ import matplotlib.image
 import pytest
 from report_html import html_table, read_csv
 
+from arena.rundir.results import read_results
 from bench.synthetic import BotProfile, round_robin, write_journal
-from ratings import aggregate, fit_ratings, read_results
+from ratings import aggregate, fit_ratings
 from referee.games import get_game
 from referee.record import (
     BOT_FAULTS,
@@ -31,7 +32,7 @@ from referee.record import (
     encode_record,
 )
 from reports.html import build, build_report
-from reports.journal import JournalError, read_journal
+from reports.journal import JournalError, summarise_journal
 from reports.replay import apply_frames, replay, start_game
 
 # Reports built from random tournaments of every game. Under xdist one worker runs the whole
@@ -268,7 +269,7 @@ def load_viewer(run: Path, relative: str) -> tuple[str, dict]:  # type: ignore[t
 
 def test_viewer_data_replays_to_each_final_position(run: Path) -> None:
     records = records_of(run)
-    journal = read_journal(run)
+    journal = summarise_journal(run)
     index = (run / "report" / "index.js").read_text(encoding="utf-8")
     data = json.loads(index[len("arenaIndex(") : -3])
     assert len(data["rows"]) == len(records)
@@ -352,12 +353,12 @@ def test_torn_last_line_is_skipped_and_a_bad_line_is_named(tmp_path: Path) -> No
     journal = tmp_path / "games.jsonl"
     with journal.open("ab") as fh:
         fh.write(encode_record(records[0])[:50])  # the runner is writing this line
-    assert len(read_journal(tmp_path).games) == len(records)
+    assert len(summarise_journal(tmp_path).games) == len(records)
     lines = journal.read_bytes().splitlines(keepends=True)
     lines[2] = b'{"game": "dobutsu", "p1": 3}\n'
     journal.write_bytes(b"".join(lines))
     with pytest.raises(JournalError, match=r"games\.jsonl:3: not a game record"):
-        read_journal(tmp_path)
+        summarise_journal(tmp_path)
 
 
 def test_cli_builds_and_reports_errors(tmp_path: Path) -> None:
@@ -426,18 +427,18 @@ def test_summary_cache_reads_only_appended_games_and_notices_rewrites(tmp_path: 
     records = round_robin("dvonn", games_per_pairing=2, seed=9)
     cache = tmp_path / "summary.pickle"
     write_journal(tmp_path, records[:5])
-    assert len(read_journal(tmp_path, cache=cache).games) == 5
+    assert len(summarise_journal(tmp_path, cache=cache).games) == 5
     with (tmp_path / "games.jsonl").open("ab") as fh:
         for rec in records[5:8]:
             fh.write(encode_record(rec) + b"\n")
-    cached, fresh = read_journal(tmp_path, cache=cache), read_journal(tmp_path)
+    cached, fresh = summarise_journal(tmp_path, cache=cache), summarise_journal(tmp_path)
     assert [g.id for g in cached.games] == [r.id for r in records[:8]]
     assert cached.games == fresh.games and cached.bots == fresh.bots
     assert cached.moves.elapsed_ms == fresh.moves.elapsed_ms
     assert cached.moves.bot == fresh.moves.bot and cached.end == fresh.end
     # A different journal in the same place (a new run): the cache is not resumed.
     write_journal(tmp_path, records[6:])
-    cached, fresh = read_journal(tmp_path, cache=cache), read_journal(tmp_path)
+    cached, fresh = summarise_journal(tmp_path, cache=cache), summarise_journal(tmp_path)
     assert [g.id for g in cached.games] == [r.id for r in records[6:]]
     assert cached.games == fresh.games and cached.moves.bot == fresh.moves.bot
 

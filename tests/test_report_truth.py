@@ -17,8 +17,9 @@ import pytest
 from report_html import html_table, read_csv
 
 from arena.progress import Standings
+from arena.rundir.results import read_results
 from bench.synthetic import BotProfile, round_robin, write_journal
-from ratings import aggregate, fit_ratings, read_results
+from ratings import aggregate, fit_ratings
 from ratings.table import format_table
 from referee.record import GameRecord, Termination
 from reports.charts import chart_labels

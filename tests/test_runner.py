@@ -201,7 +201,7 @@ def test_the_next_game_starts_while_the_last_one_is_journaled(tmp_path: Path) ->
     code = (
         "import sys, time\n"
         "from pathlib import Path\n"
-        "import arena.journal as j\n"
+        "import arena.rundir.journal as j\n"
         "real = j.Journal.append_sync\n"
         "waited = []\n"
         "def slow(self, record):\n"
@@ -445,3 +445,30 @@ def test_gauntlet_with_an_openings_file(tmp_path: Path) -> None:
     pdn_fen = ("W:W28,31,32,33,34,35,36,37,38,39,40,41,42,43,44,45:"
                "B6,7,8,9,10,11,12,13,14,15,16,17,18,19,20")  # PDN square notation
     assert pgn.count(f'[FEN "{pdn_fen}"]') == 2 and pgn.count("[SetUp") == 2
+
+
+def test_a_tournament_is_a_library_call(tmp_path: Path) -> None:
+    """``run_tournament`` takes typed settings (a loaded config here, no command line) and
+    returns the outcome; the run directory is free again when it returns, so a second call
+    resumes it (nothing left to play) in the same process."""
+    head = 'game = "dobutsu"\ntc = "10+0.1"\ngames_per_pairing = 2\n[adjudication]\nmax_plies = 6\n'
+    config = write_config(tmp_path, head, [bot(f"r{i}", RANDOM_BOT) for i in range(2)])
+    out = tmp_path / "out"
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from arena.config import load_config\n"
+        "from arena.tournament import RunSettings, run_tournament\n"
+        "settings = RunSettings(load_config(Path(sys.argv[1])), output=Path(sys.argv[2]),\n"
+        "                       plain=True, report=False)\n"
+        "for _ in range(2):\n"
+        "    o = run_tournament(settings)\n"
+        "    print('OUTCOME', o.status, o.total, o.journaled, o.result.played, o.run_dir.root)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code, str(config), str(out)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=RUN_TIMEOUT)
+    assert done.returncode == 0, done.stderr
+    outcomes = [line.split()[1:] for line in done.stdout.splitlines()
+                if line.startswith("OUTCOME")]
+    assert outcomes == [["0", "2", "2", "2", str(out)], ["0", "2", "2", "0", str(out)]]
+    assert [r.id for r in check_complete(out)] == scheduled_ids(out)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ratings.sources import parse_pgn
+from arena.rundir.results import read_results
 from referee.record import GameRecord, MoveRecord, Termination
 from reports.pgn import game_to_pgn, write_pgn
 
@@ -61,7 +61,7 @@ def test_rating_tools_read_it_back(tmp_path: Path) -> None:
     ]
     path = tmp_path / "games.pgn"
     assert write_pgn(records, path, event="x") == 2
-    games = list(parse_pgn(path.read_text().splitlines(), str(path)))
+    games = read_results(path)
     assert [(g.first, g.second, g.score, g.pair) for g in games] == [
         ("alpha", "beta", 0.0, "r2-p03-k1"),
         ("alpha", "beta", 0.5, "r2-p03-k1"),
@@ -90,7 +90,7 @@ def test_draughts_is_pdn_draughts_tools_read(tmp_path: Path) -> None:
     assert movetext.startswith(f"1... {moves[0].move} 2. {moves[1].move} {moves[2].move} 3.")
     path = tmp_path / "games.pdn"
     write_pgn([rec, record()], path)
-    games = list(parse_pgn(path.read_text().splitlines(), str(path)))
+    games = read_results(path)
     assert [(g.first, g.second, g.score) for g in games] == [("alpha", "beta", 0.5),
                                                             ("alpha", "beta", 0.0)]
     try:

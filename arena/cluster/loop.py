@@ -28,6 +28,7 @@ from typing import Final, TypeVar
 import trio
 
 from arena.pool import MARKER_PREFIX, BotPool
+from arena.rundir.layout import RunDir
 
 IDLE_CLOSE_S: Final = 60.0
 """A loop that played no game for this long ends its bots and its thread."""
@@ -56,11 +57,11 @@ class GameLoop:
 
     @property
     def logs(self) -> Path:
-        return self.root / "logs"
+        return RunDir(self.root).logs
 
     @property
     def transcripts(self) -> Path:
-        return self.root / "transcripts"
+        return RunDir(self.root).transcripts
 
     async def _main(self) -> None:
         self.pool = BotPool(self.logs)

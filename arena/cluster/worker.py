@@ -38,6 +38,7 @@ import trio
 from arena.cluster.botfiles import BotFiles, code_hash, file_sha256
 from arena.cluster.loop import GameLoop, loop_for
 from arena.pool import BotPool
+from arena.rundir.layout import LOGS_DIR, TRANSCRIPTS_DIR
 from referee.botspec import BotSpec
 from referee.games.base import GameError
 from referee.order import GameOrder
@@ -45,8 +46,8 @@ from referee.record import GameRecord
 
 CACHE_ENV: Final = "ARENA_CACHE"
 """Where a worker unpacks shipped bots (default ``~/.cache/arena``)."""
-RUN_SUBDIRS: Final = ("logs", "transcripts")
-"""The folders of a run directory that a game writes into (as ``OutputDir`` names them)."""
+RUN_SUBDIRS: Final = (LOGS_DIR, TRANSCRIPTS_DIR)
+"""The folders of a run directory that a game writes into."""
 CANCEL_POLL_S: Final = 0.25
 """How often a game checks that its Dask task is still wanted."""
 

@@ -18,6 +18,8 @@ import trio
 
 from arena.commands._arguments import key_values
 from arena.errors import UserError
+from arena.rundir.journal import append_record
+from arena.rundir.layout import RunDir
 from arena.terminal_seat import TerminalFront
 from referee.adjudication import Adjudication
 from referee.botspec import BotSpec
@@ -28,7 +30,7 @@ from referee.match import FreshBots, open_bot, play_game, play_on, prepare_start
 from referee.order import GameOrder
 from referee.process.botview import hide_from_bots
 from referee.process.errors import BotStartError
-from referee.record import GameRecord, MoveRecord, Termination, encode_record
+from referee.record import GameRecord, MoveRecord, Termination
 from referee.timecontrol import TimeControl, TimeControlError
 
 RESTART_AFTER = {
@@ -171,7 +173,7 @@ def _order(args: argparse.Namespace, p1: BotSpec, p2: BotSpec, tc: TimeControl,
 
 async def _play_all(args: argparse.Namespace, p1: BotSpec, p2: BotSpec, tc: TimeControl,
                     options: dict[str, str], adjudication: Adjudication) -> dict[str, float]:
-    log_dir = args.out / "logs" if args.out is not None else None
+    log_dir = RunDir(args.out).logs if args.out is not None else None
     if args.out is not None:
         hide_from_bots(args.out)  # the records and logs, even inside a folder a bot sees
     connections: dict[str, BotConnection | None] = {p1.name: None, p2.name: None}
@@ -222,5 +224,4 @@ def _report(record: GameRecord, scores: dict[str, float], out: Path | None) -> N
           f"{record.reason}}} after {record.plies} plies{extra}", flush=True)
     print(f"Final position: {record.final_position}", flush=True)
     if out is not None:
-        with open(out / "games.jsonl", "ab") as journal:
-            journal.write(encode_record(record) + b"\n")
+        append_record(RunDir(out).journal, record)

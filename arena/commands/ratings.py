@@ -6,7 +6,8 @@ import argparse
 import sys
 
 from arena.errors import UserError
-from ratings import aggregate, fit_ratings, pairwise, read_results
+from arena.rundir.results import read_results
+from ratings import aggregate, fit_ratings, pairwise
 from ratings.table import format_csv, format_json, format_pairs, format_table
 
 DESCRIPTION = """\
@@ -75,11 +76,15 @@ def parse_anchor(text: str) -> tuple[str, float]:
         raise UserError(f"--anchor: rating {value!r} is not a number") from None
 
 
+def warn(text: str) -> None:
+    print(f"arena: warning: {text}", file=sys.stderr, flush=True)
+
+
 def run(args: argparse.Namespace) -> int:
     anchor = parse_anchor(args.anchor) if args.anchor else None
     if args.simulations < 2:
         raise UserError(f"--simulations: need at least 2, got {args.simulations}")
-    games = read_results(args.path)
+    games = read_results(args.path, warn)
     if not games:
         raise UserError(f"{args.path}: no finished games to rate")
     counts = aggregate(games)

@@ -17,6 +17,7 @@ import trio
 
 from arena.commands._arguments import key_values
 from arena.errors import UserError
+from arena.rundir.layout import RunDir
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -58,8 +59,10 @@ def run(args: argparse.Namespace) -> int:
         if args.run_dir is None:
             raise UserError("give a RUN_DIR (the output directory of 'arena run'), or --play")
         run_dir = args.run_dir
-        if not (run_dir / "games.jsonl").exists() and not (run_dir / "schedule.json").exists():
-            raise UserError(f"{run_dir}: not a run directory (no games.jsonl or schedule.json)")
+        files = RunDir(run_dir)
+        if not files.journal.exists() and not files.schedule.exists():
+            raise UserError(f"{run_dir}: not a run directory (no {files.journal.name} or "
+                            f"{files.schedule.name})")
         from arena.web.app import live_app
         from arena.web.watch import RunWatcher
 

@@ -25,6 +25,8 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from arena.errors import UserError
+from arena.rundir.journal import append_record
+from arena.rundir.layout import RunDir
 from arena.web.app import asset, event_stream, guarded, page
 from arena.web.guard import new_token
 from arena.web.snapshots import Snapshots
@@ -36,7 +38,7 @@ from referee.human import HumanSeat, human_spec
 from referee.match import open_bot, play_on, prepare_start
 from referee.order import GameOrder
 from referee.process.errors import BotStartError
-from referee.record import GameRecord, MoveRecord, Termination, encode_record
+from referee.record import GameRecord, MoveRecord, Termination
 from referee.timecontrol import TimeControl, TimeControlError
 from reports.replay import replay
 
@@ -263,8 +265,7 @@ class HumanGames(Snapshots):
                             f"({record.reason})")
         if self.out is not None:
             self.out.mkdir(parents=True, exist_ok=True)
-            with (self.out / "games.jsonl").open("ab") as fh:
-                fh.write(encode_record(record) + b"\n")
+            append_record(RunDir(self.out).journal, record)
         self.publish()
 
 

@@ -2,7 +2,8 @@
 
 The watcher polls the files ``arena run`` writes (it never talks to the runner, so a running
 tournament never waits for it): the journal for finished games (read incrementally, from where
-it stopped), ``live/*.jsonl`` for the games in progress (header + one line per move), and
+it stopped, by the report's reader: a last line still being written is read once complete),
+``live/*.jsonl`` for the games in progress (header + one line per move), and
 ``report/index.js`` for the games the report's viewer already has. Each change makes a new
 snapshot (standings, crosstable, finished games, running boards) with a higher version;
 :meth:`RunWatcher.wait_newer` hands it to every page that waits for one.
@@ -20,7 +21,9 @@ from typing import Any, Final
 import msgspec
 import trio
 
-from arena.live_files import LIVE_DIR, LiveHeader
+from arena.rundir.layout import RunDir
+from arena.rundir.lines import LastLine, LineReader
+from arena.rundir.live_files import LiveHeader
 from arena.web.snapshots import Snapshots
 from referee.record import GameRecord, MoveRecord, Termination
 
@@ -55,28 +58,27 @@ class LiveGame:
 
 
 def read_live(path: Path, known: LiveGame | None) -> LiveGame | None:
-    """The game of a live file, continuing ``known`` from its offset; None if unreadable."""
-    try:
-        with path.open("rb") as fh:
-            fh.seek(known.offset if known else 0)
-            data = fh.read()
-    except OSError:
-        return known
+    """The game of a live file, continuing ``known`` from its offset; None if unreadable.
+
+    A last line without its newline is one the runner is still writing: it is read next
+    time, once complete (the journal's rule); a line that does not decode is skipped."""
     game = known
-    used = 0
-    for line in data.splitlines(keepends=True):
-        if not line.endswith(b"\n"):
-            break  # the runner is writing this line
-        used += len(line)
-        try:
-            if game is None:
-                game = LiveGame(_header_decoder.decode(line))
-            else:
-                game.moves.append(_move_decoder.decode(line))
-        except (msgspec.DecodeError, msgspec.ValidationError):
-            continue
+    lines = LineReader(path, LastLine.PENDING, start=known.offset if known else 0)
+    try:
+        for line in lines:
+            try:
+                if game is None:
+                    game = LiveGame(_header_decoder.decode(line.data))
+                else:
+                    game.moves.append(_move_decoder.decode(line.data))
+            except (msgspec.DecodeError, msgspec.ValidationError):
+                pass
+            if game is not None:
+                game.offset = lines.end
+    except OSError:
+        return game  # gone (the game was journaled) or unreadable: what was read stands
     if game is not None:
-        game.offset = (known.offset if known else 0) + used
+        game.offset = lines.end  # past blank lines too
     return game
 
 
@@ -88,12 +90,13 @@ class RunWatcher(Snapshots):
     """Snapshots of one run directory, refreshed by :meth:`run` (a trio task)."""
 
     def __init__(self, run_dir: Path, *, rebuild_report: bool = True) -> None:
-        from reports.journal import Journal
+        from reports.journal import JournalSummary
 
         super().__init__()
         self.run_dir = run_dir
+        self.files = RunDir(run_dir)
         self.rebuild_report = rebuild_report
-        self._journal = Journal(path=run_dir / "games.jsonl")
+        self._journal = JournalSummary(path=self.files.journal)
         self._journal_size = -1
         self._live: dict[str, LiveGame] = {}
         self._report_keys: set[str] = set()
@@ -106,7 +109,7 @@ class RunWatcher(Snapshots):
 
     # ----- reading ---------------------------------------------------------------------
     def _poll_journal(self) -> bool:
-        from reports.journal import JournalError, update_journal
+        from reports.journal import JournalError, update_summary
 
         path = self._journal.path
         try:
@@ -119,7 +122,7 @@ class RunWatcher(Snapshots):
         if size == 0:
             return False
         try:
-            added = update_journal(self._journal)
+            added = update_summary(self._journal)
         except JournalError as exc:
             self._tables["error"] = str(exc)
             return True
@@ -166,7 +169,7 @@ class RunWatcher(Snapshots):
     def _poll_live(self) -> bool:
         from reports.replay import replay
 
-        folder = self.run_dir / LIVE_DIR
+        folder = self.files.live
         try:
             paths = {p.name: p for p in folder.glob("*.jsonl")}
         except OSError:
@@ -195,12 +198,12 @@ class RunWatcher(Snapshots):
         ``report.html``, so the first build has a game list but no page for a moment (seconds
         on a loaded machine): until the page exists, no game is offered, or a "view" link would
         lead to a 404."""
-        index = self.run_dir / "report" / "index.js"
+        index = self.files.report_index
         try:
             mtime = index.stat().st_mtime
         except OSError:
             return False
-        page = (self.run_dir / "report.html").is_file()
+        page = self.files.report_page.is_file()
         if (mtime, page) == (self._report_mtime, self._report_page):
             return False
         self._report_mtime, self._report_page = mtime, page
@@ -214,7 +217,7 @@ class RunWatcher(Snapshots):
 
     def _schedule_total(self) -> int | None:
         try:
-            doc = json.loads((self.run_dir / "schedule.json").read_bytes())
+            doc = json.loads(self.files.schedule.read_bytes())
             return int(doc["total"])
         except (OSError, ValueError, KeyError, TypeError):
             return None
@@ -239,7 +242,7 @@ class RunWatcher(Snapshots):
             g["viewer"] = g["key"] in self._report_keys
         self._publish({
             "version": self.version, "run": self.run_dir.name, "total": self._schedule_total(),
-            "running": running, "report": (self.run_dir / "report.html").is_file(),
+            "running": running, "report": self.files.report_page.is_file(),
             "report_error": self.report_error, **tables,
         })
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Final, Literal
+from typing import Literal
 
 import msgspec
 
-SESSIONS_FILE: Final = "sessions.jsonl"
+from arena.rundir.layout import RunDir
 
 
 class Session(msgspec.Struct, omit_defaults=True):
@@ -36,16 +36,17 @@ def log_session(
     run_dir: Path, event: Literal["start", "end"], concurrency: int, warn: Callable[[str], None]
 ) -> None:
     line = Session(event, time.time(), arena_version(), concurrency)
+    path = RunDir(run_dir).sessions
     try:
-        with (run_dir / SESSIONS_FILE).open("ab") as fh:
+        with path.open("ab") as fh:
             fh.write(msgspec.json.encode(line) + b"\n")
     except OSError as exc:
-        warn(f"cannot write {run_dir / SESSIONS_FILE}: {exc.strerror or exc}")
+        warn(f"cannot write {path}: {exc.strerror or exc}")
 
 
 def read_sessions(run_dir: Path) -> tuple[list[Session], list[str]]:
     """The sessions of ``run_dir`` and a problem per unreadable line (skipped)."""
-    path = run_dir / SESSIONS_FILE
+    path = RunDir(run_dir).sessions
     sessions: list[Session] = []
     problems: list[str] = []
     if not path.is_file():

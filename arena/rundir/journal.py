@@ -8,7 +8,13 @@ truncates it away with a warning, and that game is simply played again. A write 
 failure is a :class:`JournalWriteError`, which stops the run cleanly. A bad line anywhere else
 means the file was edited or damaged: that is an error naming the file and line, never a
 silent skip, because dropping a finished game from the middle would go unnoticed; so are two
-records of one game (one of them was forged or written twice).
+records of one game (one of them was forged or written twice: :class:`GameIds`).
+
+Every reader of a journal reads its lines with :func:`journal_lines`, one rule for all: a last
+line without its newline is a game still being written (:attr:`LastLine.PENDING`). Readers
+that follow a run (``arena ratings``, the report, ``arena serve``) stop before it and read it
+once complete; resume, the only writer, cuts it off as above. Blank lines carry nothing and
+are skipped.
 
 The journal is read one line at a time and only each game's summary (the record without its
 moves) stays in memory, so resuming a run of 100,000 games costs little;
@@ -26,13 +32,14 @@ import contextlib
 import errno
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 import msgspec
 
 from arena.errors import DuplicateGameError, UserError
+from arena.rundir.lines import Bounds, LastLine, Line, LineReader
 from referee.record import GameRecord, decode_record, encode_record
 
 if TYPE_CHECKING:
@@ -56,6 +63,32 @@ class JournalWriteError(UserError):
 def summary(record: GameRecord) -> GameRecord:
     """The record without its moves: what the runner keeps in memory of a journaled game."""
     return msgspec.structs.replace(record, moves=[]) if record.moves else record
+
+
+def journal_lines(path: Path, *, start: int = 0, before: int = 0,
+                  bounds: Bounds | None = None) -> LineReader:
+    """The lines of the journal at ``path`` from byte ``start`` (after ``before`` lines), as
+    every reader of a journal reads them: blank lines skipped, a last line without its newline
+    left out (:attr:`LastLine.PENDING`; see the module's doc)."""
+    return LineReader(path, LastLine.PENDING, start=start, before=before, bounds=bounds)
+
+
+class GameIds:
+    """The rule for a game recorded twice, for journals and PGN files alike: where each game
+    id was first seen, and a :class:`DuplicateGameError` naming both places for a second
+    record. Records without an id (ad-hoc games, ``arena play --out``) are not the schedule's
+    and fall under no rule."""
+
+    def __init__(self) -> None:
+        self.first: dict[str, str] = {}
+
+    def check(self, game_id: str, where: str) -> None:
+        """Note that ``where`` (``file:line``) records ``game_id``; raise if one did before."""
+        if not game_id:
+            return
+        if game_id in self.first:
+            raise DuplicateGameError(where, game_id, self.first[game_id])
+        self.first[game_id] = where
 
 
 class Journal:
@@ -91,47 +124,18 @@ class Journal:
         self.summaries = []
 
     def append_sync(self, record: GameRecord) -> None:
-        """Write one record as a line and make it durable before returning.
-
-        A failure that may pass (EMFILE, ENOMEM...) is retried a few times with a growing wait;
-        any other, or the last, raises :class:`JournalWriteError` after cutting the file back
-        to its last complete line (a torn line would hide the games appended after it)."""
-        line = encode_record(record) + b"\n"
-        wait = APPEND_BACKOFF_S
-        for attempt in range(APPEND_RETRIES):
-            try:
-                self._write(line)
-                break
-            except OSError as exc:
-                if exc.errno not in _PASSING_ERRNOS or attempt == APPEND_RETRIES - 1:
-                    raise JournalWriteError(
-                        f"cannot write game {record.id or '?'} to the journal {self.path}: "
-                        f"{exc.strerror or exc}; the run stops here. Free some space (or fix "
-                        "the cause) and run the same command again: that game and the ones not "
-                        "played yet will be played then"
-                    ) from None
-                time.sleep(wait)
-                wait *= 2
+        """Write one record as a line and make it durable before returning (see
+        :func:`append_record`); a failure stops the run, and the message says how to go on.
+        A journal removed meanwhile is such a failure, never a new journal."""
+        try:
+            append_record(self.path, record, create=False)
+        except JournalWriteError as exc:
+            raise JournalWriteError(
+                f"{exc}; the run stops here. Free some space (or fix the cause) and run the "
+                "same command again: that game and the ones not played yet will be played then"
+            ) from None
         self._ids.add(record.id)
         self.count += 1
-
-    def _write(self, line: bytes) -> None:
-        """One unbuffered append and fsync; on failure the file is cut back to its old size
-        (nothing buffered is left to be flushed later)."""
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
-        try:
-            size = os.lseek(fd, 0, os.SEEK_END)
-            try:
-                view = memoryview(line)
-                while view:
-                    view = view[os.write(fd, view):]
-                os.fsync(fd)
-            except OSError:
-                with contextlib.suppress(OSError):  # best effort; load() repairs the rest
-                    os.ftruncate(fd, size)
-                raise
-        finally:
-            os.close(fd)
 
     async def append(self, record: GameRecord) -> None:
         """:meth:`append_sync` off the event loop (fsync can take a while), one writer at a time."""
@@ -148,6 +152,61 @@ class Journal:
                 self.append_sync(record)
 
 
+def append_record(path: Path, record: GameRecord, *, create: bool = True) -> None:
+    """Write one record as a line at the end of the journal at ``path`` (made if missing, when
+    ``create``) and make it durable before returning: :meth:`Journal.append_sync`, and the
+    ad-hoc games of ``arena play --out`` and the web seat, which keep no journal open.
+
+    A failure that may pass (EMFILE, ENOMEM...) is retried a few times with a growing wait;
+    any other, or the last, raises :class:`JournalWriteError` after cutting the file back
+    to its last complete line (a torn line would hide the games appended after it)."""
+    line = encode_record(record) + b"\n"
+    wait = APPEND_BACKOFF_S
+    for attempt in range(APPEND_RETRIES):
+        try:
+            _write(path, line, create)
+            return
+        except OSError as exc:
+            if exc.errno not in _PASSING_ERRNOS or attempt == APPEND_RETRIES - 1:
+                raise JournalWriteError(f"cannot write game {record.id or '?'} to the journal "
+                                        f"{path}: {exc.strerror or exc}") from None
+            time.sleep(wait)
+            wait *= 2
+
+
+def _write(path: Path, line: bytes, create: bool) -> None:
+    """One unbuffered append and fsync; on failure the file is cut back to its old size
+    (nothing buffered is left to be flushed later)."""
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC | (os.O_CREAT if create else 0)
+    fd = os.open(path, flags, 0o644)
+    try:
+        size = os.lseek(fd, 0, os.SEEK_END)
+        try:
+            view = memoryview(line)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        except OSError:
+            with contextlib.suppress(OSError):  # best effort; load() repairs the rest
+                os.ftruncate(fd, size)
+            raise
+    finally:
+        os.close(fd)
+
+
+def write_records(path: Path, records: Iterable[GameRecord]) -> int:
+    """A whole journal at once, in the lines appends write (made-up runs: benchmarks); returns
+    how many records it holds. Replaces any file at ``path``."""
+    count = 0
+    with path.open("wb") as fh:
+        for record in records:
+            fh.write(encode_record(record) + b"\n")
+            count += 1
+        fh.flush()
+        os.fsync(fh.fileno())
+    return count
+
+
 def load(path: Path, warn: Warn, *, repair: bool = False) -> list[GameRecord]:
     """Every record of a journal file in order, as summaries (no moves); [] when it is missing.
 
@@ -156,55 +215,48 @@ def load(path: Path, warn: Warn, *, repair: bool = False) -> list[GameRecord]:
     :class:`UserError` naming file and lines.
     """
     summaries: list[GameRecord] = []
-    seen: dict[str, int] = {}
-    bad: tuple[int, int, str] | None = None
-    """(line number, offset, why) of an undecodable line: an error unless it is the last."""
-    offset = 0
+    ids = GameIds()
+    bad: tuple[Line, str] | None = None
+    """An undecodable line and why: an error unless it is the last."""
+    lines = journal_lines(path)
     try:
-        with open(path, "rb") as f:
-            for number, line in enumerate(f, start=1):
-                if bad is not None:
-                    raise _corrupt(path, bad[0], bad[2])
-                start, offset = offset, offset + len(line)
-                if not line.endswith(b"\n"):
-                    _drop_tail(path, start, number, "torn last line (no newline)", warn, repair)
-                    return summaries
-                try:
-                    if not line.strip():
-                        raise ValueError("empty line")
-                    record = decode_record(line)
-                except (msgspec.DecodeError, msgspec.ValidationError, ValueError) as exc:
-                    bad = (number, start, str(exc))
-                    continue
-                if record.id and record.id in seen:
-                    raise DuplicateGameError(f"{path}:{number}", record.id,
-                                             f"{path}:{seen[record.id]}")
-                seen[record.id] = number
-                summaries.append(summary(record))
+        for line in lines:
+            if bad is not None:
+                raise _corrupt(path, bad[0].number, bad[1])
+            try:
+                record = decode_record(line.data)
+            except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+                bad = (line, str(exc))
+                continue
+            ids.check(record.id, f"{path}:{line.number}")
+            summaries.append(summary(record))
     except FileNotFoundError:
         return []
     except OSError as exc:
         raise UserError(f"cannot read journal {path}: {exc.strerror or exc}") from None
+    torn = lines.torn
     if bad is not None:
-        _drop_tail(path, bad[1], bad[0], f"corrupt last line ({bad[2]})", warn, repair)
+        if torn is not None:  # a torn line after it: the bad one is not the last
+            raise _corrupt(path, bad[0].number, bad[1])
+        _drop_tail(path, bad[0].offset, bad[0].number, f"corrupt last line ({bad[1]})", warn,
+                   repair)
+    elif torn is not None:
+        _drop_tail(path, torn.offset, torn.number, "torn last line (no newline)", warn, repair)
     return summaries
 
 
 def iter_records(path: Path) -> Iterator[GameRecord]:
-    """The full records of a journal :func:`load` has checked, one line at a time (a torn or
-    corrupt last line, which ``load`` reports, is skipped here)."""
+    """The full records of the journal at ``path``, one line at a time (nothing when it is
+    missing); a bad line is a :class:`UserError` naming it, as in :func:`load`."""
+    lines = journal_lines(path)
     try:
-        f = open(path, "rb")  # noqa: SIM115 - closed below, also when the caller stops early
+        for line in lines:
+            try:
+                yield decode_record(line.data)
+            except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+                raise _corrupt(path, line.number, str(exc)) from None
     except FileNotFoundError:
         return
-    with f:
-        for line in f:
-            if not line.endswith(b"\n"):
-                return
-            try:
-                yield decode_record(line)
-            except (msgspec.DecodeError, msgspec.ValidationError):
-                continue
 
 
 def _corrupt(path: Path, number: int, why: str) -> UserError:

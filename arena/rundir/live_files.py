@@ -13,14 +13,12 @@ import contextlib
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Final
 
 import msgspec
 
+from arena.rundir.layout import LIVE_DIR
 from referee.order import GameOrder
 from referee.record import MoveRecord
-
-LIVE_DIR: Final = "live"
 
 
 class LiveHeader(msgspec.Struct, omit_defaults=True):

@@ -1,7 +1,7 @@
-"""A run's output directory: its files, its lock, and its preparation for a (resumed) run.
+"""A run directory's lock and its preparation for a (resumed) run.
 
-``games.jsonl`` (the journal), ``games.pgn``, ``logs/``, ``transcripts/``, the copy of the
-config and ``schedule.json`` (the fingerprint that guards resume). Nothing here imports trio:
+The journal, the PGN, ``logs/``, the copy of the config and ``schedule.json`` (the fingerprint
+that guards resume): their names are in :mod:`arena.rundir.layout`. Nothing here imports trio:
 ``arena run`` prepares the directory, and starts its first bots, before it imports trio.
 """
 
@@ -9,57 +9,15 @@ from __future__ import annotations
 
 import fcntl
 import os
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Final
 
 import msgspec
 
 from arena.config import LoadedConfig
 from arena.errors import UserError
-from arena.journal import Journal, Warn
+from arena.rundir.journal import Journal, Warn
+from arena.rundir.layout import CONFIG_COPY, SCHEDULE_FILE, RunDir
 from arena.schedule import Schedule, ScheduledGame
 from referee.process.botview import hide_from_bots
-
-SCHEDULE_FILE: Final = "schedule.json"
-CONFIG_COPY: Final = "config.toml"
-JOURNAL_FILE: Final = "games.jsonl"
-PGN_FILE: Final = "games.pgn"
-LOGS_DIR: Final = "logs"
-TRANSCRIPTS_DIR: Final = "transcripts"
-LOCK_FILE: Final = ".lock"
-
-
-@dataclass(frozen=True)
-class OutputDir:
-    """The files of one run, all under ``root``."""
-
-    root: Path
-
-    @property
-    def journal(self) -> Path:
-        return self.root / JOURNAL_FILE
-
-    @property
-    def pgn(self) -> Path:
-        return self.root / PGN_FILE
-
-    @property
-    def logs(self) -> Path:
-        return self.root / LOGS_DIR
-
-    @property
-    def transcripts(self) -> Path:
-        """Protocol transcripts of ``debug`` bots, one file per game."""
-        return self.root / TRANSCRIPTS_DIR
-
-    @property
-    def config(self) -> Path:
-        return self.root / CONFIG_COPY
-
-    @property
-    def schedule(self) -> Path:
-        return self.root / SCHEDULE_FILE
 
 
 class ScheduleFile(msgspec.Struct):
@@ -70,11 +28,12 @@ class ScheduleFile(msgspec.Struct):
     games: list[ScheduledGame]
 
 
-def lock_output(out: OutputDir) -> int:
-    """Take the output directory for this process (released by the kernel when it exits, even
-    on SIGKILL): two runs appending to one journal would play the same games twice."""
+def lock_run_dir(out: RunDir) -> int:
+    """Take the run directory for this process until the returned descriptor is closed (or the
+    process exits, even on SIGKILL: the kernel releases it): two runs appending to one journal
+    would play the same games twice."""
     out.root.mkdir(parents=True, exist_ok=True)
-    fd = os.open(out.root / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = os.open(out.lock, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -86,7 +45,7 @@ def lock_output(out: OutputDir) -> int:
     return fd
 
 
-def prepare_output(loaded: LoadedConfig, schedule: Schedule, out: OutputDir, warn: Warn) -> Journal:
+def prepare_run_dir(loaded: LoadedConfig, schedule: Schedule, out: RunDir, warn: Warn) -> Journal:
     """Create or reopen the output directory; refuse to mix two different schedules in it.
 
     Returns the open journal (repaired if its last line was torn). On a fresh directory the

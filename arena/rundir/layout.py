@@ -1,0 +1,119 @@
+"""The names of a run directory's files, in one place, and :class:`RunDir`, which gives their paths.
+
+A run directory is what ``arena run`` writes and everything else reads (``arena ratings``,
+``arena report``, ``arena serve``, a cluster worker's scratch folder, the benchmarks); every
+reader and writer takes a file's name from here, never from a string of its own. Nothing here
+touches the disk.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+JOURNAL_FILE: Final = "games.jsonl"
+"""The journal: one game record per JSON line, the source of truth (:mod:`.journal`)."""
+PGN_FILE: Final = "games.pgn"
+"""The games as PGN, rebuilt from the journal on every start of a run, then appended."""
+LOGS_DIR: Final = "logs"
+"""The bots' stderr logs."""
+TRANSCRIPTS_DIR: Final = "transcripts"
+"""Protocol transcripts of ``debug`` bots, one file per game."""
+CONFIG_COPY: Final = "config.toml"
+"""The copy of the config the run was played with."""
+SCHEDULE_FILE: Final = "schedule.json"
+"""The games and the fingerprint that guards resume (:mod:`.prepare`)."""
+LOCK_FILE: Final = ".lock"
+"""Held by the one ``arena run`` that writes the directory."""
+LIVE_DIR: Final = "live"
+"""One file per game in progress, for watchers (:mod:`.live_files`)."""
+SESSIONS_FILE: Final = "sessions.jsonl"
+"""When each session of ``arena run`` started and ended (:mod:`.sessions`)."""
+REPORT_PAGE: Final = "report.html"
+"""The HTML report (``arena report``, rebuilt by ``arena run`` as games finish)."""
+REPORT_DIR: Final = "report"
+"""The report's own files: charts, the game list, viewer files, the summary cache."""
+REPORT_INDEX: Final = "index.js"
+"""The game list the report's page loads (in :data:`REPORT_DIR`)."""
+SUMMARY_CACHE: Final = "journal-summary.pickle"
+"""The journal's summary as the report last read it (in :data:`REPORT_DIR`): a refresh reads
+only the games appended since."""
+GAMES_CSV: Final = "games.csv"
+"""The report's game table, one row per game."""
+STANDINGS_CSV: Final = "standings.csv"
+"""The report's standings table."""
+WORKERS_CSV: Final = "workers.csv"
+"""The report's results by cluster worker (a cluster run only)."""
+
+
+@dataclass(frozen=True)
+class RunDir:
+    """The files of one run, all under ``root``."""
+
+    root: Path
+
+    @property
+    def journal(self) -> Path:
+        return self.root / JOURNAL_FILE
+
+    @property
+    def pgn(self) -> Path:
+        return self.root / PGN_FILE
+
+    @property
+    def logs(self) -> Path:
+        return self.root / LOGS_DIR
+
+    @property
+    def transcripts(self) -> Path:
+        """Protocol transcripts of ``debug`` bots, one file per game."""
+        return self.root / TRANSCRIPTS_DIR
+
+    @property
+    def config(self) -> Path:
+        return self.root / CONFIG_COPY
+
+    @property
+    def schedule(self) -> Path:
+        return self.root / SCHEDULE_FILE
+
+    @property
+    def lock(self) -> Path:
+        return self.root / LOCK_FILE
+
+    @property
+    def live(self) -> Path:
+        return self.root / LIVE_DIR
+
+    @property
+    def sessions(self) -> Path:
+        return self.root / SESSIONS_FILE
+
+    @property
+    def report_page(self) -> Path:
+        return self.root / REPORT_PAGE
+
+    @property
+    def report_dir(self) -> Path:
+        return self.root / REPORT_DIR
+
+    @property
+    def report_index(self) -> Path:
+        return self.report_dir / REPORT_INDEX
+
+    @property
+    def summary_cache(self) -> Path:
+        return self.report_dir / SUMMARY_CACHE
+
+    @property
+    def games_csv(self) -> Path:
+        return self.root / GAMES_CSV
+
+    @property
+    def standings_csv(self) -> Path:
+        return self.root / STANDINGS_CSV
+
+    @property
+    def workers_csv(self) -> Path:
+        return self.root / WORKERS_CSV
