@@ -30,9 +30,9 @@ import dataclasses
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, TextIO
 
 import msgspec
 
@@ -63,6 +63,25 @@ EXIT_INTERRUPTED: Final = 130
 """Stopped by the user (Ctrl-C, SIGTERM) or cut short otherwise; a resume plays the rest."""
 
 
+Say = Callable[[str], None]
+"""Where a run's messages go: a line of text (no newline)."""
+
+
+def say_on(stream: TextIO | None = None) -> Say:
+    """Lines to ``stream`` (default: this process's stdout at the time of each line)."""
+    return lambda text: print(text, file=stream or sys.stdout, flush=True)
+
+
+def error_on(stream: TextIO | None = None) -> Say:
+    """Lines to ``stream`` (default: this process's stderr at the time of each line)."""
+    return lambda text: print(text, file=stream or sys.stderr, flush=True)
+
+
+def warn_on(stream: TextIO | None = None) -> Say:
+    """Warnings (``arena: warning: ...``) to ``stream`` (default: stderr)."""
+    return lambda text: print(f"arena: warning: {text}", file=stream or sys.stderr, flush=True)
+
+
 @dataclass(frozen=True)
 class RunSettings:
     """How to play one tournament (``arena run``'s arguments, typed)."""
@@ -82,6 +101,14 @@ class RunSettings:
     """Play the games on a Dask cluster: ``local:N`` or ``tcp://HOST:8786``."""
     debug: bool = False
     """Write every bot's protocol lines to ``transcripts/`` (``debug = true`` on each bot)."""
+    say: Say = field(default_factory=say_on)
+    """The run's messages: what it plays, the final standings, how it ended (a caller that
+    plays tournaments of its own, such as a league, takes them where it wants). The live
+    progress display writes to stdout itself (``plain`` makes it one line per game)."""
+    warn: Say = field(default_factory=warn_on)
+    """Warnings (a game that could not be played, a PGN that could not be written...)."""
+    error: Say = field(default_factory=error_on)
+    """The line of a run that stopped early: a fault of the machine, or interrupted."""
 
 
 @dataclass(frozen=True)
@@ -99,10 +126,6 @@ class RunOutcome:
     run_dir: RunDir
     sprt: SprtStop | None
     """The SPRT of a match that has one (its decision, if any), else None."""
-
-
-def warn(text: str) -> None:
-    print(f"arena: warning: {text}", file=sys.stderr, flush=True)
 
 
 def run_tournament(settings: RunSettings) -> RunOutcome:
@@ -130,6 +153,7 @@ def run_tournament(settings: RunSettings) -> RunOutcome:
 def _run_locked(settings: RunSettings, loaded: LoadedConfig, schedule: Schedule,
                 out: RunDir) -> RunOutcome:
     """:func:`run_tournament` once the run directory is this process's."""
+    say, warn = settings.say, settings.warn
     try:
         journal = prepare_run_dir(loaded, schedule, out, warn)
     except OSError as exc:
@@ -144,7 +168,7 @@ def _run_locked(settings: RunSettings, loaded: LoadedConfig, schedule: Schedule,
     pending = [g for g in schedule.games if g.id not in done]
     stop_when, sprt = sprt_stopper(loaded, journal.summaries)
     if sprt is not None and sprt.decided:
-        print(f"arena: {sprt.message()} (already decided; nothing to play)")
+        say(f"arena: {sprt.message()} (already decided; nothing to play)")
         pending = []
     concurrency = settings.concurrency or loaded.config.concurrency
     if concurrency < 1:
@@ -167,7 +191,7 @@ def _run_locked(settings: RunSettings, loaded: LoadedConfig, schedule: Schedule,
     from arena.runner import RunResult, Tournament
 
     try:
-        report = ReportHook(out.root, enabled=settings.report)
+        report = ReportHook(out.root, say, warn, enabled=settings.report)
 
         def on_record(record: GameRecord) -> None:
             try:
@@ -184,12 +208,9 @@ def _run_locked(settings: RunSettings, loaded: LoadedConfig, schedule: Schedule,
             live=False if settings.plain else None,
         )
         journal.forget_summaries()  # counted into the standings and the SPRT: no longer needed
-        print(
-            f"arena: {event}: {loaded.config.game}, {len(loaded.bots)} bots, "
+        say(f"arena: {event}: {loaded.config.game}, {len(loaded.bots)} bots, "
             f"{schedule.total} games ({len(pending)} to play, concurrency {concurrency}) -> "
-            f"{out.root}",
-            flush=True,
-        )
+            f"{out.root}")
         tournament = Tournament(
             loaded=loaded,
             pending=pending,
@@ -212,13 +233,16 @@ def _run_locked(settings: RunSettings, loaded: LoadedConfig, schedule: Schedule,
             log_session(out.root, "end", concurrency, warn)
         progress.summary()
         if result.arena_fault is None:  # else the machine is short of something: stop at once
-            print_ratings(out.journal)
-            if settings.cluster:
-                print_workers(out.root)
+            if table := ratings_text(out.journal):
+                say(table)
+            if settings.cluster and (table := workers_text(out.root)):
+                say(table)
             if sprt is not None:
-                print(f"arena: {sprt.message()}")
+                say(f"arena: {sprt.message()}")
             report.build(final=True)
-        status = exit_status(result, schedule.total, journal.count, out, sprt)
+        status, line = conclusion(result, schedule.total, journal.count, out, sprt)
+        (warn if status == EXIT_FAILED_GAMES else say if status == EXIT_COMPLETE
+         else settings.error)(line)
         return RunOutcome(status, result, schedule.total, journal.count, out, sprt)
     finally:
         prestart.discard(launched)  # any the run did not reach (its pool ends the rest)
@@ -232,58 +256,53 @@ def cluster_concurrency(cap: int | None, loaded: LoadedConfig, threads: int) -> 
     return max(1, min(threads, cap) if cap else threads)
 
 
-def print_workers(run_dir: Path) -> None:
+def workers_text(run_dir: Path) -> str | None:
     """Games, mean move time and scores per cluster worker (fair time controls need equal
-    machines)."""
+    machines); None when no game names a worker."""
     from reports.journal import summarise_journal
     from reports.workers import worker_table
 
     table = worker_table(summarise_journal(run_dir))
-    if table is not None:
-        print(f"by worker:\n{table.to_string()}", flush=True)
+    return None if table is None else f"by worker:\n{table.to_string()}"
 
 
-def print_ratings(journal: Path) -> None:
-    """The Ordo-style Elo table of every journaled game (``arena ratings`` gives more)."""
+def ratings_text(journal: Path) -> str | None:
+    """The Ordo-style Elo table of every journaled game (``arena ratings`` gives more); None
+    with fewer than two players."""
     from arena.rundir.results import read_results
     from ratings import aggregate, fit_ratings
     from ratings.table import format_table
 
     results = read_results(journal) if journal.exists() else []
     if len({name for r in results for name in (r.first, r.second)}) < 2:
-        return
-    print(format_table(fit_ratings(aggregate(results))), flush=True)
+        return None
+    return format_table(fit_ratings(aggregate(results)))
 
 
-def exit_status(
+def conclusion(
     result: RunResult, total: int, journaled: int, out: RunDir, sprt: SprtStop | None
-) -> int:
-    """0 when the schedule is complete (or the SPRT decided), 130 when stopped by the user,
-    1 when games failed or are missing for another reason, 3 when the machine or the arena
-    failed (the message says what, and how to go on)."""
+) -> tuple[int, str]:
+    """The exit status and the line that says how the run ended: 0 when the schedule is
+    complete (or the SPRT decided), 130 when stopped by the user, 1 when games failed or are
+    missing for another reason (the line is a warning), 3 when the machine or the arena
+    failed (the line says what, and how to go on)."""
     missing = total - journaled
     if result.arena_fault:
-        print(f"arena: error: {result.arena_fault}\narena: {journaled}/{total} games in "
-              f"{out.journal}; run the same command again to play the rest", file=sys.stderr)
-        return EXIT_ARENA_FAULT
+        return EXIT_ARENA_FAULT, (f"arena: error: {result.arena_fault}\narena: {journaled}/"
+                                  f"{total} games in {out.journal}; run the same command "
+                                  "again to play the rest")
     if result.failed:
-        warn(
+        return EXIT_FAILED_GAMES, (
             f"{len(result.failed)} game(s) could not be played ({', '.join(result.failed[:5])}); "
-            f"run the same command again to retry them"
-        )
-        return EXIT_FAILED_GAMES
+            f"run the same command again to retry them")
     if missing == 0 or (sprt is not None and sprt.decided):
-        print(f"arena: done: {journaled}/{total} games in {out.journal}, PGN in {out.pgn}")
-        return EXIT_COMPLETE
+        return EXIT_COMPLETE, (f"arena: done: {journaled}/{total} games in {out.journal}, PGN "
+                               f"in {out.pgn}")
     if result.stop_reason:
-        print(
-            f"arena: {result.stop_reason}: {journaled}/{total} games in {out.journal}; "
-            "run the same command again to resume",
-            file=sys.stderr,
-        )
-        return EXIT_INTERRUPTED
-    warn(f"{missing} game(s) still missing from {out.journal}; run the same command again")
-    return EXIT_FAILED_GAMES
+        return EXIT_INTERRUPTED, (f"arena: {result.stop_reason}: {journaled}/{total} games in "
+                                  f"{out.journal}; run the same command again to resume")
+    return EXIT_FAILED_GAMES, (f"{missing} game(s) still missing from {out.journal}; run the "
+                               "same command again")
 
 
 def sprt_stopper(
@@ -305,8 +324,10 @@ class ReportHook:
     """Rebuilds the HTML report every ``report_every`` games and at the end. A report that
     fails is a warning: it must never cost a tournament its games or its exit status."""
 
-    def __init__(self, run_dir: Path, *, enabled: bool = True) -> None:
+    def __init__(self, run_dir: Path, say: Say, warn: Say, *, enabled: bool = True) -> None:
         self.run_dir = run_dir
+        self.say = say
+        self.warn = warn
         self.enabled = enabled
         self._build: Callable[[Path], Path] | None = None
         if enabled:
@@ -326,7 +347,7 @@ class ReportHook:
         try:
             where = self._build(self.run_dir)
         except Exception as exc:  # a report problem must not lose a tournament's exit status
-            warn(f"report not built: {type(exc).__name__}: {exc}")
+            self.warn(f"report not built: {type(exc).__name__}: {exc}")
             return
         if final:
-            print(f"arena: report: {where}")
+            self.say(f"arena: report: {where}")

@@ -459,11 +459,13 @@ def test_a_tournament_is_a_library_call(tmp_path: Path) -> None:
         "from pathlib import Path\n"
         "from arena.config import load_config\n"
         "from arena.tournament import RunSettings, run_tournament\n"
+        "said = []\n"
         "settings = RunSettings(load_config(Path(sys.argv[1])), output=Path(sys.argv[2]),\n"
-        "                       plain=True, report=False)\n"
+        "                       plain=True, report=False, say=said.append)\n"
         "for _ in range(2):\n"
         "    o = run_tournament(settings)\n"
         "    print('OUTCOME', o.status, o.total, o.journaled, o.result.played, o.run_dir.root)\n"
+        "print('SAID', [line.split(':')[1] for line in said if line.startswith('arena:')])\n"
     )
     done = subprocess.run([sys.executable, "-c", code, str(config), str(out)], cwd=ROOT,
                           capture_output=True, text=True, timeout=RUN_TIMEOUT)
@@ -471,4 +473,8 @@ def test_a_tournament_is_a_library_call(tmp_path: Path) -> None:
     outcomes = [line.split()[1:] for line in done.stdout.splitlines()
                 if line.startswith("OUTCOME")]
     assert outcomes == [["0", "2", "2", "2", str(out)], ["0", "2", "2", "0", str(out)]]
+    # The service's own lines go where the caller says, none to stdout behind its back.
+    assert "arena: done" not in done.stdout
+    said = next(line for line in done.stdout.splitlines() if line.startswith("SAID"))
+    assert said == "SAID [' t', ' done', ' t', ' done']", said  # event 't' (the config's stem)
     assert [r.id for r in check_complete(out)] == scheduled_ids(out)

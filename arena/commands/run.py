@@ -22,7 +22,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from arena.tournament import RunSettings, run_tournament
+from arena.tournament import RunSettings, error_on, run_tournament, say_on, warn_on
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -57,4 +57,7 @@ def run(args: argparse.Namespace) -> int:
         report=not args.no_report,
         cluster=args.cluster,
         debug=args.debug,
+        say=say_on(),
+        warn=warn_on(),
+        error=error_on(),
     )).status
