@@ -406,15 +406,14 @@ def _hub_most_captures() -> Any:
 
 
 async def test_a_whole_game_hub_against_native_without_processes(autojump_clock: Any) -> None:
+    from scripted import play_on_scripted
+
     from referee.adjudication import Adjudication
-    from referee.match import play_on
-    from referee.timecontrol import TimeControl
 
     hub_bot, hub_channel = connect(HubConnection, _hub_most_captures())
     native, _ = connect(NativeConnection, _native_first_legal())
-    tc = TimeControl.parse("5+0.05")
-    record = await play_on("draughts", (hub_bot, native), tcs=(tc, tc),
-                           adjudication=Adjudication(max_plies=80))
+    record = await play_on_scripted("draughts", (hub_bot, native), tc="5+0.05",
+                                    adjudication=Adjudication(max_plies=80))
     board = get_game("draughts").new(None, [m.move for m in record.moves])
     assert board.position() == record.final_position
     hub_moves = [m for m in record.moves if m.side == 0]
