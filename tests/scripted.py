@@ -50,16 +50,20 @@ class NativeBot:
     """One process's side of a native conversation: ``ugi`` is answered with its identity
     (and ``options``), ``isready`` with ``readyok``, ``legal`` remembered, ``uginewgame``
     starts the move count again, and each ``go`` is answered by ``move``. ``handshake`` and
-    ``ready`` False make it never answer those (a stall)."""
+    ``ready`` False make it never answer those (a stall); ``handshake`` may also be the lines
+    that answer ``ugi``. ``reset_seconds`` is the time it takes over each ``uginewgame`` (an
+    engine clearing its tables): the ``readyok`` that follows comes that much later."""
 
     def __init__(self, move: Move = first_legal, *, name: str = "scripted",
                  options: Sequence[str] = (), handshake: bool | Sequence[Answer] = True,
-                 ready: bool = True) -> None:
+                 ready: bool = True, reset_seconds: float = 0.0) -> None:
         self.move = move
         self.name = name
         self.options = list(options)
         self.handshake = handshake
         self.ready = ready
+        self.reset_seconds = reset_seconds
+        self.resetting = False
         self.legal: list[str] = []
         self.made = 0
 
@@ -71,9 +75,13 @@ class NativeBot:
                 return [f"id name {self.name}", "id author tests", *self.options, "ugiok"]
             return [] if self.handshake is False else list(self.handshake)
         if word == "isready":
-            return ["readyok"] if self.ready else []
+            if not self.ready:
+                return []
+            delay, self.resetting = (self.reset_seconds if self.resetting else 0.0), False
+            return [Later(delay, "readyok")]
         if word == "uginewgame":
             self.made = 0
+            self.resetting = True
         elif word == "legal":
             self.legal = words[1:]
         elif word == "go":
@@ -147,16 +155,15 @@ class ScriptedBots:
     """A :class:`BotSource` of scripted bots: each game gets, per side, a connection of the
     bot's dialect over a fresh :class:`ScriptedChannel` running a fresh script, handshaken as
     :func:`referee.match.open_bot` does it (on failure it is closed and the error raised), and
-    closed when given back. ``channels`` keeps every channel handed out, in order."""
+    closed when given back. ``channels`` keeps every channel handed out, by bot name."""
 
     def __init__(self, *bots: ScriptedBot) -> None:
         self.bots = {bot.spec.name: bot for bot in bots}
-        self.channels: list[ScriptedChannel] = []
+        self.channels: dict[str, list[ScriptedChannel]] = {name: [] for name in self.bots}
 
     async def acquire(self, spec: BotSpec, game_id: str) -> BotConnection:
         connection = connect(self.bots[spec.name], spec)
-        assert isinstance(connection.channel, ScriptedChannel | RecordingChannel)
-        self.channels.append(scripted_channel(connection))
+        self.channels[spec.name].append(scripted_channel(connection))
         try:
             await connection.handshake()
         except BaseException:

@@ -11,7 +11,14 @@ from pathlib import Path
 import pytest
 import trio
 from fake_channel import Later
-from scripted import misbehaving, native, play_scripted
+from scripted import (
+    NativeBot,
+    ScriptedBot,
+    ScriptedBots,
+    misbehaving,
+    native,
+    play_scripted,
+)
 from scripted import random_bot as scripted_random
 from system_packages import FAIRY_STOCKFISH
 from trio.testing import MockClock
@@ -29,6 +36,9 @@ RANDOM_BOT = str(ROOT / "sample_bots" / "random_bot.py")
 MISBEHAVE = str(Path(__file__).resolve().parent / "bots" / "misbehave.py")
 FSF = FAIRY_STOCKFISH
 FAST = TimeControl.parse("2+0.05")
+ROOMY = TimeControl.parse("60+1")
+"""Processes' clock: a random bot's answers take no time, but on a loaded machine a move can
+take a second, and a long game many of them."""
 
 
 # Unsandboxed: these tests are about the referee's rules for failures, with tight handshake
@@ -62,7 +72,7 @@ def check_consistent(record: GameRecord) -> None:
 async def test_random_bots_play_every_game_to_its_end(game: str, tmp_path: Path) -> None:
     seen: list[MoveRecord] = []
     with trio.fail_after(60):
-        record = await play_game(game, random_bot("alice", 1), random_bot("bob", 2), tc=FAST,
+        record = await play_game(game, random_bot("alice", 1), random_bot("bob", 2), tc=ROOMY,
                                  log_dir=tmp_path, game_id="g1", round=3,
                                  on_move=seen.append)
     assert record.termination in (Termination.NORMAL, Termination.ADJUDICATION), record.reason
@@ -196,6 +206,30 @@ async def test_slow_handshake_stalls_and_the_bot_is_killed(autojump_clock: MockC
     assert record.result == "1-0" and record.plies == 0
 
 
+async def test_the_first_move_does_not_wait_for_the_other_bots_reset(
+        autojump_clock: MockClock) -> None:
+    """The side that moves second takes 1 s over ``uginewgame``: the first side's ``go`` goes
+    out well before that reset ends, and the slow side's own clock (0.2 s a move) starts only
+    once it has answered ``isready``: it does not lose on time."""
+    first = native("first")
+    second = ScriptedBot("second", lambda: NativeBot(name="second", reset_seconds=1.0))
+    bots = ScriptedBots(first, second)
+    with trio.fail_after(60):
+        record = await play_scripted("dobutsu", first, second, tc="st=0.2", game_id="g1",
+                                     bots=bots, adjudication=Adjudication(max_plies=4))
+    assert record.termination == Termination.ADJUDICATION, record.reason
+    assert all(m.elapsed_ms < 200 for m in record.moves)
+
+    def when(log: list[tuple[float, str]], text: str, after: str = "uginewgame") -> float:
+        """When the bot first read (or wrote, ``< ...``) ``text`` after it read ``after``."""
+        lines = [(t, said.removeprefix("> ")) for t, said in log]
+        start = next(i for i, (_, said) in enumerate(lines) if said.startswith(after))
+        return next(t for t, said in lines[start:] if said.startswith(text))
+
+    first_log, second_log = bots.channels["first"][0].log, bots.channels["second"][0].log
+    assert when(first_log, "go") < when(second_log, "< readyok") - 0.5
+
+
 async def test_missing_program_is_a_crash_naming_the_bot() -> None:
     ghost = BotSpec(name="ghost", cmd=["/nonexistent/bot"])
     with trio.fail_after(20):
@@ -234,14 +268,27 @@ async def test_cancelled_game_leaves_no_process_behind(tmp_path: Path) -> None:
                       sandbox="none")
     stubborn = BotSpec(name="stubborn", cmd=[sys.executable, MISBEHAVE, "stubborn", "1000"],
                        sandbox="none")
-    with trio.fail_after(30):
-        with trio.move_on_after(1.0) as scope:
-            await play_game("dobutsu", spawner, stubborn, log_dir=tmp_path,
-                            tc=TimeControl.parse("st=10"))
-        assert scope.cancelled_caught
-    log = (tmp_path / "spawner.stderr.log").read_text()
+    log_file = tmp_path / "spawner.stderr.log"
+
+    def grandchild_started() -> bool:
+        return log_file.exists() and "grandchild " in log_file.read_text()
+
+    async def cancel_once_started(scope: trio.CancelScope) -> None:
+        while not grandchild_started():  # the game is on, however loaded the machine
+            await trio.sleep(0.05)
+        await trio.sleep(0.2)
+        scope.cancel()
+
+    with trio.fail_after(60):
+        async with trio.open_nursery() as nursery:
+            with trio.CancelScope() as scope:
+                nursery.start_soon(cancel_once_started, scope)
+                await play_game("dobutsu", spawner, stubborn, log_dir=tmp_path,
+                                tc=TimeControl.parse("st=10"))
+            assert scope.cancelled_caught
+    log = log_file.read_text()
     grandchild = int(log.split("grandchild ")[1].split()[0])
-    with trio.fail_after(5):
+    with trio.fail_after(15):
         while _alive(grandchild):
             await trio.sleep(0.05)
     assert not _alive(grandchild)
@@ -264,7 +311,7 @@ async def test_stubborn_bot_is_killed_after_the_game(monkeypatch: pytest.MonkeyP
     stubborn = BotSpec(name="stubborn", cmd=[sys.executable, MISBEHAVE, "stubborn", "1000"])
     with trio.fail_after(20):
         record = await play_game("jungle", stubborn, random_bot("r", 2),
-                                 adjudication=Adjudication(max_plies=2), tc=FAST)
+                                 adjudication=Adjudication(max_plies=2), tc=ROOMY)
     assert record.termination is Termination.ADJUDICATION
     assert len(pids) == 2 and not any(_alive(pid) for pid in pids)
 
