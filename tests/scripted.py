@@ -186,6 +186,13 @@ def connect(bot: ScriptedBot, spec: BotSpec | None = None) -> BotConnection:
     return connection_class(spec.protocol)(channel, spec)
 
 
+async def open_scripted(bot: ScriptedBot) -> BotConnection:
+    """A handshaken connection to ``bot`` (:func:`referee.match.open_bot`'s scripted twin)."""
+    connection = connect(bot)
+    await connection.handshake()
+    return connection
+
+
 def scripted_channel(connection: BotConnection) -> ScriptedChannel:
     """The scripted channel under a connection (under its recording channel if any)."""
     channel = connection.channel

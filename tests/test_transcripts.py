@@ -38,9 +38,9 @@ async def test_a_debug_bot_gets_a_transcript_of_its_game(tmp_path: Path) -> None
     hub = BotSpec(name="hub", cmd=[sys.executable, HUB_BOT], protocol="hub", debug=True)
     quiet = BotSpec(name="quiet", cmd=[sys.executable, RANDOM_BOT, "--seed", "2"])
     with trio.fail_after(120):
-        record = await play_game("draughts", native, hub, tc=TimeControl.parse("5+0.05"),
+        record = await play_game("draughts", native, hub, tc=TimeControl.parse("60+1"),
                                  game_id="g1", transcript_dir=tmp_path / "transcripts")
-        other = await play_game("draughts", quiet, quiet, tc=TimeControl.parse("5+0.05"),
+        other = await play_game("draughts", quiet, quiet, tc=TimeControl.parse("60+1"),
                                 game_id="g2", transcript_dir=tmp_path / "transcripts")
     path = tmp_path / "transcripts" / "g1.log"
     assert record.tags["transcript"] == "g1.log"
