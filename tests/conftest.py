@@ -1,6 +1,6 @@
 """Test-wide hooks: the ``needs`` marker for Debian packages and the summary of what a local
-run skipped for want of them (see tests/system_packages.py), and how ``make test`` hands the
-tests out to its pytest-xdist workers.
+run skipped for want of them (see tests/system_packages.py), how ``make test`` hands the
+tests out to its pytest-xdist workers, and Hypothesis settings that hold on a busy machine.
 
 A skip is noted where the test ran (``system_packages.skipped``), travels to the controller on
 the test's report (a user property), and the controller prints the summary; run without
@@ -22,7 +22,15 @@ from typing import Any
 
 import pluggy
 import pytest
+from hypothesis import HealthCheck, settings
 from system_packages import install_command, problem, require, skipped
+
+# Every property test's defaults (a test's own ``settings(...)`` starts from them): no deadline
+# per example and no failure for slow input generation, both of which measure the machine's
+# load, not the code (on a loaded 2-core machine what takes 0.1 s idle takes seconds). The
+# number of examples stays each test's own.
+settings.register_profile("arena", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("arena")
 
 SHARED_SETUP = frozenset({
     "tests/test_report_browser.py",  # five built reports, opened by each test
@@ -38,7 +46,16 @@ _missing: dict[str, set[str]] = {}
 """Package -> the tests skipped for want of it, as the reports say (read by the summary)."""
 
 
+SLOW_TIMEOUT_S = 900
+"""pytest-timeout's limit for a test marked slow that sets none of its own (the others keep
+pyproject's 300 s): a hang guard, wide enough for a whole tournament or a browser run on a
+machine loaded five times over."""
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.get_closest_marker("slow") and not item.get_closest_marker("timeout"):
+            item.add_marker(pytest.mark.timeout(SLOW_TIMEOUT_S))
     if hasattr(config, "workerinput"):  # an xdist worker: every worker sorts alike
         items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
