@@ -10,8 +10,8 @@ Under xdist (``--dist loadgroup``, as ``make test`` runs) each test is a work un
 handed to whichever worker runs short of work, except in the modules of :data:`SHARED_SETUP`:
 the tests that share a module fixture go to one worker together, so it is built once. The
 tests marked slow are handed out first, so that no worker starts a long test while the others
-run out of work. (xdist's own ``xdist_group`` mark does not group anything with pytest 9.2: it renames
-the node ids, which pytest no longer lets it do; pytest-xdist issue #1386.)
+run out of work. (xdist's own ``xdist_group`` mark does not group anything with pytest 9.2: it
+renames the node ids, which pytest no longer lets it do; pytest-xdist issue #1386.)
 """
 
 from __future__ import annotations

@@ -25,6 +25,7 @@ from typing import Any
 
 from fake_channel import Answer, Exit, Later, Script, ScriptedChannel
 
+from protocol import hub
 from protocol.lines import decode_line
 from referee.adjudication import Adjudication
 from referee.botsource import BotSource
@@ -32,6 +33,7 @@ from referee.botspec import BotSpec
 from referee.channel import LineChannel, RecordingChannel
 from referee.connection import BotConnection
 from referee.dialects import connection_class
+from referee.games import get_game
 from referee.match import play_game, play_on
 from referee.record import GameRecord, MoveRecord
 from referee.timecontrol import TimeControl
@@ -91,6 +93,49 @@ class NativeBot:
         return []
 
 
+HUB_HELLO: list[Answer] = [
+    'id name=HubBot version=1.0 author="the arena"',
+    'param name=variant value=normal type=enum values="normal"',
+    "param name=book value=false type=bool",
+    "wait",
+]
+"""tests/bots/hub_bot.py's answer to ``hub``."""
+
+
+class HubEngine:
+    """One process's side of a Hub conversation, as tests/bots/hub_bot.py holds it: the
+    handshake (``hub``, ``init``, ``ping``), its own board from ``pos``, and on each ``go`` the
+    move that captures most (the first of those), after an ``info``; or ``fault``, the lines
+    it answers every ``go`` with instead."""
+
+    def __init__(self, fault: Sequence[Answer] | None = None) -> None:
+        self.fault = fault
+        self.rules = get_game("draughts")
+        self.board: Any = self.rules.start()
+
+    def __call__(self, line: str) -> Iterable[Answer]:
+        parsed = hub.parse_line(line)
+        if parsed is None:
+            return []
+        command, fields = parsed
+        if command == "pos":
+            self.board = self.rules.from_position(hub.position_to_fen(fields["pos"]))
+            for text in fields.get("moves", "").split():
+                wanted = hub.parse_move(text)
+                self.board.push(next(m for m in self.board.moves()
+                                     if (m.start, m.end, frozenset(m.captured))
+                                     == (wanted.start, wanted.end, wanted.captured)))
+        elif command == "go":
+            if self.fault is not None:
+                return list(self.fault)
+            move = max(self.board.moves(), key=lambda m: len(m.captured))
+            return [f"info depth=2 score={len(move.captured)}.5",
+                    f"done move={hub.format_move(move.start, move.end, move.captured)}"]
+        answers: dict[str, list[Answer]] = {"hub": HUB_HELLO, "init": ["ready"],
+                                            "ping": ["pong"]}
+        return answers.get(command, [])
+
+
 class ScriptedBot:
     """A bot of a scripted game: its spec (name, dialect, options, time control...) and a
     factory of its script, called once per connection (a script holds one process's state)."""
@@ -115,6 +160,11 @@ def random_bot(name: str, seed: int, **spec: Any) -> ScriptedBot:
         return NativeBot(lambda legal, made: [f"bestmove {rng.choice(list(legal))}"], name=name)
 
     return ScriptedBot(name, script, **spec)
+
+
+def hub_bot(name: str, fault: Sequence[Answer] | None = None, **spec: Any) -> ScriptedBot:
+    """A scripted Hub engine named ``name`` (:class:`HubEngine`)."""
+    return ScriptedBot(name, lambda: HubEngine(fault), protocol="hub", **spec)
 
 
 def misbehaving(mode: str, after: int = 2) -> ScriptedBot:

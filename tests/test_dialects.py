@@ -379,38 +379,12 @@ def _native_first_legal() -> Any:
     return script
 
 
-def _hub_most_captures() -> Any:
-    from protocol import hub
-
-    rules = get_game("draughts")
-    board: Any = rules.start()
-
-    def script(line: str) -> list[Any]:
-        nonlocal board
-        parsed = hub.parse_line(line)
-        assert parsed is not None
-        command, args = parsed
-        if command == "pos":
-            board = rules.from_position(position_to_fen(args["pos"]))
-            for text in args.get("moves", "").split():
-                wanted = hub.parse_move(text)
-                board.push(next(m for m in board.moves() if (m.start, m.end) ==
-                                (wanted.start, wanted.end)))
-        if command == "go":
-            move = max(board.moves(), key=lambda m: len(m.captured))
-            return [f"info depth=2 score={len(move.captured)}.5",
-                    f"done move={hub.format_move(move.start, move.end, move.captured)}"]
-        return {"ping": ["pong"]}.get(command, [])
-
-    return script
-
-
 async def test_a_whole_game_hub_against_native_without_processes(autojump_clock: Any) -> None:
-    from scripted import play_on_scripted
+    from scripted import HubEngine, play_on_scripted
 
     from referee.adjudication import Adjudication
 
-    hub_bot, hub_channel = connect(HubConnection, _hub_most_captures())
+    hub_bot, hub_channel = connect(HubConnection, HubEngine())
     native, _ = connect(NativeConnection, _native_first_legal())
     record = await play_on_scripted("draughts", (hub_bot, native), tc="5+0.05",
                                     adjudication=Adjudication(max_plies=80))

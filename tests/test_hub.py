@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 import trio
-from fake_channel import Answer, table
-from scripted import ScriptedBot, play_scripted
+from fake_channel import Answer
+from scripted import hub_bot as scripted_hub
+from scripted import play_scripted
 from scripted import random_bot as scripted_random
 from trio.testing import MockClock
 
@@ -57,22 +58,12 @@ async def test_hub_engine_plays_whole_games_in_pdn() -> None:
             assert captures, "the Hub engine never captured: the translation went untested"
 
 
-HUB_HELLO: list[Answer] = [
-    'id name=HubBot version=1.0 author="the arena"',
-    'param name=variant value=normal type=enum values="normal"',
-    "param name=book value=false type=bool", "wait"]
 FAULTS: dict[str, list[Answer]] = {
     "illegal": ["done move=1-50"],
     "error": ['error message="cannot think today"'],
     "silent": [],
 }
-
-
-def scripted_hub(mode: str) -> ScriptedBot:
-    """tests/bots/hub_bot.py's handshake, then its fault ``mode`` on the first ``go``."""
-    answers: dict[str, list[Answer]] = {"hub": HUB_HELLO, "init": ["ready"], "ping": ["pong"],
-                                        "go": FAULTS[mode]}
-    return ScriptedBot(f"hub-{mode}", lambda: table(answers), protocol="hub")
+"""tests/bots/hub_bot.py's ``--mode``s: what each answers every ``go`` with."""
 
 
 @pytest.mark.parametrize(("mode", "termination", "words"), [
@@ -86,7 +77,8 @@ async def test_hub_engine_faults_lose_with_a_clear_reason(mode: str, termination
     """The referee's rules for a Hub engine's faults, scripted on the autojump clock."""
     random_bot = scripted_random("random", 3)
     with trio.fail_after(60):
-        record = await play_scripted("draughts", scripted_hub(mode), random_bot, tc="st=0.5")
+        record = await play_scripted("draughts", scripted_hub(f"hub-{mode}", FAULTS[mode]),
+                                     random_bot, tc="st=0.5")
     assert record.termination is termination and record.winner == 1, record.reason
     assert words in record.reason and "p1 (hub-" in record.reason
 
