@@ -49,19 +49,18 @@ def first_legal(legal: Sequence[str], made: int) -> list[Answer]:
 
 
 class NativeBot:
-    """One process's side of a native conversation: ``ugi`` is answered with its identity
-    (and ``options``), ``isready`` with ``readyok``, ``legal`` remembered, ``uginewgame``
+    """One process's side of a native conversation: ``ugi`` is answered with its identity,
+    ``isready`` with ``readyok``, ``legal`` remembered, ``uginewgame``
     starts the move count again, and each ``go`` is answered by ``move``. ``handshake`` and
     ``ready`` False make it never answer those (a stall); ``handshake`` may also be the lines
     that answer ``ugi``. ``reset_seconds`` is the time it takes over each ``uginewgame`` (an
     engine clearing its tables): the ``readyok`` that follows comes that much later."""
 
     def __init__(self, move: Move = first_legal, *, name: str = "scripted",
-                 options: Sequence[str] = (), handshake: bool | Sequence[Answer] = True,
-                 ready: bool = True, reset_seconds: float = 0.0) -> None:
+                 handshake: bool | Sequence[Answer] = True, ready: bool = True,
+                 reset_seconds: float = 0.0) -> None:
         self.move = move
         self.name = name
-        self.options = list(options)
         self.handshake = handshake
         self.ready = ready
         self.reset_seconds = reset_seconds
@@ -74,7 +73,7 @@ class NativeBot:
         word = words[0] if words else ""
         if word == "ugi":
             if self.handshake is True:
-                return [f"id name {self.name}", "id author tests", *self.options, "ugiok"]
+                return [f"id name {self.name}", "id author tests", "ugiok"]
             return [] if self.handshake is False else list(self.handshake)
         if word == "isready":
             if not self.ready:
@@ -269,12 +268,12 @@ async def play_scripted(game: str, p1: ScriptedBot, p2: ScriptedBot, *,
                         transcript_dir: Path | None = None) -> GameRecord:
     """One game of ``p1`` against ``p2`` through :func:`referee.match.play_game`, the
     connections from ``bots`` (default: a :class:`ScriptedBots` of the two)."""
-    extra: dict[str, Any] = {} if adjudication is None else {"adjudication": adjudication}
     return await play_game(
         game, p1.spec, p2.spec, tc=_tc(tc), start_position=start_position, opening=opening,
+        adjudication=adjudication if adjudication is not None else Adjudication(),
         game_options=game_options or {}, game_id=game_id, round=round, on_move=on_move,
         bots=bots if bots is not None else ScriptedBots(p1, p2),
-        transcript_dir=transcript_dir, **extra)
+        transcript_dir=transcript_dir)
 
 
 async def play_on_scripted(game: str, connections: tuple[BotConnection, BotConnection], *,
@@ -286,5 +285,5 @@ async def play_on_scripted(game: str, connections: tuple[BotConnection, BotConne
     else:
         one = _tc(tc) or TimeControl()
         tcs = (one, one)
-    extra: dict[str, Any] = {} if adjudication is None else {"adjudication": adjudication}
-    return await play_on(game, connections, tcs=tcs, **extra)
+    return await play_on(game, connections, tcs=tcs,
+                         adjudication=adjudication if adjudication is not None else Adjudication())
