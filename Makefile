@@ -14,7 +14,7 @@ PYTEST := $(BIN)/python -m pytest -q -p no:cacheprovider
 # `make test` runs the tests in pytest-xdist worker processes: more workers than cores, as
 # most tests wait on child processes, pipes and clocks (on 2 cores: 3 workers 206 s, 4 208 s,
 # 6 192 s). Tests that share an expensive setup
-# are listed in tests/conftest.py (SHARED_SETUP): one worker runs each such module whole.
+# are listed in tests/conftest.py (SHARED_SETUP): one worker runs the tests that share it.
 TEST_WORKERS ?= 6
 XDIST := -n $(TEST_WORKERS) --dist loadgroup
 

@@ -1,17 +1,17 @@
 """Test-wide hooks: the ``needs`` marker for Debian packages and the summary of what a local
-run skipped for want of them (see tests/system_packages.py), and how ``make test`` hands the
-tests out to its pytest-xdist workers.
+run skipped for want of them (see tests/system_packages.py), how ``make test`` hands the
+tests out to its pytest-xdist workers, and Hypothesis settings that hold on a busy machine.
 
 A skip is noted where the test ran (``system_packages.skipped``), travels to the controller on
 the test's report (a user property), and the controller prints the summary; run without
 xdist, the one process does all three.
 
 Under xdist (``--dist loadgroup``, as ``make test`` runs) each test is a work unit of its own,
-handed to whichever worker runs short of work, except the modules of :data:`SHARED_SETUP`:
-one worker runs each of those whole, so their module fixtures are built once. The tests marked
-slow are handed out first, so that no worker starts a long test while the others run out of
-work. (xdist's own ``xdist_group`` mark does not group anything with pytest 9.2: it renames
-the node ids, which pytest no longer lets it do; pytest-xdist issue #1386.)
+handed to whichever worker runs short of work, except in the modules of :data:`SHARED_SETUP`:
+the tests that share a module fixture go to one worker together, so it is built once. The
+tests marked slow are handed out first, so that no worker starts a long test while the others
+run out of work. (xdist's own ``xdist_group`` mark does not group anything with pytest 9.2: it
+renames the node ids, which pytest no longer lets it do; pytest-xdist issue #1386.)
 """
 
 from __future__ import annotations
@@ -22,14 +22,25 @@ from typing import Any
 
 import pluggy
 import pytest
+from hypothesis import HealthCheck, settings
 from system_packages import install_command, problem, require, skipped
 
-SHARED_SETUP = frozenset({
-    "tests/test_report_browser.py",  # five built reports, opened by each test
-    "tests/test_report_content.py",  # a built report of every game, read by most tests
-})
-"""Test modules whose tests share an expensive module-scoped fixture: one xdist worker runs
-each whole (paths relative to the project, as in node ids)."""
+# Every property test's defaults (a test's own ``settings(...)`` starts from them): no deadline
+# per example and no failure for slow input generation, both of which measure the machine's
+# load, not the code (on a loaded 2-core machine what takes 0.1 s idle takes seconds). The
+# number of examples stays each test's own.
+settings.register_profile("arena", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("arena")
+
+SHARED_SETUP: dict[str, str] = {
+    "tests/test_report_browser.py": "module",  # five built reports, opened by each test
+    "tests/test_report_content.py": "param",  # a built report per game, read by most tests
+}
+"""Test modules whose tests share an expensive module-scoped fixture (paths relative to the
+project, as in node ids), and what one xdist worker runs of each: ``module``, the whole
+module; ``param``, the tests of one parameter of the fixture (a node id ending in
+``[<param>]``: the report of one game), each other test going to any worker on its own (they
+build their own runs: the five reports and the rest are built side by side)."""
 
 MISSING = "needs_debian_package"
 """The user property a skipped test's report carries, once per package it lacked."""
@@ -38,7 +49,16 @@ _missing: dict[str, set[str]] = {}
 """Package -> the tests skipped for want of it, as the reports say (read by the summary)."""
 
 
+SLOW_TIMEOUT_S = 900
+"""pytest-timeout's limit for a test marked slow that sets none of its own (the others keep
+pyproject's 300 s): a hang guard, wide enough for a whole tournament or a browser run on a
+machine loaded five times over."""
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.get_closest_marker("slow") and not item.get_closest_marker("timeout"):
+            item.add_marker(pytest.mark.timeout(SLOW_TIMEOUT_S))
     if hasattr(config, "workerinput"):  # an xdist worker: every worker sorts alike
         items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
@@ -51,8 +71,13 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 
     class SharedSetupScheduling(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            module = nodeid.split("::", 1)[0]
-            return module if module in SHARED_SETUP else nodeid
+            module, _, test = nodeid.partition("::")
+            shared = SHARED_SETUP.get(module)
+            if shared == "module":
+                return module
+            if shared == "param" and test.endswith("]"):
+                return module + "[" + test.split("[", 1)[1]
+            return nodeid
 
     return SharedSetupScheduling(config, log)
 

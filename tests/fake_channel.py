@@ -55,6 +55,9 @@ class ScriptedChannel:
         self.script = script
         self.sent: list[str] = []
         self.transcript: deque[str] = deque(maxlen=64)
+        self.log: list[tuple[float, str]] = []
+        """Every line both ways with its time on trio's clock: ``> line`` when it was sent to
+        the bot, ``< line`` when the bot printed it (entered once the line is read)."""
         self.closed = False
         self.exit_code: int | None = None
         self._queue: list[tuple[float, int, str | BadLine | Exit]] = []
@@ -86,6 +89,7 @@ class ScriptedChannel:
         for line in text.split("\n"):
             self.sent.append(line)
             self.transcript.append("> " + line)
+            self.log.append((trio.current_time(), "> " + line))
             self._schedule(self.script(line))
 
     async def readline(self) -> str | BadLine:
@@ -93,12 +97,14 @@ class ScriptedChannel:
             if self._ended:
                 raise BotExited("the scripted bot closed its output")
             if self._queue and self._queue[0][0] <= trio.current_time():
-                _at, _seq, item = heapq.heappop(self._queue)
+                at, _seq, item = heapq.heappop(self._queue)
                 if isinstance(item, Exit):
                     self._ended = True
                     self.exit_code = item.code
                     continue
-                self.transcript.append("< " + (item if isinstance(item, str) else repr(item)))
+                shown = "< " + (item if isinstance(item, str) else repr(item))
+                self.transcript.append(shown)
+                self.log.append((at, shown))
                 return item
             changed = self._changed
             with trio.move_on_at(self._queue[0][0] if self._queue else float("inf")):

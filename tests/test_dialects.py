@@ -382,44 +382,15 @@ def _native_first_legal() -> Any:
     return script
 
 
-def _hub_most_captures() -> Any:
-    from protocol import hub
-
-    rules = get_game("draughts")
-    board: Any = rules.start()
-
-    def script(line: str) -> list[Any]:
-        nonlocal board
-        parsed = hub.parse_line(line)
-        assert parsed is not None
-        command, args = parsed
-        if command == "pos":
-            board = rules.from_position(position_to_fen(args["pos"]))
-            for text in args.get("moves", "").split():
-                wanted = hub.parse_move(text)
-                board.push(next(m for m in board.moves() if (m.start, m.end) ==
-                                (wanted.start, wanted.end)))
-        if command == "go":
-            move = max(board.moves(), key=lambda m: len(m.captured))
-            return [f"info depth=2 score={len(move.captured)}.5",
-                    f"done move={hub.format_move(move.start, move.end, move.captured)}"]
-        return {"ping": ["pong"]}.get(command, [])
-
-    return script
-
-
 async def test_a_whole_game_hub_against_native_without_processes(autojump_clock: Any) -> None:
-    from referee.adjudication import Adjudication
-    from referee.match import play_on
-    from referee.order import GameOrder
-    from referee.timecontrol import TimeControl
+    from scripted import HubEngine, play_on_scripted
 
-    hub_bot, hub_channel = connect(HubConnection, _hub_most_captures())
+    from referee.adjudication import Adjudication
+
+    hub_bot, hub_channel = connect(HubConnection, HubEngine())
     native, _ = connect(NativeConnection, _native_first_legal())
-    tc = TimeControl.parse("5+0.05")
-    order = GameOrder.checked("draughts", hub_bot.spec, native.spec, tc=tc,
-                              adjudication=Adjudication(max_plies=80))
-    record = await play_on(order, (hub_bot, native))
+    record = await play_on_scripted("draughts", (hub_bot, native), tc="5+0.05",
+                                    adjudication=Adjudication(max_plies=80))
     board = get_game("draughts").new(None, [m.move for m in record.moves])
     assert board.position() == record.final_position
     hub_moves = [m for m in record.moves if m.side == 0]

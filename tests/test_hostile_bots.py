@@ -49,16 +49,24 @@ def hostile(script: str, *extra: str, **fields: object) -> tuple[BotSpec, str]:
     return BotSpec(name=program.stem, cmd=[*cmd, tag, *extra], **fields), tag  # type: ignore[arg-type]
 
 
+INNOCENT_TC = "60+0"
+"""The first-legal bot's own clock: never its loss, however loaded the machine."""
+
+
 def first_bot() -> BotSpec:
     return BotSpec(name="first", cmd=[sys.executable, str(FIRST_BOT)])
 
 
-async def play(tmp: Path, spec: BotSpec, *, tc: str = "2+0", side: int = 0) -> GameRecord:
-    """One game of ``spec`` against the first-legal bot, hostile side first by default."""
+async def play(tmp: Path, spec: BotSpec, *, tc: str = "30+0", side: int = 0) -> GameRecord:
+    """One game of ``spec`` against the first-legal bot, hostile side first by default. The
+    hostile bot's clock is ``tc`` (generous: only the tests of time losses wait it out), the
+    first-legal bot's :data:`INNOCENT_TC`."""
     p1, p2 = (spec, first_bot()) if side == 0 else (first_bot(), spec)
+    hostile, innocent = TimeControl.parse(tc), TimeControl.parse(INNOCENT_TC)
+    clocks = (hostile, innocent) if side == 0 else (innocent, hostile)
     with trio.fail_after(60):
-        return await play_game(GameOrder.checked(GAME, p1, p2, tc=TimeControl.parse(tc),
-                                                 adjudication=CAP), FreshBots(tmp))
+        return await play_game(GameOrder.checked(GAME, p1, p2, tc=clocks, adjudication=CAP),
+                               FreshBots(tmp))
 
 
 def log_of(tmp: Path, spec: BotSpec) -> str:
@@ -112,7 +120,7 @@ def assert_nothing_left(tmp: Path, spec: BotSpec, tag: str, *, wait: float = 10.
     moment a SIGKILLed process takes to die)."""
     pid, pgid, children = ids_from_log(log_of(tmp, spec))
     deadline = time.monotonic() + wait
-    settle = time.monotonic() + 2.0  # SIGKILL is asynchronous: dying takes a moment
+    settle = time.monotonic() + 5.0  # SIGKILL is asynchronous: dying takes a moment
     while True:
         left = {"group": not group_gone(pgid), "bot": alive(pid),
                 "children": [c for c in children if alive(c)], "tagged": tagged(tag)}
@@ -159,10 +167,11 @@ async def test_crash_at_start_shell_script(tmp_path: Path) -> None:
 
 
 async def test_never_answers_ugi_stalls(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(referee.match, "HANDSHAKE_TIMEOUT_S", 1.0)
+    # Both bots get it: long enough for the first-legal bot's start on a loaded machine.
+    monkeypatch.setattr(referee.match, "HANDSHAKE_TIMEOUT_S", 3.0)
     spec, tag = hostile("never_ugiok.py")
     record = await play(tmp_path, spec)
-    assert_lost(record, Termination.STALL, "did not answer ugi within 1 s")
+    assert_lost(record, Termination.STALL, "did not answer ugi within 3 s")
     assert_nothing_left(tmp_path, spec, tag)
 
 
@@ -193,14 +202,14 @@ async def test_exit_zero_without_a_word(tmp_path: Path) -> None:
 
 async def test_hang_on_go_loses_on_time(tmp_path: Path) -> None:
     spec, tag = hostile("hang_on_go.py")
-    record = await play(tmp_path, spec, tc="1+0")
+    record = await play(tmp_path, spec, tc="2+0")  # its two moves fit, however loaded
     assert_lost(record, Termination.TIME_FORFEIT, "lost on time")
     assert record.plies == 4
     assert_nothing_left(tmp_path, spec, tag)
 
 
 async def test_info_forever_loses_on_time(tmp_path: Path) -> None:
-    spec, tag = hostile("info_forever.py")
+    spec, tag = hostile("info_forever.py", "0")  # from its first move
     record = await play(tmp_path, spec, tc="1+0")
     assert_lost(record, Termination.TIME_FORFEIT, "lost on time")
     assert_nothing_left(tmp_path, spec, tag)
@@ -276,20 +285,23 @@ async def test_bestmove_none_with_legal_moves(tmp_path: Path) -> None:
 
 async def test_late_bestmove_after_stop_does_not_leak_into_the_next_game(
         tmp_path: Path) -> None:
-    """Game 1: the bot runs out of time, is sent ``stop``, answers ``zz99`` 0.5 s later while
-    answering ``isready`` at once. Game 2 on the same processes must not take ``zz99``."""
-    spec, tag = hostile("late_bestmove.py")
-    tcs = (TimeControl.parse("1+0"), TimeControl.parse("1+0"))
-    order = GameOrder.checked(GAME, spec, first_bot(), tc=tcs, adjudication=CAP)
+    """Game 1: the bot runs out of time on its first move, is sent ``stop``, answers ``zz99``
+    0.5 s later while answering ``isready`` at once. Game 2 on the same processes must not
+    take ``zz99``."""
+    spec, tag = hostile("late_bestmove.py", "0")
+    innocent = TimeControl.parse(INNOCENT_TC)
+    racing = GameOrder.checked(GAME, spec, first_bot(), tc=(TimeControl.parse("1+0"), innocent),
+                               adjudication=CAP)
+    calm = GameOrder.checked(GAME, spec, first_bot(), tc=innocent, adjudication=CAP)
     with trio.fail_after(60):
         bad = await open_bot(spec, log_dir=tmp_path)
         good = await open_bot(first_bot(), log_dir=tmp_path)
         try:
-            first = await play_on(order, (bad, good))
+            first = await play_on(racing, (bad, good))
             assert_lost(first, Termination.TIME_FORFEIT, "lost on time")
             assert bad.owed_bestmoves == 1
             assert "> stop" in bad.channel.transcript
-            second = await play_on(order, (bad, good))
+            second = await play_on(calm, (bad, good))
         finally:
             await bad.aclose()
             await good.aclose()
@@ -303,8 +315,8 @@ async def test_late_bestmove_after_stop_does_not_leak_into_the_next_game(
 async def test_bot_that_never_answers_stop_stalls_its_next_game(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("referee.connection.STOP_GRACE_S", 0.5)
-    spec, tag = hostile("hang_on_go.py")
-    tcs = (TimeControl.parse("1+0"), TimeControl.parse("1+0"))
+    spec, tag = hostile("hang_on_go.py", "0")  # hangs on its first move
+    tcs = (TimeControl.parse("1+0"), TimeControl.parse(INNOCENT_TC))
     order = GameOrder.checked(GAME, spec, first_bot(), tc=tcs, adjudication=CAP)
     with trio.fail_after(60):
         bad = await open_bot(spec, log_dir=tmp_path)
@@ -366,7 +378,7 @@ async def test_double_forked_daemon_dies_with_a_sandboxed_bot(tmp_path: Path) ->
     record = await play(tmp_path, spec)
     assert record.termination == Termination.ADJUDICATION, record.reason
     assert "daemonised" in log_of(tmp_path, spec)
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 15
     while tagged(tag):
         assert time.monotonic() < deadline, f"daemon outlived the sandbox: {tagged(tag)}"
         await trio.sleep(0.05)

@@ -88,7 +88,7 @@ def report(tmp: Path, spec: BotSpec) -> dict[str, str]:
     return lines
 
 
-async def play(tmp: Path, spec: BotSpec, *, tc: str = "5+0") -> GameRecord:
+async def play(tmp: Path, spec: BotSpec, *, tc: str = "30+0") -> GameRecord:
     with trio.fail_after(90):
         return await play_game(GameOrder.checked(GAME, spec, first_bot(),
                                                  tc=TimeControl.parse(tc), adjudication=CAP),
@@ -101,7 +101,7 @@ def assert_innocent_did_not_lose(record: GameRecord) -> None:
     assert record.winner in (None, 1), record.reason  # the innocent (p2) never loses
 
 
-def assert_no_process_left(tag: str, wait: float = 5.0) -> None:
+def assert_no_process_left(tag: str, wait: float = 15.0) -> None:
     deadline = time.monotonic() + wait
     while left := tagged(tag):
         if time.monotonic() > deadline:

@@ -1,6 +1,7 @@
 """What a bot prints cannot grow the referee's memory or the journal: a 200,000-move ``pv`` on
-every move and 700,000 ``option`` declarations are cut to the caps of ``protocol/bounds.py``
-(the test process is the referee here; its peak RSS is read from /proc/self/status)."""
+every move and 12,000 ``option`` declarations of 20 kB each are cut to the caps of
+``protocol/bounds.py`` (the test process is the referee here; its peak RSS is read from
+/proc/self/status)."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from referee.timecontrol import TimeControl
 HOSTILE = Path(__file__).resolve().parent / "hostile"
 GROWTH_LIMIT_MB = 60
 
-pytestmark = pytest.mark.slow  # 200 MB of pv and 700,000 option lines through the referee
+pytestmark = pytest.mark.slow  # 200 MB of pv and 200 MB of option lines through the referee
 
 
 def rss_mb() -> float:
@@ -75,15 +76,15 @@ async def test_an_option_flood_keeps_the_first_options_and_plays_on(tmp_path: Pa
         try:
             peak = rss_mb()
             assert len(connection.options) == MAX_OPTIONS
-            assert connection.options_dropped == 700_000 - MAX_OPTIONS
+            assert connection.options_dropped == 12_000 - MAX_OPTIONS
             assert connection.id_name is not None and len(connection.id_name) < MAX_ID_CHARS + 30
         finally:
             await connection.aclose()
     assert peak - before < GROWTH_LIMIT_MB, f"RSS grew {peak - before:.0f} MB"
     # In a game (handshake timeout 10 s) the innocent never loses. A smaller flood here (still
-    # 80 times the cap): the memory bound is what the 700,000 above are for.
+    # 8 times the cap): the memory bound is what the 12,000 above are for.
     flood = hostile("option_flood", tag)
-    flood.cmd.append(str(80 * MAX_OPTIONS))
+    flood.cmd.append(str(8 * MAX_OPTIONS))
     with trio.fail_after(120):
         record = await play_game(GameOrder.checked("jungle", quiet(tag), flood,
                                                    tc=TimeControl.parse("60+1"),

@@ -35,13 +35,16 @@ MISBEHAVIOUR = {
 
 def test_hostile_tournament_completes_with_the_right_forfeits(tmp_path: Path) -> None:
     tag = f"hostile-run-{uuid.uuid4().hex[:10]}"
-    lines = ['game = "jungle"', 'tc = "1+0"', "concurrency = 2", "games_per_pairing = 2",
+    # A roomy clock: on a loaded machine a first-legal answer can take a second. The hanging
+    # bot's own is short (it is waited out) but holds its two good moves.
+    lines = ['game = "jungle"', 'tc = "30+0"', "concurrency = 2", "games_per_pairing = 2",
              "[adjudication]", "max_plies = 12", ""]
     for name in MISBEHAVIOUR:
         script = FIRST_BOT if name == "first" else HOSTILE / f"{name}.py"
         args = [] if name == "first" else [tag]
         argv = ", ".join(f'"{a}"' for a in ["{python}", str(script), *args])
-        lines += ["[[bots]]", f'name = "{name}"', f"cmd = [{argv}]", ""]
+        lines += ["[[bots]]", f'name = "{name}"', f"cmd = [{argv}]"]
+        lines += ['tc = "2+0"', ""] if name == "hang_on_go" else [""]
     config = tmp_path / "hostile.toml"
     config.write_text("\n".join(lines))
     out = tmp_path / "out"
@@ -66,7 +69,7 @@ def test_hostile_tournament_completes_with_the_right_forfeits(tmp_path: Path) ->
         assert (record.termination, record.winner) == (MISBEHAVIOUR[name], 1 - side), \
             f"{record.id} {record.p1}-{record.p2}: {record.reason}"
         assert record.reason.startswith(f"p{side + 1} ({name})")
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 30
     while tagged(tag):
         assert time.monotonic() < deadline, f"left behind: {tagged(tag)}"
         time.sleep(0.1)

@@ -1,5 +1,6 @@
 """The Hub dialect with real processes: the arena's own Hub engine (tests/bots/hub_bot.py) in
-CI, and Scan 3.1 itself when ``ARENA_SCAN`` points at a built Scan (skipped otherwise)."""
+CI, and Scan 3.1 itself when ``ARENA_SCAN`` points at a built Scan (skipped otherwise); its
+faults' reasons with a scripted Hub engine (tests/scripted.py)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,11 @@ from pathlib import Path
 
 import pytest
 import trio
+from fake_channel import Answer
+from scripted import hub_bot as scripted_hub
+from scripted import play_scripted
+from scripted import random_bot as scripted_random
+from trio.testing import MockClock
 
 from arena.cli import main
 from referee.botspec import BotSpec
@@ -23,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 HUB_BOT = str(ROOT / "tests" / "bots" / "hub_bot.py")
 RANDOM_BOT = str(ROOT / "sample_bots" / "random_bot.py")
 ALPHABETA = str(ROOT / "sample_bots" / "alphabeta.py")
-FAST = TimeControl.parse("5+0.05")
+FAST = TimeControl.parse("60+1")  # roomy: on a loaded machine a move can take a second
 
 
 def hub_bot(mode: str = "normal", seed: int = 1) -> BotSpec:
@@ -53,17 +59,27 @@ async def test_hub_engine_plays_whole_games_in_pdn() -> None:
             assert captures, "the Hub engine never captured: the translation went untested"
 
 
+FAULTS: dict[str, list[Answer]] = {
+    "illegal": ["done move=1-50"],
+    "error": ['error message="cannot think today"'],
+    "silent": [],
+}
+"""tests/bots/hub_bot.py's ``--mode``s: what each answers every ``go`` with."""
+
+
 @pytest.mark.parametrize(("mode", "termination", "words"), [
     ("illegal", Termination.ILLEGAL_MOVE, "played illegal move '1-50' (Hub notation)"),
     ("error", Termination.PROTOCOL_ERROR, "reported an error: 'cannot think today'"),
     ("silent", Termination.TIME_FORFEIT, "no done within"),
 ])
 async def test_hub_engine_faults_lose_with_a_clear_reason(mode: str, termination: Termination,
-                                                          words: str) -> None:
-    random_bot = BotSpec(name="random", cmd=[sys.executable, RANDOM_BOT, "--seed", "3"])
+                                                          words: str, autojump_clock: MockClock
+                                                          ) -> None:
+    """The referee's rules for a Hub engine's faults, scripted on the autojump clock."""
+    random_bot = scripted_random("random", 3)
     with trio.fail_after(60):
-        record = await play_game(GameOrder.checked("draughts", hub_bot(mode), random_bot,
-                                                   tc=TimeControl.parse("st=0.5")))
+        record = await play_scripted("draughts", scripted_hub(f"hub-{mode}", FAULTS[mode]),
+                                     random_bot, tc="st=0.5")
     assert record.termination is termination and record.winner == 1, record.reason
     assert words in record.reason and "p1 (hub-" in record.reason
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from test_live_browser import served_url, started, wait_until
 from test_report_browser import browser, needs_chromium
+from trio.testing import MockClock
 
 from referee.games import get_game
 from referee.record import decode_record
@@ -198,15 +199,13 @@ def test_every_legal_move_can_be_clicked(game: str) -> None:
         board.play(rng.choice(legal))
 
 
-async def test_a_human_who_does_not_answer_loses_on_time() -> None:
+async def test_a_human_who_does_not_answer_loses_on_time(autojump_clock: MockClock) -> None:
+    """The human seat's clock is the referee's: a scripted bot, the autojump clock."""
     import trio
+    from scripted import open_scripted, play_on_scripted, random_bot
 
     from protocol.messages import GameOver
-    from referee.botspec import BotSpec
     from referee.human import HumanSeat, human_spec
-    from referee.match import open_bot, play_on
-    from referee.order import GameOrder
-    from referee.timecontrol import TimeControl
 
     class Silent:
         asked = 0
@@ -224,12 +223,10 @@ async def test_a_human_who_does_not_answer_loses_on_time() -> None:
 
     front = Silent()
     seat = HumanSeat(human_spec("you"), front)
-    bot = await open_bot(BotSpec(name="rnd", cmd=[sys.executable, str(BOT), "--seed", "1"]))
+    bot = await open_scripted(random_bot("rnd", 1))
     try:
         with trio.fail_after(30):
-            order = GameOrder.checked("dobutsu", bot.spec, seat.spec,
-                                      tc=TimeControl.parse("0.5+0"))
-            record = await play_on(order, (bot, seat))
+            record = await play_on_scripted("dobutsu", (bot, seat), tc="0.5+0")
     finally:
         await bot.aclose()
     assert record.termination == "time-forfeit" and record.winner == 0, record.reason

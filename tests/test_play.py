@@ -21,11 +21,11 @@ MISBEHAVE = f"{shlex.quote(sys.executable)} {ROOT / 'tests' / 'bots' / 'misbehav
 def test_two_games_alternate_colours_and_are_journaled(tmp_path: Path,
                                                        capsys: pytest.CaptureFixture[str]) -> None:
     status = main(["play", "dobutsu", "--p1", f"{RANDOM} --seed 1", "--p2", f"{RANDOM} --seed 2",
-                   "--p1-name", "ann", "--p2-name", "bo", "--tc", "2+0.05", "--games", "2",
+                   "--p1-name", "ann", "--p2-name", "bo", "--tc", "60+1", "--games", "2",
                    "--out", str(tmp_path), "--show"])
     out = capsys.readouterr().out
     assert status == 0
-    assert "Game 1: ann (p1) vs bo (p2), tc 2+0.05" in out
+    assert "Game 1: ann (p1) vs bo (p2), tc 60+1" in out
     assert "Game 2: bo (p1) vs ann (p2)" in out
     assert "   1. p1 ann" in out and "clock" in out
     assert "Score of ann vs bo:" in out
@@ -46,7 +46,7 @@ def test_two_games_alternate_colours_and_are_journaled(tmp_path: Path,
 def test_crashing_bot_is_restarted_for_the_next_game(tmp_path: Path,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
     status = main(["play", "jungle", "--p1", f"{MISBEHAVE} crash 1", "--p2", RANDOM,
-                   "--tc", "st=0.5", "--games", "2", "--out", str(tmp_path), "--quiet"])
+                   "--tc", "st=5", "--games", "2", "--out", str(tmp_path), "--quiet"])
     out = capsys.readouterr().out
     assert status == 0
     records = [decode_record(line) for line in (tmp_path / "games.jsonl").read_bytes().splitlines()]

@@ -34,7 +34,7 @@ def chatty(name: str, tag: str) -> BotSpec:
 
 
 async def test_two_games_of_one_bot_at_once_log_to_separate_files(tmp_path: Path) -> None:
-    tc = TimeControl.parse("5+0.05")
+    tc = TimeControl.parse("60+1")
     with trio.fail_after(60):
         async with trio.open_nursery() as nursery:
             for game_id in ("g1", "g2"):
@@ -52,7 +52,7 @@ async def test_silent_bot_leaves_no_log_file(tmp_path: Path) -> None:
     silent = BotSpec(name="quiet", cmd=[sys.executable, RANDOM_BOT])
     with trio.fail_after(60):
         await play_game(GameOrder.checked("dobutsu", silent, chatty("loud", "loud"),
-                                          tc=TimeControl.parse("5+0.05"), id="r1/g 1"),
+                                          tc=TimeControl.parse("60+1"), id="r1/g 1"),
                         FreshBots(tmp_path))
     assert not list(tmp_path.glob("quiet/*"))
     assert (tmp_path / "loud" / "r1_g_1.stderr.log").read_text() == "hello from loud\n"
@@ -77,7 +77,7 @@ async def test_the_stderr_log_is_capped_and_says_what_it_dropped(tmp_path: Path)
     with trio.fail_after(60):
         record = await play_game(GameOrder.checked("dobutsu", flooder("loud", 8),
                                                    chatty("quiet", "quiet"),
-                                                   tc=TimeControl.parse("10+0.1"), id="g1"),
+                                                   tc=TimeControl.parse("60+1"), id="g1"),
                                  FreshBots(tmp_path))
     assert record.termination.value in ("normal", "adjudication"), record.reason
     log = (tmp_path / "loud" / "g1.stderr.log").read_bytes()
@@ -100,7 +100,7 @@ async def test_a_log_that_cannot_be_written_never_counts_against_the_bot(tmp_pat
     with trio.fail_after(60):
         record = await play_game(GameOrder.checked("dobutsu", flooder("loud", 2),
                                                    flooder("other", 2),
-                                                   tc=TimeControl.parse("10+0.1"), id="g1"),
+                                                   tc=TimeControl.parse("60+1"), id="g1"),
                                  FreshBots(tmp_path))
     assert record.termination.value in ("normal", "adjudication"), record.reason
     assert (tmp_path / "other" / "g1.stderr.log").stat().st_size > 1 << 20

@@ -1,4 +1,6 @@
-"""play_game with real child processes: whole games, Fairy-Stockfish, and every loss reason."""
+"""play_game: whole games between real child processes (every game, Fairy-Stockfish, what a
+process leaves behind), and the referee's rules (every loss reason, the opening, per-bot clocks,
+Donkan's parties) between scripted bots on trio's autojump clock (tests/scripted.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +10,18 @@ from pathlib import Path
 
 import pytest
 import trio
+from fake_channel import Later
+from scripted import (
+    NativeBot,
+    ScriptedBot,
+    ScriptedBots,
+    misbehaving,
+    native,
+    play_scripted,
+)
+from scripted import random_bot as scripted_random
 from system_packages import FAIRY_STOCKFISH
+from trio.testing import MockClock
 
 from referee.adjudication import Adjudication
 from referee.botspec import BotSpec
@@ -24,7 +37,9 @@ RANDOM_BOT = str(ROOT / "sample_bots" / "random_bot.py")
 MISBEHAVE = str(Path(__file__).resolve().parent / "bots" / "misbehave.py")
 FSF = FAIRY_STOCKFISH
 FAST = TimeControl.parse("2+0.05")
-HANDSHAKE_S = 2.0
+ROOMY = TimeControl.parse("60+1")
+"""Processes' clock: a random bot's answers take no time, but on a loaded machine a move can
+take a second, and a long game many of them."""
 
 
 # Unsandboxed: these tests are about the referee's rules for failures, with tight handshake
@@ -35,7 +50,7 @@ def random_bot(name: str, seed: int) -> BotSpec:
                    sandbox="none")
 
 
-def misbehaving(mode: str, after: int = 2) -> BotSpec:
+def misbehaving_process(mode: str, after: int = 2) -> BotSpec:
     return BotSpec(name=f"bad-{mode}", cmd=[sys.executable, MISBEHAVE, mode, str(after)],
                    sandbox="none")
 
@@ -59,7 +74,7 @@ async def test_random_bots_play_every_game_to_its_end(game: str, tmp_path: Path)
     seen: list[MoveRecord] = []
     with trio.fail_after(60):
         record = await play_game(GameOrder.checked(game, random_bot("alice", 1),
-                                                   random_bot("bob", 2), tc=FAST, id="g1",
+                                                   random_bot("bob", 2), tc=ROOMY, id="g1",
                                                    round=3),
                                  FreshBots(tmp_path), on_move=seen.append)
     assert record.termination in (Termination.NORMAL, Termination.ADJUDICATION), record.reason
@@ -79,13 +94,13 @@ async def test_random_bots_play_every_game_to_its_end(game: str, tmp_path: Path)
         assert record.parties and len(record.score) == 2
 
 
-async def test_opening_moves_are_book_and_max_plies_adjudicates(tmp_path: Path) -> None:
+async def test_opening_moves_are_book_and_max_plies_adjudicates(autojump_clock: MockClock) -> None:
     game = "dobutsu"
     opening = ["b1a2", "b4c3"]
     with trio.fail_after(30):
-        record = await play_game(GameOrder.checked(
-            game, random_bot("a", 3), random_bot("b", 4), tc=FAST, opening=opening,
-            adjudication=Adjudication(max_plies=4, draw_rules=False)))
+        record = await play_scripted(game, scripted_random("a", 3), scripted_random("b", 4),
+                                     tc=FAST, opening=opening,
+                                     adjudication=Adjudication(max_plies=4, draw_rules=False))
     assert [m.move for m in record.moves][:2] == opening
     assert [m.book for m in record.moves] == [True, True, False, False]
     assert [m.elapsed_ms for m in record.moves[:2]] == [0.0, 0.0]
@@ -125,35 +140,20 @@ async def test_fairy_stockfish_beats_random_at_dobutsu(tmp_path: Path) -> None:
     assert not list(tmp_path.rglob("*.stderr.log"))  # FSF is silent on stderr: no log files
 
 
-@pytest.mark.parametrize(
-    ("mode", "termination", "words"),
-    [
-        ("hang", Termination.TIME_FORFEIT, "lost on time"),
-        ("crash", Termination.CRASH, "exit status 3"),
-        ("illegal", Termination.ILLEGAL_MOVE, "'zz99'"),
-        ("none", Termination.ILLEGAL_MOVE, "bestmove (none)"),
-        ("garbage", Termination.PROTOCOL_ERROR, "hello there"),
-        ("badutf8", Termination.PROTOCOL_ERROR, "not UTF-8"),
-        ("longline", Termination.PROTOCOL_ERROR, "longer than"),
-        ("nohandshake", Termination.STALL, "did not answer ugi"),
-        ("noready", Termination.STALL, "did not answer isready"),
-    ],
-)
-@pytest.mark.parametrize("bad_side", [0, 1])
-@pytest.mark.slow
-async def test_each_failure_loses_with_its_reason(
-    mode: str, termination: Termination, words: str, bad_side: int,
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    # Short, but the good bot's own start (a Python interpreter importing the rules, on a
-    # loaded 2-core machine: 0.3-0.6 s) must fit in it, or the good bot stalls instead.
-    monkeypatch.setattr("referee.connection.HANDSHAKE_TIMEOUT_S", HANDSHAKE_S)
-    monkeypatch.setattr("referee.match.HANDSHAKE_TIMEOUT_S", HANDSHAKE_S)
-    game = "jungle"
-    bad, good = misbehaving(mode), random_bot("good", 7)
-    p1, p2 = (bad, good) if bad_side == 0 else (good, bad)
-    with trio.fail_after(30):
-        record = await play_game(GameOrder.checked(game, p1, p2, tc=TimeControl.parse("st=0.3")))
+FAILURES = [
+    ("hang", Termination.TIME_FORFEIT, "lost on time"),
+    ("crash", Termination.CRASH, "exit status 3"),
+    ("illegal", Termination.ILLEGAL_MOVE, "'zz99'"),
+    ("none", Termination.ILLEGAL_MOVE, "bestmove (none)"),
+    ("garbage", Termination.PROTOCOL_ERROR, "hello there"),
+    ("badutf8", Termination.PROTOCOL_ERROR, "not UTF-8"),
+    ("nohandshake", Termination.STALL, "did not answer ugi"),
+    ("noready", Termination.STALL, "did not answer isready"),
+]
+
+
+def check_failure(record: GameRecord, mode: str, termination: Termination, words: str,
+                  bad_side: int) -> None:
     assert record.termination is termination, record.reason
     assert record.winner == 1 - bad_side
     assert record.result == ("0-1" if bad_side == 0 else "1-0")
@@ -164,15 +164,74 @@ async def test_each_failure_loses_with_its_reason(
         check_consistent(record)
 
 
-async def test_slow_handshake_stalls_and_the_bot_is_killed(
-    monkeypatch: pytest.MonkeyPatch,
+@pytest.mark.parametrize(("mode", "termination", "words"), FAILURES)
+@pytest.mark.parametrize("bad_side", [0, 1])
+async def test_each_failure_loses_with_its_reason(
+    mode: str, termination: Termination, words: str, bad_side: int,
+    autojump_clock: MockClock,
 ) -> None:
-    monkeypatch.setattr("referee.match.HANDSHAKE_TIMEOUT_S", HANDSHAKE_S)  # the bad one: 30 s
-    with trio.fail_after(20):
-        record = await play_game(GameOrder.checked("dobutsu", random_bot("good", 1),
-                                                   misbehaving("slowhandshake")))
+    """The referee's rule for each failure, scripted: the stalls wait out the real 10 s
+    handshake timeout, the hang its 0.3 s clock, on the autojump clock."""
+    game = "jungle"
+    bad, good = misbehaving(mode), scripted_random("good", 7)
+    p1, p2 = (bad, good) if bad_side == 0 else (good, bad)
+    with trio.fail_after(30):
+        record = await play_scripted(game, p1, p2, tc="st=0.3")
+    check_failure(record, mode, termination, words, bad_side)
+
+
+@pytest.mark.parametrize(
+    ("mode", "termination", "words"),
+    [
+        ("crash", Termination.CRASH, "exit status 3"),
+        ("longline", Termination.PROTOCOL_ERROR, "longer than"),
+    ],
+)
+@pytest.mark.parametrize("bad_side", [0, 1])
+@pytest.mark.slow
+async def test_each_failure_of_a_real_process_loses_with_its_reason(
+    mode: str, termination: Termination, words: str, bad_side: int,
+) -> None:
+    """The failures whose words come from a real process: its exit status, and the line cap
+    of the reader of its pipe (tests/bots/misbehave.py)."""
+    game = "jungle"
+    bad, good = misbehaving_process(mode), random_bot("good", 7)
+    p1, p2 = (bad, good) if bad_side == 0 else (good, bad)
+    with trio.fail_after(60):
+        record = await play_game(GameOrder.checked(game, p1, p2, tc=TimeControl.parse("60+1")))
+    check_failure(record, mode, termination, words, bad_side)
+
+
+async def test_slow_handshake_stalls_and_the_bot_is_killed(autojump_clock: MockClock) -> None:
+    with trio.fail_after(60):  # the bot answers after 30 s; the handshake timeout is 10 s
+        record = await play_scripted("dobutsu", scripted_random("good", 1),
+                                     misbehaving("slowhandshake"))
     assert record.termination is Termination.STALL
     assert record.result == "1-0" and record.plies == 0
+
+
+async def test_the_first_move_does_not_wait_for_the_other_bots_reset(
+        autojump_clock: MockClock) -> None:
+    """The side that moves second takes 1 s over ``uginewgame``: the first side's ``go`` goes
+    out well before that reset ends, and the slow side's own clock (0.2 s a move) starts only
+    once it has answered ``isready``: it does not lose on time."""
+    first = native("first")
+    second = ScriptedBot("second", lambda: NativeBot(name="second", reset_seconds=1.0))
+    bots = ScriptedBots(first, second)
+    with trio.fail_after(60):
+        record = await play_scripted("dobutsu", first, second, tc="st=0.2", game_id="g1",
+                                     bots=bots, adjudication=Adjudication(max_plies=4))
+    assert record.termination == Termination.ADJUDICATION, record.reason
+    assert all(m.elapsed_ms < 200 for m in record.moves)
+
+    def when(log: list[tuple[float, str]], text: str, after: str = "uginewgame") -> float:
+        """When the bot first read (or wrote, ``< ...``) ``text`` after it read ``after``."""
+        lines = [(t, said.removeprefix("> ")) for t, said in log]
+        start = next(i for i, (_, said) in enumerate(lines) if said.startswith(after))
+        return next(t for t, said in lines[start:] if said.startswith(text))
+
+    first_log, second_log = bots.channels["first"][0].log, bots.channels["second"][0].log
+    assert when(first_log, "go") < when(second_log, "< readyok") - 0.5
 
 
 async def test_missing_program_is_a_crash_naming_the_bot() -> None:
@@ -184,12 +243,13 @@ async def test_missing_program_is_a_crash_naming_the_bot() -> None:
     assert "cannot start bot 'ghost'" in record.reason
 
 
-async def test_per_bot_time_control_override() -> None:
-    slow = BotSpec(name="slow", cmd=[sys.executable, RANDOM_BOT, "--delay", "0.3"],
-                   sandbox="none")
+async def test_per_bot_time_control_override(autojump_clock: MockClock) -> None:
+    # The override is resolved where the config is read (arena.config); the referee plays
+    # each side on the clock its order gives it.
+    slow = native("slow", lambda legal, made: [Later(0.3, f"bestmove {legal[0]}")])
     with trio.fail_after(20):
-        record = await play_game(GameOrder.checked("dobutsu", random_bot("quick", 1), slow,
-                                                   tc=(FAST, TimeControl.parse("st=0.05"))))
+        record = await play_scripted("dobutsu", scripted_random("quick", 1), slow,
+                                     tc=(FAST, TimeControl.parse("st=0.05")))
     assert record.termination is Termination.TIME_FORFEIT
     assert record.winner == 0
     assert record.time_control == "p1: 2+0.05 | p2: st=0.05"
@@ -214,15 +274,28 @@ async def test_cancelled_game_leaves_no_process_behind(tmp_path: Path) -> None:
                       sandbox="none")
     stubborn = BotSpec(name="stubborn", cmd=[sys.executable, MISBEHAVE, "stubborn", "1000"],
                        sandbox="none")
-    with trio.fail_after(30):
-        with trio.move_on_after(1.0) as scope:
-            await play_game(GameOrder.checked("dobutsu", spawner, stubborn,
-                                              tc=TimeControl.parse("st=10")),
-                            FreshBots(tmp_path))
-        assert scope.cancelled_caught
-    log = (tmp_path / "spawner.stderr.log").read_text()
+    log_file = tmp_path / "spawner.stderr.log"
+
+    def grandchild_started() -> bool:
+        return log_file.exists() and "grandchild " in log_file.read_text()
+
+    async def cancel_once_started(scope: trio.CancelScope) -> None:
+        while not grandchild_started():  # the game is on, however loaded the machine
+            await trio.sleep(0.05)
+        await trio.sleep(0.2)
+        scope.cancel()
+
+    with trio.fail_after(60):
+        async with trio.open_nursery() as nursery:
+            with trio.CancelScope() as scope:
+                nursery.start_soon(cancel_once_started, scope)
+                await play_game(GameOrder.checked("dobutsu", spawner, stubborn,
+                                                  tc=TimeControl.parse("st=10")),
+                                FreshBots(tmp_path))
+            assert scope.cancelled_caught
+    log = log_file.read_text()
     grandchild = int(log.split("grandchild ")[1].split()[0])
-    with trio.fail_after(5):
+    with trio.fail_after(15):
         while _alive(grandchild):
             await trio.sleep(0.05)
     assert not _alive(grandchild)
@@ -246,16 +319,16 @@ async def test_stubborn_bot_is_killed_after_the_game(monkeypatch: pytest.MonkeyP
     with trio.fail_after(20):
         record = await play_game(GameOrder.checked("jungle", stubborn, random_bot("r", 2),
                                                    adjudication=Adjudication(max_plies=2),
-                                                   tc=FAST))
+                                                   tc=ROOMY))
     assert record.termination is Termination.ADJUDICATION
     assert len(pids) == 2 and not any(_alive(pid) for pid in pids)
 
 
-async def test_donkan_round_with_target_option_records_parties(tmp_path: Path) -> None:
+async def test_donkan_round_with_target_option_records_parties(autojump_clock: MockClock) -> None:
     with trio.fail_after(30):
-        record = await play_game(GameOrder.checked("donkan", random_bot("a", 11),
-                                                   random_bot("b", 12), tc=FAST,
-                                                   game_options={"target": "2"}))
+        record = await play_scripted("donkan", scripted_random("a", 11),
+                                     scripted_random("b", 12), tc=FAST,
+                                     game_options={"target": "2"})
     assert record.options == {"target": "2", "draw_rules": "true"}
     assert record.termination is Termination.NORMAL, record.reason
     assert max(record.score) >= 2 and record.winner == record.score.index(max(record.score))

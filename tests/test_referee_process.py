@@ -28,7 +28,7 @@ async def test_clean_environment_limits_session_and_stderr_log(tmp_path: Path,
                    cwd=str(tmp_path), env={"BOT_LEVEL": "3"}, limits=Limits(memory_mb=512),
                    sandbox="none")
     log = tmp_path / "logs" / "echo.stderr.log"
-    with trio.fail_after(10):
+    with trio.fail_after(30):
         bot = await BotProcess.start(spec, log)
         try:
             env = await bot.readline()
@@ -57,7 +57,7 @@ async def test_clean_environment_limits_session_and_stderr_log(tmp_path: Path,
 async def test_overlong_line_is_dropped_and_counted_then_reading_goes_on() -> None:
     code = (f"import sys; sys.stdout.write('x' * {MAX_LINE_BYTES + 10} + '\\nafter\\n'); "
             "sys.stdout.buffer.write(b'\\xff\\xfe\\r\\n'); sys.stdout.write('last')")
-    with trio.fail_after(10):
+    with trio.fail_after(30):
         bot = await BotProcess.start(code_bot(code))
         try:
             long_line = await bot.readline()
@@ -79,7 +79,7 @@ async def test_stubborn_process_group_is_killed() -> None:
             "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\n"
             "print(child.pid, flush=True)\n"
             "time.sleep(60)\n")
-    with trio.fail_after(10):
+    with trio.fail_after(30):
         bot = await BotProcess.start(code_bot(code, sandbox="none"))
         grandchild = int(str(await bot.readline()))
         await bot.aclose()
@@ -109,7 +109,7 @@ async def test_bwrap_sandbox_runs_the_bot_privately_without_network(tmp_path: Pa
             "flush=True)\n"
             "input()\n")
     spec = code_bot(code, cwd=str(tmp_path), sandbox="bwrap")
-    with trio.fail_after(10):
+    with trio.fail_after(30):
         bot = await BotProcess.start(spec)
         try:
             assert await bot.readline() == "read-only"  # its folder is bound read-only

@@ -35,8 +35,8 @@ from reports.html import build, build_report
 from reports.journal import JournalError, summarise_journal
 from reports.replay import apply_frames, replay, start_game
 
-# Reports built from random tournaments of every game. Under xdist one worker runs the whole
-# module (tests/conftest.py: SHARED_SETUP), so each report of ``run`` is built once.
+# Reports built from random tournaments of every game. Under xdist one worker runs all the
+# tests of one game (tests/conftest.py: SHARED_SETUP), so each report of ``run`` is built once.
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[1]

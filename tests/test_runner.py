@@ -143,7 +143,7 @@ random_plies = 2
 def test_crashing_and_hanging_bots_lose_their_games_and_the_tournament_finishes(
     tmp_path: Path,
 ) -> None:
-    head = 'game = "dobutsu"\ntc = "10+0.1"\ngames_per_pairing = 2\nconcurrency = 2\n'
+    head = 'game = "dobutsu"\ntc = "60+1"\ngames_per_pairing = 2\nconcurrency = 2\n'
     hang = bot("hanger", BOTS / "runner_hang_bot.py") + 'tc = "st=0.2"\n'
     bots = [
         bot("rnd", RANDOM_BOT, "--seed", "1"),
@@ -396,7 +396,8 @@ def test_second_ctrl_c_aborts_running_games_and_kills_their_bots(tmp_path: Path)
     rival = arena_run(config, out)  # a second run on the same directory is refused
     assert rival.returncode != 0 and "in use by another 'arena run'" in rival.stderr
     proc.send_signal(signal.SIGINT)
-    time.sleep(0.3)
+    while "Ctrl-C: no new games" not in proc.stdout.readline():  # the first one was heard
+        assert proc.poll() is None, proc.communicate()
     proc.send_signal(signal.SIGINT)
     stdout, stderr = proc.communicate(timeout=30)
     assert proc.returncode == 130, stderr

@@ -1,35 +1,49 @@
 """Score adjudication from the bots' own ``info score`` (cutechess ``-resign`` / ``-draw``),
-with real scripted bots (tests/bots/score_bot.py) over the native protocol."""
+with scripted native bots (tests/scripted.py) on trio's autojump clock: the rule is the
+referee's, no process is needed to check it."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
+from collections.abc import Sequence
+from typing import Any
 
 import msgspec
 import pytest
 import trio
+from scripted import ScriptedBot, native, play_scripted
+from trio.testing import MockClock
 
 from referee.adjudication import Adjudication, DrawRule, ResignRule, ScoreWatch
-from referee.botspec import BotSpec
-from referee.match import play_game
-from referee.order import GameOrder
 from referee.record import GameRecord, Termination
 
-SCORE_BOT = str(Path(__file__).resolve().parent / "bots" / "score_bot.py")
+
+def scorer(name: str, score: str, start: int = 1) -> ScriptedBot:
+    """A bot that plays the first legal move and, from its ``start``-th move on (1-based),
+    reports ``info depth 1 score cp SCORE`` before it (``mate``: ``score mate 3``; ``alt``:
+    +900 and -900 in turn); before that it reports no score."""
+
+    def move(legal: Sequence[str], made: int) -> list[Any]:
+        number = made + 1
+        said: list[Any] = []
+        if number >= start:
+            if score == "mate":
+                said.append("info depth 1 score mate 3")
+            elif score == "alt":
+                said.append(f"info depth 1 score cp {900 if number % 2 else -900}")
+            else:
+                said.append(f"info depth 1 score cp {int(score)}")
+        return [*said, f"bestmove {legal[0]}"]
+
+    return native(name, move)
 
 
-def scorer(name: str, score: str, start: int = 1) -> BotSpec:
-    return BotSpec(name=name, cmd=[sys.executable, SCORE_BOT, score, str(start)])
-
-
-async def play(p1: BotSpec, p2: BotSpec, adjudication: Adjudication) -> GameRecord:
+async def play(p1: ScriptedBot, p2: ScriptedBot, adjudication: Adjudication) -> GameRecord:
     with trio.fail_after(60):
         # jungle: long games with the first legal move, so the rules do not end them first
-        return await play_game(GameOrder.checked("jungle", p1, p2, adjudication=adjudication))
+        return await play_scripted("jungle", p1, p2, adjudication=adjudication)
 
 
-async def test_resign_when_the_loser_reports_it_for_long_enough() -> None:
+async def test_resign_when_the_loser_reports_it_for_long_enough(autojump_clock: MockClock) -> None:
     rules = Adjudication(resign=ResignRule(score=500, moves=3))
     record = await play(scorer("hopeless", "-800"), scorer("calm", "0"), rules)
     assert record.termination is Termination.ADJUDICATION and record.adjudication == "resign"
@@ -39,7 +53,7 @@ async def test_resign_when_the_loser_reports_it_for_long_enough() -> None:
     assert "-500 cp or worse on 3 moves in a row" in record.reason
 
 
-async def test_twosided_resign_needs_the_winner_to_agree() -> None:
+async def test_twosided_resign_needs_the_winner_to_agree(autojump_clock: MockClock) -> None:
     rules = Adjudication(resign=ResignRule(score=500, moves=3, twosided=True), max_plies=30,
                          draw_rules=False)
     record = await play(scorer("hopeless", "-800"), scorer("calm", "0"), rules)
@@ -50,14 +64,15 @@ async def test_twosided_resign_needs_the_winner_to_agree() -> None:
     assert "p2 (sure)'s +500 cp or better as long (twosided)" in record.reason
 
 
-async def test_a_broken_run_of_scores_starts_again() -> None:
+async def test_a_broken_run_of_scores_starts_again(autojump_clock: MockClock) -> None:
     rules = Adjudication(resign=ResignRule(score=500, moves=2), max_plies=24,
                          draw_rules=False)
     record = await play(scorer("swings", "alt"), scorer("calm", "0"), rules)
     assert record.adjudication == "max_plies" and record.winner is None
 
 
-async def test_draw_when_both_report_a_level_game_after_the_given_move() -> None:
+async def test_draw_when_both_report_a_level_game_after_the_given_move(
+        autojump_clock: MockClock) -> None:
     rules = Adjudication(draw=DrawRule(after=6, moves=3, score=10))
     record = await play(scorer("a", "5"), scorer("b", "-10"), rules)
     assert record.termination is Termination.ADJUDICATION and record.adjudication == "draw"
@@ -69,7 +84,7 @@ async def test_draw_when_both_report_a_level_game_after_the_given_move() -> None
     assert record.adjudication == "max_plies"  # b's score is never level
 
 
-async def test_moves_without_a_score_count_for_nothing() -> None:
+async def test_moves_without_a_score_count_for_nothing(autojump_clock: MockClock) -> None:
     rules = Adjudication(draw=DrawRule(moves=3, score=10))
     record = await play(scorer("late", "0", start=5), scorer("b", "0"), rules)
     assert record.adjudication == "draw" and record.plies == 13  # late's 5th-7th moves

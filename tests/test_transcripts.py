@@ -1,5 +1,6 @@
 """Protocol transcripts: a ``debug`` bot's every line, both ways, with millisecond times, one
-file per game (as cutechess ``-debug``), linked from the report's game viewer."""
+file per game (as cutechess ``-debug``), linked from the report's game viewer: the referee's
+part with scripted bots, ``arena run --debug`` with real ones."""
 
 from __future__ import annotations
 
@@ -10,16 +11,14 @@ from pathlib import Path
 
 import pytest
 import trio
+from scripted import hub_bot, play_scripted
+from scripted import random_bot as scripted_random
+from trio.testing import MockClock
 
-from referee.botspec import BotSpec
-from referee.match import play_game
-from referee.order import GameOrder
 from referee.record import decode_record
-from referee.timecontrol import TimeControl
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM_BOT = str(ROOT / "sample_bots" / "random_bot.py")
-HUB_BOT = str(ROOT / "tests" / "bots" / "hub_bot.py")
 LINE = re.compile(r"^ *(-?\d+\.\d{3}) (\S+) ([<>]) (.*)$")
 """ms since the game started (negative: the handshake before it), bot, direction, line."""
 
@@ -33,18 +32,18 @@ def lines_of(path: Path) -> list[tuple[float, str, str, str]]:
     return out
 
 
-@pytest.mark.slow
-async def test_a_debug_bot_gets_a_transcript_of_its_game(tmp_path: Path) -> None:
-    native = BotSpec(name="rnd", cmd=[sys.executable, RANDOM_BOT, "--seed", "1"], debug=True)
-    hub = BotSpec(name="hub", cmd=[sys.executable, HUB_BOT], protocol="hub", debug=True)
-    quiet = BotSpec(name="quiet", cmd=[sys.executable, RANDOM_BOT, "--seed", "2"])
+async def test_a_debug_bot_gets_a_transcript_of_its_game(tmp_path: Path,
+                                                         autojump_clock: MockClock) -> None:
+    """The referee's transcript of a game between scripted bots (a native one and a Hub one,
+    tests/scripted.py); test_arena_run_debug_... writes them from real processes."""
+    native = scripted_random("rnd", 1, debug=True)
+    hub = hub_bot("hub", debug=True)
+    quiet = scripted_random("quiet", 2)
     with trio.fail_after(120):
-        record = await play_game(GameOrder.checked("draughts", native, hub,
-                                                   tc=TimeControl.parse("5+0.05"), id="g1"),
-                                 transcript_dir=tmp_path / "transcripts")
-        other = await play_game(GameOrder.checked("draughts", quiet, quiet,
-                                                  tc=TimeControl.parse("5+0.05"), id="g2"),
-                                transcript_dir=tmp_path / "transcripts")
+        record = await play_scripted("draughts", native, hub, tc="5+0.05", game_id="g1",
+                                     transcript_dir=tmp_path / "transcripts")
+        other = await play_scripted("draughts", quiet, quiet, tc="5+0.05", game_id="g2",
+                                    transcript_dir=tmp_path / "transcripts")
     path = tmp_path / "transcripts" / "g1.log"
     assert record.tags["transcript"] == "g1.log"
     entries = lines_of(path)

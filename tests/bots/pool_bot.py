@@ -8,9 +8,7 @@ count is per process (each ``uginewgame`` starts the next one): ``--crash-game K
 first ``go`` of its K-th game, ``--slow-game K`` answers the first ``go`` of its K-th game only
 after ``--slow-seconds`` (a time loss at a short control; the late ``bestmove`` still comes),
 ``--illegal-game K`` answers it with a move that does not exist; ``--log FILE`` appends every
-line it reads to FILE, each after its wall-clock time with ``--stamped``; ``--reset-seconds S``
-takes S seconds over each ``uginewgame`` (an engine clearing its tables). Standard library
-only, so it starts fast.
+line it reads to FILE. Standard library only, so it starts fast.
 """
 
 from __future__ import annotations
@@ -32,8 +30,6 @@ def main() -> int:
     parser.add_argument("--quiet", action="store_true")
     parser.add_argument("--say-game", type=int, default=0)
     parser.add_argument("--log", default="")
-    parser.add_argument("--stamped", action="store_true")
-    parser.add_argument("--reset-seconds", type=float, default=0.0)
     args = parser.parse_args()
     with open(args.pids, "a") as pids:
         pids.write(f"{os.getpid()}\n")
@@ -45,7 +41,7 @@ def main() -> int:
     for raw in sys.stdin:
         if args.log:
             with open(args.log, "a") as log:
-                log.write(f"{time.time():.6f} {raw}" if args.stamped else raw)
+                log.write(raw)
         words = raw.split()
         if not words:
             continue
@@ -58,7 +54,6 @@ def main() -> int:
         elif command == "uginewgame":
             games += 1
             first_go = True
-            time.sleep(args.reset_seconds)
         elif command == "legal":
             legal = words[1:]
         elif command == "go":
@@ -78,9 +73,6 @@ def main() -> int:
                 pids.write(f"quit {os.getpid()}\n")
             return 0
         if reply is not None:
-            if args.log and args.stamped:
-                with open(args.log, "a") as log:
-                    log.write(f"{time.time():.6f} < {reply.splitlines()[-1]}\n")
             sys.stdout.write(reply + "\n")
             sys.stdout.flush()
     return 0
