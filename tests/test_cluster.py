@@ -407,3 +407,26 @@ def test_ship_needs_the_bots_own_folder(tmp_path: Path) -> None:
                                            bot("b", RANDOM_BOT)])
     with pytest.raises(ConfigError, match=r"t\.toml:\d+: bots\[0\]\.ship: .*no cwd"):
         load_config(config)
+
+
+def test_the_worker_list_is_asked_of_the_scheduler_not_the_clients_cache() -> None:
+    """The client's cached identity, which its own refresh replaces every 2 s with one that
+    lists no worker, must not be what a run counts its workers and threads from: under load a
+    game failed with "every worker failed it ()". Here the refresh always wins the race."""
+    from distributed import Client, LocalCluster
+    from distributed.client import SchedulerInfo
+
+    from arena.cluster.executor import worker_threads
+
+    with LocalCluster(n_workers=2, threads_per_worker=2, processes=False,
+                      dashboard_address=":0") as cluster, Client(cluster) as client:
+        client.wait_for_workers(2, timeout=60)
+        emptied = SchedulerInfo({**client.scheduler_info(), "workers": {}})
+
+        async def refresh_wins(n_workers: int = 0) -> None:
+            client._scheduler_identity = emptied
+
+        client._update_scheduler_info = refresh_wins  # type: ignore[method-assign]
+        assert client.scheduler_info()["workers"] == {}  # what the run used to read
+        threads = worker_threads(client)
+    assert sorted(threads.values()) == [2, 2] and len(threads) == 2

@@ -107,11 +107,10 @@ class DaskExecutor:
             self.client.run(close_loops, self._token, wait=True)
 
     def threads(self) -> int:
-        info = self.client.scheduler_info()
-        return sum(int(worker.get("nthreads", 1)) for worker in info["workers"].values())
+        return sum(worker_threads(self.client).values())
 
     def workers(self) -> list[str]:
-        return list(self.client.scheduler_info()["workers"])
+        return list(worker_threads(self.client))
 
     async def play(self, order: GameOrder) -> GameRecord:
         """Play one game on some worker (its order sent as it is); raises like a local game
@@ -178,8 +177,10 @@ class DaskExecutor:
         raise RuntimeError(f"game {order.id}: every worker failed it ({', '.join(sorted(avoid))})")
 
     def _note_unfit(self, exc: WorkerUnfit) -> None:
-        known = self._unfit.setdefault(exc.worker, {})
+        """Keep what a worker cannot play; a worker fit for every bot leaves no entry, so that
+        while none is unfit a game goes anywhere without asking for the worker list."""
         for bot, texts in exc.problems.items():
+            known = self._unfit.setdefault(exc.worker, {}) if texts else {}
             if texts and bot not in known:
                 known[bot] = texts
                 who = "every bot" if not bot else f"bot {bot!r}"
@@ -195,6 +196,18 @@ class DaskExecutor:
             path.parent.mkdir(parents=True, exist_ok=True)
             with open(path, "ab") as handle:
                 handle.write(data)
+
+
+def worker_threads(client: Any) -> dict[str, int]:
+    """Every worker of the cluster now, by address, with its threads, asked of the scheduler.
+
+    Not ``client.scheduler_info()``: it returns the client's cached copy of the scheduler's
+    identity, which the client's own refresh (every 2 s) replaces with a copy that lists no
+    worker (distributed 2026.8), so under load the list came back empty at random and a game
+    failed with "every worker failed it"."""
+    identity = client.sync(client.scheduler.identity, n_workers=-1)
+    return {address: int(worker.get("nthreads", 1))
+            for address, worker in identity["workers"].items()}
 
 
 @contextlib.contextmanager
