@@ -395,6 +395,18 @@ class NoMovesLoses(Game[M]):
 
     _outcome: Outcome | None
     """The end the last move made by the rules (None: none yet); push and pop keep it."""
+    _undo: list[Any]
+    """What each move played took or changed, for :meth:`pop`."""
+    _key: int
+    """The position's incremental hash (its repetition key)."""
+
+    def _copy_kept(self, other: NoMovesLoses[M]) -> None:
+        """Give ``other`` (a fresh copy of this position, its board copied) what these games
+        keep beside the board: the undo records, the hash, the history and the outcome."""
+        other._undo = self._undo[:]
+        other._key = self._key
+        self._copy_history(other)
+        other._outcome = self._outcome
 
     def outcome_given(self, moves: list[M]) -> Outcome | None:
         if self._outcome is not None or moves:

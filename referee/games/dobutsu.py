@@ -52,18 +52,13 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Hashable, Iterator, Sequence
-from typing import Any, ClassVar, Self, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Self, cast
 
-from referee.games.base import (
-    BoardView,
-    CellView,
-    IllegalMove,
-    MoveSyntaxError,
-    NoMovesLoses,
-    Outcome,
-    PositionError,
-)
+from referee.games.base import IllegalMove, MoveSyntaxError, NoMovesLoses, Outcome, PositionError
 from referee.games.grid import Grid, side_case
+
+if TYPE_CHECKING:
+    from referee.games.base import BoardView
 
 FILES = 3
 RANKS = 4
@@ -204,10 +199,7 @@ class Dobutsu(NoMovesLoses[int]):
         other._hands = [h[:] for h in self._hands]
         other._halfmove = self._halfmove
         other._fullmove = self._fullmove
-        other._undo = self._undo[:]
-        other._key = self._key
-        self._copy_history(other)
-        other._outcome = self._outcome
+        self._copy_kept(other)
         return other
 
     # ----- state --------------------------------------------------------------------------
@@ -251,25 +243,18 @@ class Dobutsu(NoMovesLoses[int]):
         return letters if color == WHITE else letters.lower()
 
     def board_view(self) -> BoardView:
-        cells = []
-        for sq in range(SQUARES):
+        def cell(sq: int) -> tuple[str, int | None, str, str]:
             piece = self._board[sq]
-            cells.append(
-                CellView(
-                    x=sq % FILES,
-                    y=sq // FILES,
-                    piece=NAMES[abs(piece)] if piece else "",
-                    side=(WHITE if piece > 0 else BLACK) if piece else None,
-                    terrain="",
-                )
-            )
+            if not piece:
+                return "", None, "", ""
+            return NAMES[abs(piece)], WHITE if piece > 0 else BLACK, "", ""
+
         hands = [
             [NAMES[t] for t in HAND_TYPES for _ in range(self._hands[color][t])]
             for color in (WHITE, BLACK)
         ]
         caption = f"{self.SIDE_LABELS[self._side]} to move"
-        return BoardView(shape="square", columns=FILES, rows=RANKS, cells=cells, hands=hands,
-                         caption=caption)
+        return GRID.view(cell, hands=hands, caption=caption)
 
     def repetition_key(self) -> Hashable:
         return (

@@ -38,7 +38,6 @@ from referee.games.base import (
     P1,
     P2,
     BoardView,
-    CellView,
     Game,
     GameError,
     IllegalMove,
@@ -414,25 +413,14 @@ class Donkan(Game[int]):
         return "\n".join(lines)
 
     def board_view(self) -> BoardView:
-        cells = []
-        for sq, piece in enumerate(self._board):
-            x, y = sq % SIZE, sq // SIZE
+        def cell(sq: int) -> tuple[str, int | None, str, str]:
+            piece = self._board[sq]
             terrain = "castle" if sq == CASTLE else ""
-            if piece:
-                cells.append(
-                    CellView(
-                        x=x,
-                        y=y,
-                        piece="K" if piece & 1 else "S",
-                        side=(piece - 1) >> 1,
-                        terrain=terrain,
-                    )
-                )
-            else:
-                cells.append(CellView(x=x, y=y, terrain=terrain))
-        return BoardView(
-            shape="square", columns=SIZE, rows=SIZE, cells=cells, caption=self._caption()
-        )
+            if not piece:
+                return "", None, terrain, ""
+            return "K" if piece & 1 else "S", (piece - 1) >> 1, terrain, ""
+
+        return GRID.view(cell, caption=self._caption())
 
     def repetition_key(self) -> Hashable:
         # The partie is part of the key (the round ply it began at): a position of an earlier

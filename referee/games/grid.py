@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Final
 
-from referee.games.base import PositionError
+from referee.games.base import BoardView, CellView, PositionError
 
 FILE_LETTERS: Final = "abcdefghi"
 """File names; a rank is one digit, 1..9 (every square board here has at most nine)."""
@@ -113,3 +113,14 @@ class Grid:
                 raise PositionError(f"{game} position {whole!r}: rank {rank + 1} has {file} "
                                     f"squares, not {files}")
         return board
+
+    def view(self, cell: Callable[[int], tuple[str, int | None, str, str]], *,
+             hands: list[list[str]] | None = None, caption: str = "") -> BoardView:
+        """The picture of a position (:meth:`Game.board_view`): ``cell(sq)`` gives each
+        square's piece label, owner (None: empty or neutral), terrain and extra."""
+        files = self.files
+        cells = []
+        for sq in range(self.squares):
+            piece, side, terrain, extra = cell(sq)
+            cells.append(CellView(sq % files, sq // files, piece, side, terrain, extra))
+        return BoardView("square", files, self.ranks, cells, hands or [], caption)

@@ -33,18 +33,13 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Hashable, Sequence
-from typing import Any, ClassVar, Self, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Self, cast
 
-from referee.games.base import (
-    BoardView,
-    CellView,
-    IllegalMove,
-    MoveSyntaxError,
-    NoMovesLoses,
-    Outcome,
-    PositionError,
-)
+from referee.games.base import IllegalMove, MoveSyntaxError, NoMovesLoses, Outcome, PositionError
 from referee.games.grid import Grid, side_case
+
+if TYPE_CHECKING:
+    from referee.games.base import BoardView
 
 FILES = 7
 RANKS = 9
@@ -182,10 +177,7 @@ class Jungle(NoMovesLoses[int]):
         other = type(self).__new__(type(self))
         other._board = self._board[:]
         other._counts = self._counts[:]
-        other._undo = self._undo[:]
-        other._key = self._key
-        self._copy_history(other)
-        other._outcome = self._outcome
+        self._copy_kept(other)
         return other
 
     # ----- state --------------------------------------------------------------------------
@@ -219,29 +211,18 @@ class Jungle(NoMovesLoses[int]):
         return "\n".join(lines)
 
     def board_view(self) -> BoardView:
-        cells = []
-        for sq in range(SQUARES):
+        def cell(sq: int) -> tuple[str, int | None, str, str]:
             piece = self._board[sq]
+            side = (SOUTH if piece > 0 else NORTH) if piece else None
             if WATER[sq]:
-                terrain, extra = "water", ""
-            elif sq in DEN:
-                terrain, extra = "den", self.SIDE_LABELS[DEN.index(sq)]
-            elif TRAP_OWNER[sq] >= 0:
-                terrain, extra = "trap", self.SIDE_LABELS[TRAP_OWNER[sq]]
-            else:
-                terrain, extra = "", ""
-            cells.append(
-                CellView(
-                    x=sq % FILES,
-                    y=sq // FILES,
-                    piece=NAMES[abs(piece)],
-                    side=(SOUTH if piece > 0 else NORTH) if piece else None,
-                    terrain=terrain,
-                    extra=extra,
-                )
-            )
-        return BoardView(shape="square", columns=FILES, rows=RANKS, cells=cells,
-                         caption=f"{self.SIDE_LABELS[self._side]} to move")
+                return NAMES[abs(piece)], side, "water", ""
+            if sq in DEN:
+                return NAMES[abs(piece)], side, "den", self.SIDE_LABELS[DEN.index(sq)]
+            if TRAP_OWNER[sq] >= 0:
+                return NAMES[abs(piece)], side, "trap", self.SIDE_LABELS[TRAP_OWNER[sq]]
+            return NAMES[abs(piece)], side, "", ""
+
+        return GRID.view(cell, caption=f"{self.SIDE_LABELS[self._side]} to move")
 
     def repetition_key(self) -> Hashable:
         return (tuple(self._board), self._side)
