@@ -26,7 +26,7 @@ occurred since the game was built). A game calls
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Hashable, Iterator, Sequence
+from collections.abc import Hashable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar, Generic, Self, TypeVar
 
 import msgspec
@@ -148,6 +148,15 @@ class Game(ABC, Generic[M]):
     @abstractmethod
     def from_position(cls, text: str, **options: Any) -> Self:
         """Build a game from a position text; raise :class:`PositionError` naming the fault."""
+
+    @classmethod
+    def _optionless_text(cls, text: str, options: Mapping[str, Any]) -> str:
+        """For :meth:`from_position` of a game that takes no options: the position text to
+        read (``startpos`` stands for :attr:`START_POSITION`); an option is a
+        :class:`PositionError` naming it."""
+        if options:
+            raise PositionError(f"{cls.NAME} takes no options, got {sorted(options)}")
+        return cls.START_POSITION if text.strip() == "startpos" else text
 
     @classmethod
     def start(cls, **options: Any) -> Self:

@@ -163,10 +163,7 @@ class Dobutsu(NoMovesLoses[int]):
     # ----- construction -------------------------------------------------------------------
     @classmethod
     def from_position(cls, text: str, **options: Any) -> Self:
-        if options:
-            raise PositionError(f"dobutsu takes no options, got {sorted(options)}")
-        if text.strip() == "startpos":
-            text = cls.START_POSITION
+        text = cls._optionless_text(text, options)
         fields = text.split()
         if not fields:
             raise PositionError("empty dobutsu position text")

@@ -139,10 +139,7 @@ class Jungle(NoMovesLoses[int]):
     # ----- construction -------------------------------------------------------------------
     @classmethod
     def from_position(cls, text: str, **options: Any) -> Self:
-        if options:
-            raise PositionError(f"jungle takes no options, got {sorted(options)}")
-        if text.strip() == "startpos":
-            text = cls.START_POSITION
+        text = cls._optionless_text(text, options)
         fields = text.split()
         if len(fields) != 2:
             raise PositionError(
