@@ -18,17 +18,19 @@ import pickle
 import re
 import zlib
 from array import array
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated
+from types import GenericAlias
+from typing import Any, cast
 
 import msgspec
 
 from arena.rundir.journal import journal_lines
 from arena.rundir.layout import RunDir
+from protocol.messages import SearchInfo
 from ratings.sources import PAIR_TAGS
-from referee.record import GameRecord, Termination, decode_record
+from referee.record import GameRecord, MoveRecord, decode_record
 from reports.files import write_with
 
 
@@ -166,43 +168,43 @@ def summarise_journal(run_dir: Path, cache: Path | None = None) -> JournalSummar
     return journal
 
 
-class _Info(msgspec.Struct, gc=False):
-    depth: int | None = None
-    nodes: int | None = None
+def projection(name: str, whole: type[msgspec.Struct], keep: Iterable[str],
+               **nested: Any) -> type[msgspec.Struct]:
+    """A struct that decodes only the fields ``keep`` of ``whole``, each with ``whole``'s own
+    name, type and default, so that every valid record decodes and no other; a field named in
+    ``nested`` takes that type instead (a projection of its own type, for a list of moves).
 
-
-class _Move(msgspec.Struct, gc=False):
-    side: Annotated[int, msgspec.Meta(ge=0, le=1)]
-    elapsed_ms: float
-    info: _Info | None = None
-    book: bool = False
-
-
-class _Record(msgspec.Struct, gc=False):
-    """The fields of :class:`~referee.record.GameRecord` a summary needs, with the same names,
-    types and defaults (so every valid record decodes, and no other), as :class:`_Move` and
-    :class:`_Info` are of a move and its info: ``tests/test_record_projections.py`` checks it.
     Untracked by the garbage collector: a journal holds millions of moves and GC passes over
-    them would cost more than decoding."""
+    them would cost more than decoding. Built from the record type itself, not written out a
+    second time: ``tests/test_record_projections.py`` checks the nested types too."""
+    wanted = set(keep)
+    fields: list[tuple[str, Any] | tuple[str, Any, Any]] = []
+    for info in msgspec.structs.fields(whole):
+        if info.name not in wanted:
+            continue
+        kind = nested.get(info.name, info.type)
+        if info.required:
+            fields.append((info.name, kind))
+        elif info.default_factory is not msgspec.NODEFAULT:
+            fields.append((info.name, kind, msgspec.field(default_factory=info.default_factory)))
+        else:
+            fields.append((info.name, kind, info.default))
+    missing = wanted - {entry[0] for entry in fields}
+    if missing:
+        raise TypeError(f"{whole.__name__} has no field {', '.join(sorted(missing))}")
+    return msgspec.defstruct(name, fields, gc=False, module=__name__)
 
-    game: str
-    p1: str
-    p2: str
-    result: str
-    termination: Termination
-    reason: str
-    winner: int | None = None
-    id: str = ""
-    round: int = 1
-    opening: list[str] = []
-    moves: list[_Move] = []
-    time_control: str = ""
-    started_at: float = 0.0
-    ended_at: float = 0.0
-    plies: int = 0
-    tags: dict[str, str] = {}
-    worker: str | None = None
 
+_Info = projection("_Info", SearchInfo, ("depth", "nodes"))
+_Move = projection("_Move", MoveRecord, ("side", "elapsed_ms", "info", "book"),
+                   info=_Info | None)
+_Record = projection(
+    "_Record", GameRecord,
+    ("game", "p1", "p2", "result", "termination", "reason", "winner", "id", "round", "opening",
+     "moves", "time_control", "started_at", "ended_at", "plies", "tags", "worker"),
+    moves=GenericAlias(list, (_Move,)))
+"""What a summary needs of a game record (:class:`_Move`, :class:`_Info`: of a move and its
+search report)."""
 
 _summary_decoder = msgspec.json.Decoder(_Record)
 
@@ -226,7 +228,8 @@ def _summarise(journal: JournalSummary) -> None:
     lines = journal_lines(path, start=journal.end, before=journal.lines)
     for line in lines:
         try:
-            rec = _summary_decoder.decode(line.data)
+            # Typed as the record it projects: a field it does not keep fails every test.
+            rec = cast(GameRecord, _summary_decoder.decode(line.data))
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
             raise JournalError(f"{path}:{line.number}: not a game record: {exc}") from None
         base = safe_key(rec.id) or f"game{len(games) + 1}"
