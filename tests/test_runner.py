@@ -38,6 +38,15 @@ def write_config(tmp: Path, head: str, bots: list[str]) -> Path:
     return path
 
 
+def python_code(code: str, *argv: object) -> subprocess.CompletedProcess[str]:
+    """``python -c code argv...`` from the project folder, which must exit 0 (the arena
+    patched or driven from inside, as a test needs it)."""
+    done = subprocess.run([sys.executable, "-c", code, *map(str, argv)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=RUN_TIMEOUT)
+    assert done.returncode == 0, done.stderr
+    return done
+
+
 def run_argv(config: Path, out: Path, *extra: str, report: bool = False) -> list[str]:
     """``arena run`` argv; without ``report`` the (slow) HTML report is skipped."""
     flags = [*extra] if report else ["--no-report", *extra]
@@ -218,9 +227,7 @@ def test_the_next_game_starts_while_the_last_one_is_journaled(tmp_path: Path) ->
         "print('SECOND GAME STARTED', waited)\n"
         "sys.exit(status)\n"
     )
-    done = subprocess.run([sys.executable, "-c", code, str(config), str(out)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=RUN_TIMEOUT)
-    assert done.returncode == 0, done.stderr
+    done = python_code(code, config, out)
     assert "SECOND GAME STARTED [True]" in done.stdout, done.stdout
     assert [r.id for r in check_complete(out)] == scheduled_ids(out)
     assert not list((out / "live").glob("*.jsonl"))  # each live file went once journaled
@@ -249,9 +256,7 @@ def test_the_live_header_shows_the_time_control_the_record_gets(tmp_path: Path) 
         "from arena.cli import main\n"
         "sys.exit(main(['run', sys.argv[1], '-o', sys.argv[2], '--plain', '--no-report']))\n"
     )
-    done = subprocess.run([sys.executable, "-c", code, str(config), str(out), str(headers)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=RUN_TIMEOUT)
-    assert done.returncode == 0, done.stderr
+    python_code(code, config, out, headers)
     shown = {header["id"]: header["time_control"]
              for header in map(json.loads, headers.read_text().splitlines())}
     assert shown == {record.id: record.time_control for record in check_complete(out)}
@@ -468,9 +473,7 @@ def test_a_tournament_is_a_library_call(tmp_path: Path) -> None:
         "    print('OUTCOME', o.status, o.total, o.journaled, o.result.played, o.run_dir.root)\n"
         "print('SAID', [line.split(':')[1] for line in said if line.startswith('arena:')])\n"
     )
-    done = subprocess.run([sys.executable, "-c", code, str(config), str(out)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=RUN_TIMEOUT)
-    assert done.returncode == 0, done.stderr
+    done = python_code(code, config, out)
     outcomes = [line.split()[1:] for line in done.stdout.splitlines()
                 if line.startswith("OUTCOME")]
     assert outcomes == [["0", "2", "2", "2", str(out)], ["0", "2", "2", "0", str(out)]]
