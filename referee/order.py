@@ -65,7 +65,7 @@ class GameOrder(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
         ``tc`` is both sides' time control, or one per side (p1's, p2's); None: no clock.
         The start position and the opening are checked when the game's start is prepared
-        (:func:`referee.match.prepare`), before any process starts."""
+        (:func:`referee.match.prepare_start`), before any process starts."""
         adjudication = adjudication if adjudication is not None else Adjudication()
         options = game_options_for(game, game_options or {}, adjudication)
         if tc is None:
