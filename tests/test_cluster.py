@@ -32,8 +32,6 @@ from test_runner import (
 )
 
 from referee.record import GameRecord, Termination
-from reports.journal import summarise_journal
-from reports.workers import worker_table
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parent.parent
@@ -133,6 +131,9 @@ def test_local_cluster_gives_the_local_journal(tmp_path: Path, tag: str) -> None
                     for line in (cluster / "games.jsonl").read_text().splitlines()}
     assert local_keys == cluster_keys
     # The report splits the results by worker (and a local run has no such table).
+    from reports.journal import summarise_journal
+    from reports.workers import worker_table  # pandas: not for every worker's collection
+
     assert worker_table(summarise_journal(local)) is None
     table = worker_table(summarise_journal(cluster))
     assert table is not None and sorted(table.index) == sorted({str(r.worker) for r in there})

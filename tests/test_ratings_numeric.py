@@ -1,4 +1,7 @@
-"""ratings.numeric against scipy, which it replaces on the tournament path."""
+"""ratings.numeric against scipy, which it replaces on the tournament path.
+
+scipy is imported by each test, not with the module: every pytest-xdist worker collects this
+module, and scipy.stats alone costs each of them two seconds there."""
 
 from __future__ import annotations
 
@@ -7,17 +10,20 @@ import sys
 
 import numpy as np
 import pytest
-from scipy import optimize, special, stats
 
 from ratings import numeric
 
 
 def test_expit_matches_scipy_without_overflow() -> None:
+    from scipy import special
+
     x = np.array([-1e6, -800.0, -30.0, -1.0, -1e-9, 0.0, 1e-9, 0.5, 30.0, 800.0, 1e6])
     assert np.allclose(numeric.expit(x), special.expit(x), rtol=1e-15, atol=0)
 
 
 def test_normal_cdf_and_ppf_match_scipy() -> None:
+    from scipy import stats
+
     x = np.array([[-40.0, -3.0, -0.1], [0.0, 1.96, np.nan]])
     assert np.allclose(numeric.norm.cdf(x), stats.norm.cdf(x), rtol=1e-12, atol=1e-300,
                        equal_nan=True)
@@ -26,6 +32,8 @@ def test_normal_cdf_and_ppf_match_scipy() -> None:
 
 
 def test_bisect_root_finds_the_root_brentq_finds() -> None:
+    from scipy import optimize, special
+
     def f(x: float) -> float:
         return float(np.sum(3.0 * special.expit(0.01 * (x - np.array([0.0, 150.0])))) - 2.2)
 
@@ -37,6 +45,8 @@ def test_bisect_root_finds_the_root_brentq_finds() -> None:
 
 
 def test_minimize_bounded_matches_scipy() -> None:
+    from scipy import optimize
+
     def f(x: float) -> float:
         return (np.log(x) + 1.3) ** 2 + 0.1 * x
 

@@ -7,7 +7,6 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
-from scipy.optimize import minimize
 
 from ratings import Decision, Pentanomial, Sprt, bounds, llr_pentanomial, llr_trinomial
 from ratings.pairwise import PAIR_SCORES
@@ -18,7 +17,10 @@ Constraint = Callable[[np.ndarray], float]
 
 def max_log_likelihood(counts: list[float], scores: list[float], constraint: Constraint) -> float:
     """The multinomial log-likelihood of ``counts`` maximised over the distributions on
-    ``scores`` that satisfy ``constraint(p) == 0``, by a general-purpose optimiser."""
+    ``scores`` that satisfy ``constraint(p) == 0``, by a general-purpose optimiser (scipy's,
+    imported here: with the module, every pytest-xdist worker would load it to collect)."""
+    from scipy.optimize import minimize
+
     c = np.array([x if x > 0 else 1e-3 for x in counts], dtype=float)
     cons = [
         {"type": "eq", "fun": lambda p: p.sum() - 1.0},

@@ -15,7 +15,6 @@ import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 
-import matplotlib.image
 import pytest
 from report_html import html_table, read_csv
 
@@ -31,10 +30,11 @@ from referee.record import (
     decode_record,
     encode_record,
 )
-from reports.html import build, build_report
 from reports.journal import JournalError, summarise_journal
 from reports.replay import apply_frames, replay, start_game
 
+# reports.html (pandas, matplotlib) is imported by the tests that build, not with the module:
+# every pytest-xdist worker collects this module.
 # Reports built from random tournaments of every game. Under xdist one worker runs all the
 # tests of one game (tests/conftest.py: SHARED_SETUP), so each report of ``run`` is built once.
 pytestmark = pytest.mark.slow
@@ -60,6 +60,8 @@ def records_of(run: Path) -> list[GameRecord]:
 
 @pytest.fixture(scope="module", params=sorted(GAMES))
 def run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from reports.html import build_report
+
     game = request.param
     options, max_plies = GAMES[game]
     run_dir = tmp_path_factory.mktemp(f"run-{game}")
@@ -240,6 +242,8 @@ def test_games_csv_has_one_row_per_record(run: Path) -> None:
 
 
 def test_every_chart_is_a_readable_png(run: Path) -> None:
+    import matplotlib.image
+
     names = [
         "elo",
         "progression",
@@ -289,6 +293,8 @@ def test_viewer_data_replays_to_each_final_position(run: Path) -> None:
 
 
 def test_search_chart_only_when_bots_report_search(tmp_path: Path) -> None:
+    from reports.html import build
+
     quiet = (BotProfile("a"), BotProfile("b"))
     write_journal(tmp_path, round_robin("dobutsu", quiet, games_per_pairing=2, seed=3))
     built = build(tmp_path)
@@ -297,6 +303,8 @@ def test_search_chart_only_when_bots_report_search(tmp_path: Path) -> None:
 
 
 def test_refresh_renders_only_new_or_changed_games(tmp_path: Path) -> None:
+    from reports.html import build
+
     records = round_robin("draughts", games_per_pairing=2, seed=5, max_plies=60)
     write_journal(tmp_path, records[:6])
     first = build(tmp_path)
@@ -317,6 +325,8 @@ def test_refresh_renders_only_new_or_changed_games(tmp_path: Path) -> None:
 
 
 def test_viewer_limit_keeps_faulty_games_first(tmp_path: Path) -> None:
+    from reports.html import build
+
     bots = (BotProfile("solid"), BotProfile("flaky", fault_rate=0.01), BotProfile("other"))
     records = round_robin("jungle", bots, games_per_pairing=4, seed=2, max_plies=60)
     write_journal(tmp_path, records)
@@ -444,6 +454,8 @@ def test_summary_cache_reads_only_appended_games_and_notices_rewrites(tmp_path: 
 
 
 def test_interrupted_games_are_listed_but_not_scored(tmp_path: Path) -> None:
+    from reports.html import build
+
     records = round_robin("dobutsu", games_per_pairing=2, seed=12)
     cut = records[0]
     cut.result, cut.winner, cut.termination = "*", None, Termination.INTERRUPT
@@ -464,6 +476,8 @@ def test_interrupted_games_are_listed_but_not_scored(tmp_path: Path) -> None:
 
 
 def test_empty_journal_gives_an_empty_report(tmp_path: Path) -> None:
+    from reports.html import build
+
     (tmp_path / "games.jsonl").touch()
     built = build(tmp_path)
     assert built.html.is_file() and built.games.empty

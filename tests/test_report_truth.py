@@ -22,8 +22,6 @@ from bench.synthetic import BotProfile, round_robin, write_journal
 from ratings import aggregate, fit_ratings
 from ratings.table import format_table
 from referee.record import GameRecord, Termination
-from reports.charts import chart_labels
-from reports.html import build
 
 ROOT = Path(__file__).resolve().parents[1]
 PER_BOT_CHARTS = ("elo", "progression", "crosstable", "endings", "move_time", "search")
@@ -43,6 +41,9 @@ def win_for(record: GameRecord, bot: str) -> GameRecord:
 
 @pytest.mark.slow
 def test_a_perfect_score_bot_is_in_every_chart_as_a_bound(tmp_path: Path) -> None:
+    from reports.charts import chart_labels
+    from reports.html import build
+
     bots = (BotProfile("ace", reports_search=True), BotProfile("beta", reports_search=True),
             BotProfile("gamma"), BotProfile("delta"))
     records = round_robin("dobutsu", bots, games_per_pairing=4, seed=5, max_plies=60)
@@ -89,6 +90,8 @@ def gauntlet(tmp_path: Path) -> list[GameRecord]:
 
 @pytest.mark.slow
 def test_gauntlet_is_ranked_by_rating_not_raw_points(tmp_path: Path) -> None:
+    from reports.html import build
+
     records = gauntlet(tmp_path)
     g = [r for r in records if "g" in (r.p1, r.p2)]
     g_points = sum(1.0 for r in g if (r.result == "1-0") == (r.p1 == "g"))
@@ -105,6 +108,8 @@ def test_gauntlet_is_ranked_by_rating_not_raw_points(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_all_draws_and_tiny_samples_are_not_presented_as_certain(tmp_path: Path) -> None:
+    from reports.html import build
+
     records = round_robin("dobutsu", (BotProfile("a"), BotProfile("b")), games_per_pairing=8,
                           seed=2, max_plies=40)
     for r in records:
@@ -135,6 +140,8 @@ def test_one_draw_in_four_games_gives_no_draw_rate_figure(tmp_path: Path) -> Non
 
 @pytest.mark.slow
 def test_context_block_holds_the_settings_of_a_real_run(tmp_path: Path) -> None:
+    from reports.charts import chart_labels
+
     bot = ROOT / "sample_bots" / "random_bot.py"
     config = tmp_path / "mini.toml"
     config.write_text(
