@@ -48,7 +48,19 @@ def _save(fig: Figure, path: Path) -> Path:
         ax.get_yticklabels()
     labels = [t.get_text() for t in fig.findobj(Text) if t.get_visible() and t.get_text()]
     metadata = {"Labels": "\n".join(labels)}
+    _fix_layout(fig)
     return write_with(path, lambda tmp: fig.savefig(tmp, format="png", metadata=metadata))
+
+
+def _fix_layout(fig: Figure) -> None:
+    """Place the axes by the constrained layout once, then keep them there.
+
+    With a layout engine set, ``savefig`` lays the figure out in a first, pixel-less draw and
+    again in the real one: half the time of a chart. One layout gives the same positions."""
+    engine = fig.get_layout_engine()
+    if engine is not None:
+        engine.execute(fig)
+        fig.set_layout_engine("none")
 
 
 def chart_labels(path: Path) -> list[str]:
