@@ -270,8 +270,13 @@ async def test_bot_folder_of_40000_entries_starts_and_keeps_records_small(
         tmp_path: Path) -> None:
     folder = tmp_path / "bigbot"
     folder.mkdir()
-    for i in range(40_000):
-        (folder / f"weights-{i:05d}.bin").touch()
+    entries = os.open(folder, os.O_RDONLY)
+    try:  # relative to the folder's descriptor: a third of the time of 40,000 full paths
+        for i in range(40_000):
+            os.close(os.open(f"weights-{i:05d}.bin", os.O_CREAT | os.O_WRONLY, 0o644,
+                             dir_fd=entries))
+    finally:
+        os.close(entries)
     for name in ("_base.py", "ugiok_twice.py"):
         shutil.copy(HOSTILE / name, folder / name)
     hide_from_bots(tmp_path / "logs")
