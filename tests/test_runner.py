@@ -296,7 +296,11 @@ def test_resume_plays_only_missing_games_and_refuses_changed_schedule(tmp_path: 
 
 
 def test_kill_and_resume_three_times(tmp_path: Path) -> None:
-    """SIGKILL ``arena run`` at seeded random moments; every resume continues the journal."""
+    """SIGKILL ``arena run`` at seeded random moments; every resume continues the journal.
+
+    A moment is a seeded number of newly journaled games plus a seeded fraction of a game
+    (not a time after the start: on an idle machine the whole schedule took less than the
+    longest wait, and the last kill found nothing left to interrupt)."""
     import random
 
     rng = random.Random(20241129)
@@ -315,7 +319,12 @@ def test_kill_and_resume_three_times(tmp_path: Path) -> None:
         )
         assert proc.stdout is not None
         proc.stdout.readline()  # the header: the schedule is ready, games are starting
-        time.sleep(rng.uniform(0.2, 1.2))
+        target = (journaled[-1] if journaled else 0) + rng.randint(1, 4)
+        deadline = time.monotonic() + 120
+        while (proc.poll() is None and time.monotonic() < deadline
+               and len((out / "games.jsonl").read_bytes().splitlines()) < target):
+            time.sleep(0.01)
+        time.sleep(rng.uniform(0.0, 0.15))
         if proc.poll() is None:
             proc.send_signal(signal.SIGKILL)
             kills += 1
