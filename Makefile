@@ -12,10 +12,13 @@ LOCK := requirements.lock
 UV_VERSION := 0.13.9
 PYTEST := $(BIN)/python -m pytest -q -p no:cacheprovider
 # `make test` runs the tests in pytest-xdist worker processes: more workers than cores, as
-# most tests wait on child processes, pipes and clocks (on 2 cores: 3 workers 206 s, 4 208 s,
-# 6 192 s). Tests that share an expensive setup
-# are listed in tests/conftest.py (SHARED_SETUP): one worker runs the tests that share it.
-TEST_WORKERS ?= 6
+# many tests wait on child processes, pipes and clocks. Not many more: the machine's cores are
+# busy all through a run (the referee-rule tests are scripted now, the waits are short), and
+# each worker pays its own start, collection and imports. On 2 cores, run in turn with the
+# suite of 504c056 (6 workers), 3 pairs each: 4 workers 0.91 of its wall time and 0.87 of its
+# CPU; 6 workers 0.98-1.05 of both. Tests that share an expensive setup are listed in
+# tests/conftest.py (SHARED_SETUP): one worker runs the tests that share it.
+TEST_WORKERS ?= 4
 XDIST := -n $(TEST_WORKERS) --dist loadgroup
 
 .PHONY: demo test test-fast test-scan bench lint lock bots clean
