@@ -1,0 +1,132 @@
+"""``league.toml``: what a league plays (everything a tournament config says about games, but
+no bots: they are submitted) and how its nights are played.
+
+A night is played as a tournament whose config is this file plus one ``[[bots]]`` table per
+active version (:func:`night_config`): the checks, the error messages (``FILE:LINE: key:
+problem; fix``) and the meaning of every game key are the tournament's own.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Final
+
+import msgspec
+
+from arena.config import (
+    Config,
+    ConfigError,
+    LoadedConfig,
+    OpeningsConfig,
+    OptionValue,
+    _fail,
+    check_config,
+    parse_path,
+)
+from arena.errors import UserError
+from referee.adjudication import Adjudication
+from referee.botspec import BotSpec, Limits, Restart, Sandbox
+
+DEFAULT_PLACEMENT_OPPONENTS: Final = 4
+DEFAULT_NIGHT_GAMES: Final = 200
+
+
+class Policy(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """``[league]``: how a night is played and how a submission is accepted."""
+
+    placement_opponents: Annotated[int, msgspec.Meta(ge=1, le=64)] = DEFAULT_PLACEMENT_OPPONENTS
+    """A new version first plays this many opponents spread over the field's ratings."""
+    placement_pairs: Annotated[int, msgspec.Meta(ge=1, le=100)] = 1
+    """Colour pairs (two games, one opening, colours swapped) against each of them."""
+    pairing: Annotated[str, msgspec.Meta(pattern="^(information|round-robin)$")] = "information"
+    """After placement: ``information`` pairs where the ratings are least known (close
+    ratings, wide error bars, few games between the two); ``round-robin`` cycles every pair."""
+    night_games: Annotated[int, msgspec.Meta(ge=1)] = DEFAULT_NIGHT_GAMES
+    """Games in a night when ``arena league run`` is given no ``--until``, ``--hours`` or
+    ``--games``."""
+    build_seconds: Annotated[float, msgspec.Meta(gt=0, le=86_400)] = 600.0
+    """Wall-clock limit of a submission's build."""
+    build_memory_mb: Annotated[int, msgspec.Meta(ge=16, le=1 << 20)] = 2048
+    """Memory limit of a submission's build."""
+    cluster: str | None = None
+    """Play the nights on a Dask cluster (``local:N`` or ``tcp://HOST:8786``), as ``--cluster``."""
+
+
+class LeagueFile(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """The whole of ``league.toml``."""
+
+    game: str
+    tc: str
+    event: str | None = None
+    concurrency: Annotated[int, msgspec.Meta(gt=0)] = 1
+    openings: OpeningsConfig | None = None
+    adjudication: Adjudication = msgspec.field(default_factory=Adjudication)
+    game_options: dict[str, OptionValue] = {}
+    seed: int = 0
+    report_every: Annotated[int, msgspec.Meta(ge=0)] = 0
+    limits: Limits = msgspec.field(default_factory=Limits)
+    """Every version's limits (memory, processes, files, tmp)."""
+    sandbox: Sandbox = "auto"
+    restart: Restart = "auto"
+    league: Policy = msgspec.field(default_factory=Policy)
+
+
+class LeagueSettings(msgspec.Struct, frozen=True):
+    """``league.toml`` read and checked."""
+
+    path: Path
+    text: str
+    file: LeagueFile
+
+    @property
+    def policy(self) -> Policy:
+        return self.file.league
+
+    @property
+    def event(self) -> str:
+        return self.file.event or f"{self.path.parent.name} league"
+
+
+def load_settings(path: Path) -> LeagueSettings:
+    """Read and check ``league.toml``; a mistake is a :class:`ConfigError` naming the line."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise UserError(f"cannot read {path}: {exc.strerror or exc}") from None
+    text = raw.decode("utf-8", errors="replace")
+    try:
+        file = msgspec.toml.decode(raw, type=LeagueFile)
+    except msgspec.ValidationError as exc:
+        problem, _, at = str(exc).partition(" - at `")
+        where = list(parse_path(at.rstrip("`"))) if at else []
+        raise _fail(path, text, where, problem.replace("`", "")) from None
+    except msgspec.DecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    settings = LeagueSettings(path.resolve(), text, file)
+    # Every game key checked now, with two placeholder bots, not at the first night.
+    placeholder = BotSpec(name="check", cmd=["true"])
+    night_config(settings, [placeholder, msgspec.structs.replace(placeholder, name="check2")])
+    return settings
+
+
+def night_config(settings: LeagueSettings, bots: list[BotSpec]) -> LoadedConfig:
+    """The tournament a night plays: ``league.toml``'s game keys and these bots (already
+    resolved: absolute ``cmd`` and ``cwd``), checked as any config is."""
+    f = settings.file
+    config = Config(
+        game=f.game, bots=[_with_defaults(bot, f) for bot in bots], tc=f.tc,
+        concurrency=f.concurrency, openings=f.openings, adjudication=f.adjudication,
+        game_options=f.game_options, seed=f.seed, event=settings.event,
+        report_every=f.report_every,
+    )
+    return check_config(settings.path, settings.text, config)
+
+
+def night_config_text(loaded: LoadedConfig) -> str:
+    """The night's config as TOML, for its run directory's ``config.toml`` (the night's own
+    report reads its settings there)."""
+    return msgspec.toml.encode(loaded.config).decode()
+
+
+def _with_defaults(bot: BotSpec, f: LeagueFile) -> BotSpec:
+    return msgspec.structs.replace(bot, limits=f.limits, sandbox=f.sandbox, restart=f.restart)
