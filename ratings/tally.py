@@ -16,7 +16,7 @@ import msgspec
 import numpy as np
 
 from ratings.counts import Counts, aggregate
-from ratings.pairwise import Pentanomial, PairStats, colour_pairs
+from ratings.pairwise import PairStats, Pentanomial, colour_pairs
 from ratings.sources import GameResult
 
 PENTA_FIELDS = ("ll", "ld", "wl", "dd", "wd", "ww")
