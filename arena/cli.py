@@ -30,6 +30,7 @@ COMMANDS: tuple[str, ...] = (
     "ratings",
     "report",
     "serve",
+    "league",
 )
 
 SUMMARIES: dict[str, tuple[str, str]] = {
@@ -43,6 +44,8 @@ SUMMARIES: dict[str, tuple[str, str]] = {
     "report": ("report", "write RUN_DIR/report.html (standings, crosstable, charts, game viewer) "
                "and CSVs"),
     "serve": ("serve", "a live web page of a run (or, with --play, a game against a bot)"),
+    "league": ("league", "a league: bots submitted over time, played every night, rated over all "
+               "nights"),
 }
 """Module -> (command, one-line help) for ``arena --help``; a command missing here is imported
 to list it."""
