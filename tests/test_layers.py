@@ -55,7 +55,9 @@ LAYERS: tuple[Layer, ...] = (
     Layer("match loop", ("referee.match",), trio=True),
     Layer("ratings", ("ratings",), trio=False),
     Layer("arena's data modules", ("arena.errors", "arena.config", "arena.schedule",
-                                   "arena.rundir"), trio=False),
+                                   "arena.rundir", "arena.league.layout", "arena.league.settings",
+                                   "arena.league.versions", "arena.league.standings"),
+          trio=False),
     Layer("reports", ("reports",), trio=False),
     Layer("arena", ("arena",), trio=True),
 )
