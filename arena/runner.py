@@ -22,7 +22,7 @@ from __future__ import annotations
 import signal
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Final, Protocol
 
@@ -75,7 +75,10 @@ class Tournament:
     """The games still to play and everything needed to play them."""
 
     loaded: LoadedConfig
-    pending: Sequence[ScheduledGame]
+    pending: Iterable[ScheduledGame]
+    """The games to play, in order: a list (a tournament's schedule), or an iterator that
+    decides each game when a worker is about to be free (a league's night, whose pairings
+    follow the ratings as they change)."""
     journal: Journal
     out: RunDir
     progress: Progress
@@ -83,6 +86,9 @@ class Tournament:
     """Called after each game is journaled (PGN, report): must not block for long."""
     stop_when: Callable[[GameRecord], str | None] = lambda record: None
     """Called after each journaled game; a text stops scheduling (e.g. an SPRT decision)."""
+    may_start: Callable[[ScheduledGame], str | None] = lambda game: None
+    """Called when a worker takes a game, just before it starts; a text stops scheduling
+    and the game is not played (e.g. a deadline it cannot finish before)."""
     periodic: Callable[[], object] | None = None
     """A slow job (the report build) run in a worker thread every ``periodic_every`` games,
     never twice at once, so that it cannot stall the games' clocks."""
@@ -111,14 +117,21 @@ class Tournament:
         self._work_scope.cancel()
 
     async def run(self) -> RunResult:
-        workers = max(1, min(self.concurrency, len(self.pending)))
         self._periodic_running = False
         self._live = LiveFiles(self.out.root)
-        self._games_left = Counter(name for g in self.pending for name in (g.p1, g.p2))
-        self._unstarted = self._games_left.copy()
-        """Games per bot not taken by a worker yet: a bot with none left keeps no process."""
-        self.pool = BotPool(self.out.logs, prestarted=self.prestarted,
-                            wanted=lambda name: self._unstarted[name] > 0)
+        self._games_left: Counter[str] | None = None
+        """Games per bot still to play, when the games are known in advance: a bot with none
+        left gives its processes back at once (an iterator's bots keep theirs to the end)."""
+        if isinstance(self.pending, Sequence):
+            workers = max(1, min(self.concurrency, len(self.pending)))
+            self._games_left = Counter(name for g in self.pending for name in (g.p1, g.p2))
+            unstarted = self._unstarted = self._games_left.copy()
+            """Games per bot not taken by a worker yet: a bot with none left keeps no process."""
+            self.pool = BotPool(self.out.logs, prestarted=self.prestarted,
+                                wanted=lambda name: unstarted[name] > 0)
+        else:
+            workers = max(1, self.concurrency)
+            self.pool = BotPool(self.out.logs, prestarted=self.prestarted)
         try:
             await self._run_games(workers)
         finally:
@@ -151,8 +164,14 @@ class Tournament:
     async def _worker(self, receive: trio.MemoryReceiveChannel[ScheduledGame]) -> None:
         async with receive:
             async for game in receive:
-                self._unstarted[game.p1] -= 1
-                self._unstarted[game.p2] -= 1
+                reason = self.may_start(game)
+                if reason:
+                    self.progress.message(reason)
+                    self.stop_scheduling(reason)
+                    continue
+                if self._games_left is not None:
+                    self._unstarted[game.p1] -= 1
+                    self._unstarted[game.p2] -= 1
                 try:
                     await self._play(game)
                 finally:
@@ -160,6 +179,8 @@ class Tournament:
 
     async def _done_with(self, game: ScheduledGame) -> None:
         """A bot with no games left gives its idle processes back to the system now."""
+        if self._games_left is None:
+            return
         for name in (game.p1, game.p2):
             self._games_left[name] -= 1
             if self._games_left[name] <= 0:
