@@ -1,14 +1,19 @@
-"""``arena ratings``: rate the players of a run directory, a games.jsonl journal or a PGN file."""
+"""``arena ratings``: rate the players of run directories, games.jsonl journals, PGN files and
+leagues, all their games in one fit."""
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
+from pathlib import Path
 
 from arena.errors import UserError
+from arena.league.layout import is_league
 from arena.rundir.results import read_results
-from ratings import aggregate, fit_ratings, pairwise
+from ratings import fit_ratings
 from ratings.table import format_csv, format_json, format_pairs, format_table
+from ratings.tally import Tally, merge, tally
 
 DESCRIPTION = """\
 Maximum-likelihood ratings like Ordo's (`ordo -a 0 -W -D`): draws count half a point, the
@@ -27,7 +32,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("path", help="run directory, games.jsonl journal or PGN file")
+    parser.add_argument("path", nargs="+",
+                        help="run directory, games.jsonl journal, PGN file or league directory "
+                        "(several: one fit over all their games)")
     out = parser.add_mutually_exclusive_group()
     out.add_argument("--csv", action="store_true", help="print player,rating,error,points,played")
     out.add_argument(
@@ -84,12 +91,13 @@ def run(args: argparse.Namespace) -> int:
     anchor = parse_anchor(args.anchor) if args.anchor else None
     if args.simulations < 2:
         raise UserError(f"--simulations: need at least 2, got {args.simulations}")
-    games = read_results(args.path, warn)
-    if not games:
-        raise UserError(f"{args.path}: no finished games to rate")
-    counts = aggregate(games)
+    games = gather(args.path)
+    where = " ".join(args.path)
+    if not games.games:
+        raise UserError(f"{where}: no finished games to rate")
+    counts = games.counts()
     if anchor is not None and anchor[0] not in counts.players:
-        raise UserError(f"--anchor: no player named {anchor[0]!r} in {args.path}")
+        raise UserError(f"--anchor: no player named {anchor[0]!r} in {where}")
     try:
         fit = fit_ratings(
             counts,
@@ -103,7 +111,8 @@ def run(args: argparse.Namespace) -> int:
         )
     except ValueError as exc:
         raise UserError(str(exc)) from None
-    pairs = pairwise(games, scale=args.scale)
+    pairs = {key: dataclasses.replace(stats, scale=args.scale)
+             for key, stats in games.head_to_head().items()}
     if args.json:
         sys.stdout.write(format_json(fit, pairs))
     elif args.csv:
@@ -113,3 +122,18 @@ def run(args: argparse.Namespace) -> int:
         if args.pairs:
             sys.stdout.write("\n" + format_pairs(pairs))
     return 0
+
+
+def gather(paths: list[str]) -> Tally:
+    """Every finished game of ``paths`` as one tally: a league's closed nights as they were
+    folded when they closed, everything else game by game."""
+    from arena.league.layout import LeagueDir
+    from arena.league.standings import all_games
+
+    parts = []
+    for path in paths:
+        if is_league(Path(path)):
+            parts.append(all_games(LeagueDir(Path(path)), warn))
+        else:
+            parts.append(tally(read_results(path, warn)))
+    return merge(parts)

@@ -14,7 +14,7 @@ import math
 import os
 import time
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
@@ -168,3 +168,18 @@ def read_history_file(path: Path) -> list[Snapshot]:
             except msgspec.DecodeError:
                 continue  # only a torn final line can be undecodable: it is re-appended
     return out
+
+
+def all_games(league: LeagueDir, warn: Callable[[str], None] | None = None) -> Tally:
+    """Every game of the league: the closed nights' tallies and the open nights' journals
+    (a night being played is read as far as it has gone)."""
+    from arena.rundir.results import read_results
+
+    parts: list[Tally] = []
+    for name in league.night_names():
+        summary = read_summary(league, name)
+        if summary is not None:
+            parts.append(summary.tally)
+        elif league.night(name).journal.is_file():
+            parts.append(tally(read_results(league.night(name).root, warn)))
+    return merge(parts)
