@@ -12,11 +12,13 @@ from __future__ import annotations
 import argparse
 import shlex
 from pathlib import Path
+from typing import Any
 
 import trio
 
 from arena.commands._arguments import key_values
 from arena.errors import UserError
+from arena.league.layout import LeagueDir, is_league
 from arena.rundir.layout import RunDir
 
 
@@ -25,7 +27,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "serve", help="a live web page of a run (or, with --play, a game against a bot)",
         description=__doc__.splitlines()[0] if __doc__ else None,
     )
-    parser.add_argument("run_dir", nargs="?", type=Path, help="the run's output directory")
+    parser.add_argument("run_dir", nargs="?", type=Path,
+                        help="the run's output directory, or a league directory (its report, "
+                        "and its newest night live at /live)")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default "
                         "127.0.0.1: this machine only)")
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000; 0: any free)")
@@ -44,7 +48,6 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run(args: argparse.Namespace) -> int:
-    from arena.web.app import listening_socket
 
     if args.play:
         if not args.bot:
@@ -59,6 +62,8 @@ def run(args: argparse.Namespace) -> int:
         if args.run_dir is None:
             raise UserError("give a RUN_DIR (the output directory of 'arena run'), or --play")
         run_dir = args.run_dir
+        if is_league(run_dir):
+            return serve_league(args)
         files = RunDir(run_dir)
         if not files.journal.exists() and not files.schedule.exists():
             raise UserError(f"{run_dir}: not a run directory (no {files.journal.name} or "
@@ -69,6 +74,31 @@ def run(args: argparse.Namespace) -> int:
         watcher = RunWatcher(run_dir, rebuild_report=not args.no_report)
         app, background = live_app(run_dir, watcher), watcher.run
         what = str(run_dir)
+    return _serve(args, app, background, what)
+
+
+def serve_league(args: argparse.Namespace) -> int:
+    """The league's report at ``/``, its newest night live at ``/live``."""
+    from arena.web.league import league_app, newest_night
+    from arena.web.watch import RunWatcher
+
+    league = LeagueDir(args.run_dir)
+    if not league.report_page.exists():
+        from arena.league.night import build_league_report_quietly
+
+        build_league_report_quietly(league, lambda text: None,
+                                    lambda text: print(f"arena: warning: {text}"))
+    night = newest_night(league)
+    watcher = None if night is None else RunWatcher(night, rebuild_report=not args.no_report)
+    app = league_app(league, watcher)
+    extra = f"; night {night.name} live at /live" if night is not None else ""
+    return _serve(args, app, None if watcher is None else watcher.run,
+                  f"league {league.root}{extra}")
+
+
+def _serve(args: argparse.Namespace, app: Any, background: Any, what: str) -> int:
+    from arena.web.app import listening_socket
+
     try:
         sock = listening_socket(args.host, args.port)
     except OSError as exc:
