@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 from arena.errors import UserError
+from arena.league.layout import is_league
 from reports.html import build
 from reports.journal import JournalError
 from reports.viewer_files import DEFAULT_VIEWER_LIMIT
@@ -17,7 +18,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "report",
         help="write RUN_DIR/report.html (standings, crosstable, charts, game viewer) and CSVs",
     )
-    parser.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="a run directory")
+    parser.add_argument("run_dir", type=Path, metavar="RUN_DIR",
+                        help="a run directory, or a league directory (its league report)")
     parser.add_argument(
         "--viewer-limit",
         type=int,
@@ -36,6 +38,12 @@ def run(args: argparse.Namespace) -> int:
     if args.viewer_limit < 0:
         raise UserError(f"--viewer-limit must be 0 (all) or more, got {args.viewer_limit}")
     started = time.perf_counter()
+    if is_league(run_dir):
+        from reports.league import build_league_report
+
+        where = build_league_report(run_dir)
+        print(f"{where} (league, {time.perf_counter() - started:.1f} s)")
+        return 0
     try:
         built = build(run_dir, viewer_limit=args.viewer_limit or None)
     except JournalError as exc:
