@@ -29,7 +29,7 @@ from arena.league.standings import NightSummary, fit_tally
 from ratings import RatingFit, aggregate_arrays, fit_ratings
 from ratings.draws import outcome_probabilities
 from ratings.model import SCALES
-from ratings.tally import PENTA_FIELDS, Tally, merge
+from ratings.tally import Tally, merge
 
 BOTS: Final = 50
 GAMES: Final = 5_000
@@ -192,8 +192,8 @@ def nights(seed: int = 1) -> list[bytes]:
 
 def _pentanomial(a: np.ndarray, b: np.ndarray, s1: np.ndarray, s2: np.ndarray
                  ) -> list[tuple[int, int, int, int, int, int, int, int]]:
-    """Rows (lo, hi, ll, ld, wl, dd, wd, ww) of colour pairs whose scores from ``a``'s side
-    were ``s1`` and ``s2``."""
+    """Tally rows (lo, hi, ll, ld, wl, dd, wd, ww) of colour pairs whose scores from ``a``'s
+    side were ``s1`` and ``s2``."""
     lo, hi = np.minimum(a, b), np.maximum(a, b)
     flip = a > b
     s1, s2 = np.where(flip, 1.0 - s1, s1), np.where(flip, 1.0 - s2, s2)
@@ -203,7 +203,6 @@ def _pentanomial(a: np.ndarray, b: np.ndarray, s1: np.ndarray, s2: np.ndarray
     n = NIGHT_ACTIVE
     table = np.bincount((lo * n + hi) * 6 + kind, minlength=n * n * 6).reshape(n * n, 6)
     rows = np.flatnonzero(table.sum(axis=1))
-    assert len(PENTA_FIELDS) == 6
     return [(r // n, r % n, *five) for r, five in zip(rows.tolist(), table[rows].tolist(),
                                                        strict=True)]
 

@@ -112,10 +112,6 @@ class Field:
                     covariance[_key(a, b)] = cov
         return cls(active, ratings, errors, dict(met), covariance)
 
-    def games(self, player: str) -> int:
-        """Games ``player`` played against anyone (retired versions included)."""
-        return sum(n for (a, b), n in self.met.items() if player in (a, b))
-
 
 def met_from_counts(counts: Counts) -> dict[tuple[str, str], int]:
     """Games between each two players of ``counts`` (both colours), as :attr:`Field.met`."""
@@ -175,7 +171,7 @@ def _quantiles(ranked: Sequence[str], wanted: int) -> list[str]:
 def _circulant(players: Sequence[str], q: int, wanted: int) -> list[str]:
     """``wanted`` others for ``players[q]`` at offsets spread round the list: a symmetric set
     (offset ``o`` and ``m - o`` together), so each pair is chosen from both ends and everyone
-    gets ``wanted`` opponents."""
+    gets ``wanted`` opponents (one more when both ``wanted`` and the list's length are odd)."""
     m = len(players)
     if wanted <= 0:
         return []
