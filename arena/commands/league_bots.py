@@ -34,12 +34,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "the version is then active, or rejected with its step, reason and log. "
         "For an installed engine: arena league submit DIR NAME -- CMD ARGS...")
     submit.add_argument("dir", type=Path, help="the league directory")
-    submit.add_argument("name", help="the bot's name (letters, digits, '.', '_', '-')")
-    submit.add_argument("folder", nargs="?", type=Path,
-                        help="the bot's folder (its bot.toml says cmd, build, protocol, options)")
     _submit_options(submit)
-    submit.add_argument("cmd", nargs=argparse.REMAINDER,
-                        help="-- then the bot's command (relative to FOLDER when there is one)")
+    submit.add_argument("rest", nargs=argparse.REMAINDER, metavar="NAME [FOLDER] [-- CMD ...]",
+                        help="the bot's name (letters, digits, '.', '_', '-'); its folder (its "
+                        "bot.toml says cmd, build, protocol, options); and/or -- then the bot's "
+                        "command (relative to FOLDER when there is one)")
     submit.set_defaults(func=run_submit)
 
     bots = sub.add_parser(
@@ -79,16 +78,21 @@ def _league(path: Path) -> LeagueDir:
 def run_submit(args: argparse.Namespace) -> int:
     from arena.league.submit import Submission, submit
 
-    rest = list(args.cmd)
+    # NAME, FOLDER and the options after them land in the remainder (argparse drops a --
+    # right after the positionals, and NAME -- CMD would read as NAME FOLDER): read them
+    # here, the command after --.
+    rest = list(args.rest)
     at = rest.index("--") if "--" in rest else len(rest)
     rest, cmd = rest[:at], rest[at + 1 :]
-    if rest:  # options written after FOLDER land in the remainder: read them here
-        parser = argparse.ArgumentParser(prog="arena league submit", add_help=False)
-        _submit_options(parser)
-        try:
-            parser.parse_args(rest, namespace=args)
-        except SystemExit:
-            raise UserError(f"bad options before '--': {' '.join(rest)}") from None
+    parser = argparse.ArgumentParser(prog="arena league submit DIR", add_help=False)
+    _submit_options(parser)
+    parser.add_argument("name")
+    parser.add_argument("folder", nargs="?", type=Path)
+    args.folder = None
+    try:
+        parser.parse_args(rest, namespace=args)
+    except SystemExit:
+        raise UserError(f"bad arguments before '--': {' '.join(rest)}") from None
     league = _league(args.dir)
     settings = load_settings(league.config)
     options: dict[str, OptionValue] = {**key_values(args.option, "--option", "NAME=VALUE")}

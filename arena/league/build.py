@@ -76,13 +76,15 @@ def run_build(spec: BotSpec, log_path: Path, seconds: float, shown_log: str) -> 
         except (BotStartError, SandboxSetupError) as exc:
             log.write(f"[arena] {exc}\n".encode())
             return BuildResult(False, 0.0, f"build could not start: {exc}")
-        os.close(launched.stdin_fd)  # the build reads nothing: end of file at once
-        launched.stdin_fd = -1  # closed: discard() must not close the number again
-        kept = _drain(launched.stdout_fd, launched.stderr_fd, launched.popen, log,
-                      started + seconds)
-        status = launched.popen.poll()
-        oom = launched.cgroup is not None and launched.cgroup.oom_kills() > 0
-        launched.discard()  # kills what is left of its tree, frees cgroup and uid
+        try:
+            os.close(launched.stdin_fd)  # the build reads nothing: end of file at once
+            launched.stdin_fd = -1  # closed: discard() must not close the number again
+            kept = _drain(launched.stdout_fd, launched.stderr_fd, launched.popen, log,
+                          started + seconds)
+            status = launched.popen.poll()
+            oom = launched.cgroup is not None and launched.cgroup.oom_kills() > 0
+        finally:
+            launched.discard()  # kills what is left of its tree, frees cgroup and uid
         took = time.monotonic() - started
         if kept.dropped:
             log.write(f"\n[arena] {kept.dropped} more bytes of output not kept (the log "
