@@ -29,6 +29,8 @@ from arena.league.versions import Version, parse_label, read_versions, write_ver
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     submit = sub.add_parser(
         "submit", help="submit a bot's folder (or an installed engine) as a new version NAME@N",
+        usage="arena league submit DIR NAME [FOLDER] [--protocol P] [--option K=V ...] "
+        "[--author A] [-- CMD ...]",
         description="Copy FOLDER into the league's store (later edits of FOLDER change nothing "
         "that plays), run its bot.toml build in the sandbox, check it with check-bot's steps; "
         "the version is then active, or rejected with its step, reason and log. "
