@@ -86,6 +86,8 @@ def run_submit(args: argparse.Namespace) -> int:
     rest = list(args.rest)
     at = rest.index("--") if "--" in rest else len(rest)
     rest, cmd = rest[:at], rest[at + 1 :]
+    if not rest:
+        raise UserError("no bot name: arena league submit DIR NAME [FOLDER] [-- CMD ...]")
     parser = argparse.ArgumentParser(prog="arena league submit DIR", add_help=False)
     _submit_options(parser)
     parser.add_argument("name")
