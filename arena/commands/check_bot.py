@@ -53,6 +53,12 @@ class Checker:
     stderr_path: Path
     connection: BotConnection | None = None
     positions: list[tuple[str, Game[Any]]] = field(default_factory=list)
+    step_timeout: float | None = None
+    """Handshake and isready limit; None for :data:`STEP_TIMEOUT_S` as it is when used."""
+
+    @property
+    def timeout(self) -> float:
+        return STEP_TIMEOUT_S if self.step_timeout is None else self.step_timeout
 
     @property
     def bot(self) -> BotConnection:
@@ -168,10 +174,10 @@ async def step_start(c: Checker) -> str:
 
 async def step_handshake(c: Checker) -> str:
     try:
-        await c.bot.handshake(STEP_TIMEOUT_S)
+        await c.bot.handshake(c.timeout)
     except BotStalled as exc:
         if c.heard() == 0:
-            raise StepFailed(c.no_reply(STEP_TIMEOUT_S) + f" ({exc})") from None
+            raise StepFailed(c.no_reply(c.timeout) + f" ({exc})") from None
         raise
     dropped = c.bot.options_dropped
     name = repr(c.bot.id_name) if c.bot.id_name else "none (optional)"
@@ -182,7 +188,7 @@ async def step_handshake(c: Checker) -> str:
 
 
 async def step_isready(c: Checker) -> str:
-    await c.bot.ready(STEP_TIMEOUT_S)
+    await c.bot.ready(c.timeout)
     return "answered"
 
 
@@ -198,7 +204,7 @@ async def step_options(c: Checker) -> str:
                                  if decl.type != "button"}
     values.update(c.spec.options)
     await c.bot.set_options(values)
-    await c.bot.ready(STEP_TIMEOUT_S)
+    await c.bot.ready(c.timeout)
     given = len(c.spec.options)
     rest = f" ({given} from --bot-option, the rest to their defaults)" if given else \
         " to their defaults"
@@ -206,7 +212,7 @@ async def step_options(c: Checker) -> str:
 
 
 async def step_new_game(c: Checker) -> str:
-    await c.bot.new_game(c.game, {}, STEP_TIMEOUT_S)
+    await c.bot.new_game(c.game, {}, c.timeout)
     return "answered"
 
 
@@ -310,9 +316,12 @@ def build_steps(positions: list[tuple[str, Game[Any]]], protocol: str = "native"
 
 
 async def check(spec: BotSpec, game: str, stderr_path: Path,
-                out: Callable[[str], None] = print) -> bool:
-    """Run every step; print PASS/FAIL lines; True when all passed. Always ends the bot."""
-    checker = Checker(spec, game, stderr_path, positions=sample_positions(game))
+                out: Callable[[str], None] = print, step_timeout: float | None = None) -> bool:
+    """Run every step; print PASS/FAIL lines; True when all passed. Always ends the bot.
+    ``step_timeout`` bounds the handshake and each ``isready`` (default
+    :data:`STEP_TIMEOUT_S`)."""
+    checker = Checker(spec, game, stderr_path, positions=sample_positions(game),
+                      step_timeout=step_timeout)
     steps = build_steps(checker.positions, spec.protocol)
     failed = False
     try:

@@ -36,12 +36,14 @@ def unshare_path() -> str | None:
     return os.path.realpath(found) if found else None
 
 
-def mount_namespace_argv(view: BotView, info_fd: int | None = None) -> list[str]:
+def mount_namespace_argv(view: BotView, info_fd: int | None = None, *,
+                         writable: bool = False) -> list[str]:
     """The argv prefix that runs what follows it in a mount namespace of its own holding
     ``view``'s covers and hidden paths; empty when there is nothing to mount (a bot whose
     folders any uid can reach, and no run directory inside them). Once every mount is made,
     one byte goes to ``info_fd``: a script that failed wrote nothing, and the referee then
-    knows that the machine failed, not the bot."""
+    knows that the machine failed, not the bot. ``writable`` leaves the bot's own folder
+    writable (a league submission's build)."""
     inside = [path for path in view.binds if view.covered(path)]
     if not view.covers and not view.hidden:
         return []
@@ -62,8 +64,9 @@ def mount_namespace_argv(view: BotView, info_fd: int | None = None) -> list[str]
     for path, fd in fds.items():
         quoted = shlex.quote(path)
         lines += [f"mkdir -p -m 755 {quoted}",
-                  f"mount --no-canonicalize --bind /proc/self/fd/{fd} {quoted}",
-                  f"mount --no-canonicalize -o remount,bind,ro {quoted}"]
+                  f"mount --no-canonicalize --bind /proc/self/fd/{fd} {quoted}"]
+        if not (writable and path == view.folder):
+            lines.append(f"mount --no-canonicalize -o remount,bind,ro {quoted}")
     for path in view.hidden:
         quoted = shlex.quote(path)
         if os.path.isdir(path):

@@ -128,8 +128,8 @@ DROP_TO_BOT: Final = ("--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--c
 switching to the bot's uid, which clears them all."""
 
 
-def sandbox_argv(spec: BotSpec, argv: list[str], uid: int, info_fd: int | None = None
-                 ) -> list[str]:
+def sandbox_argv(spec: BotSpec, argv: list[str], uid: int, info_fd: int | None = None,
+                 *, writable: bool = False) -> list[str]:
     """``argv`` (its program already an absolute path) run under bubblewrap as ``uid``;
     with ``info_fd``, bubblewrap writes there once the sandboxed process exists (nothing
     written means it never got that far: see :meth:`referee.process.child.ChildProcess`).
@@ -141,7 +141,10 @@ def sandbox_argv(spec: BotSpec, argv: list[str], uid: int, info_fd: int | None =
     namespaces, and ``setpriv`` then becomes ``uid`` (an unprivileged uid of the host that
     owns nothing) with no capabilities, no groups and an empty bounding set. Started by any
     other user, bubblewrap makes a user namespace whose map points at that user's own,
-    unprivileged, uid."""
+    unprivileged, uid.
+
+    ``writable`` binds the bot's own folder read-write (a league submission's build, which
+    compiles into its folder); everything else stays as it is."""
     bwrap = bwrap_path()
     if bwrap is None:
         raise BotStartError(f"bot {spec.name!r}: bubblewrap is not installed "
@@ -160,7 +163,7 @@ def sandbox_argv(spec: BotSpec, argv: list[str], uid: int, info_fd: int | None =
                "--perms", "1777", "--size", tmp, "--tmpfs", "/tmp",
                "--perms", "1777", "--size", tmp, "--tmpfs", "/dev/shm"]
     mounts += _proc_covers()
-    mounts += _view_mounts(view)
+    mounts += _view_mounts(view, writable)
     mounts += ["--remount-ro", "/", "--chdir", view.cwd]  # the root tmpfs too: nothing
     # writable but the private /tmp and /dev/shm
     info = ["--info-fd", str(info_fd)] if info_fd is not None else []
@@ -179,11 +182,11 @@ def sandbox_argv(spec: BotSpec, argv: list[str], uid: int, info_fd: int | None =
             "--gid", str(uid), "--die-with-parent", *info, *mounts, "--", *argv]
 
 
-def _view_mounts(view: BotView) -> list[str]:
+def _view_mounts(view: BotView, writable: bool = False) -> list[str]:
     """The bot's folders in bwrap's terms: covers before what they hold, the folders leading
     to each made anew 0755 (bubblewrap would make them 0700, out of the bot's reach), each
-    folder bound read-only, the hidden paths covered, and each cover made read-only once
-    filled."""
+    folder bound read-only (its own folder read-write when ``writable``), the hidden paths
+    covered, and each cover made read-only once filled."""
     ops = sorted([(path, "cover") for path in view.covers] + [(path, "bind") for path in
                                                                view.binds],
                  key=lambda op: (op[0].count("/"), op[1] != "cover", op[0]))
@@ -197,6 +200,8 @@ def _view_mounts(view: BotView) -> list[str]:
                 made.add(folder)
         if kind == "cover":
             mounts += ["--perms", "0755", "--size", str(1 << 20), "--tmpfs", path]
+        elif writable and path == view.folder:
+            mounts += ["--bind", path, path]
         else:
             mounts += ["--ro-bind", path, path]
     for path in view.hidden:

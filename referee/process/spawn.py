@@ -198,15 +198,16 @@ def resolve_program_like_execvp(spec: BotSpec) -> str:
 
 
 def resolve_command(spec: BotSpec, mode: Mode = "none", uid: int = 0,
-                    info_fd: int | None = None) -> list[str]:
+                    info_fd: int | None = None, *, writable: bool = False) -> list[str]:
     """The argv that runs the bot: its program resolved (a version manager's shim replaced by
     the program it runs, for a contained bot: :mod:`referee.process.shims`), inside bubblewrap for
-    ``bwrap`` (which reports on ``info_fd`` that the sandbox was set up, when one is given)."""
+    ``bwrap`` (which reports on ``info_fd`` that the sandbox was set up, when one is given;
+    its own folder read-write when ``writable``)."""
     argv = [resolve_program_like_execvp(spec), *spec.cmd[1:]]
     if mode != "none":
         argv[0] = real_program(spec.name, argv[0], spec.cwd or os.getcwd())
     if mode == "bwrap":
-        argv = sandbox_argv(spec, argv, uid, info_fd)
+        argv = sandbox_argv(spec, argv, uid, info_fd, writable=writable)
     return argv
 
 
@@ -266,10 +267,14 @@ def _contain(pid: int, limits: Limits, group: BotCgroup | None) -> None:
         resource.prlimit(pid, which, (soft, hard))
 
 
-def launch(spec: BotSpec, *, capture_stderr: bool = False) -> Launched:
+def launch(spec: BotSpec, *, capture_stderr: bool = False, writable: bool = False) -> Launched:
     """Start the bot's program with pipes for its stdin and stdout, and for its stderr when
     ``capture_stderr`` (else its stderr goes nowhere); raises :class:`BotStartError` naming
-    the bot and the cause (:class:`SandboxSetupError` when the machine is at fault)."""
+    the bot and the cause (:class:`SandboxSetupError` when the machine is at fault).
+
+    ``writable``: the program's own folder (``spec.cwd``) is mounted read-write instead of
+    read-only, for a league submission's build; which uids may write there is still up to the
+    folder's modes."""
     mode = containment(spec)
     uid = _UIDS.take() if mode in ("bwrap", "uid") else None
     group: BotCgroup | None = None
@@ -281,12 +286,13 @@ def launch(spec: BotSpec, *, capture_stderr: bool = False) -> Launched:
         if mode in ("bwrap", "uid"):
             info_out, info_in = os.pipe()
             pipes += (info_out, info_in)
-        argv = resolve_command(spec, mode, uid or 0, info_in)
+        argv = resolve_command(spec, mode, uid or 0, info_in, writable=writable)
         cwd = spec.cwd
         mounts: list[str] = []
         if mode == "uid":
             argv, view = contained(spec, argv)  # a folder its uid cannot read: refused
-            mounts, cwd = mount_namespace_argv(view, info_in), view.cwd
+            mounts = mount_namespace_argv(view, info_in, writable=writable)
+            cwd = view.cwd
             if not mounts and info_out is not None and info_in is not None:
                 os.write(info_in, b".")  # nothing to set up: it cannot fail
         warn_once(cgroups.describe())

@@ -1,0 +1,109 @@
+"""``bot.toml``: what a submitted folder says about itself (its command, its build, its
+protocol and options), and the rule that finds a command when nothing says it.
+
+Every key is optional::
+
+    cmd = ["./bot", "--threads", "1"]    # argv, relative to the folder; {python} allowed
+    build = ["make"]                     # argv, run once in the folder, in the sandbox
+    protocol = "native"                  # native, uci or hub
+    author = "Ada"                       # when `arena league submit` is given no --author
+    [options]
+    Depth = 6
+
+What the command line gives wins: ``-- CMD`` over ``cmd``, ``--protocol`` over ``protocol``,
+``--option K=V`` over the same key of ``[options]``, ``--author`` over ``author``.
+
+Without a ``cmd`` anywhere the built folder is looked at (:func:`infer_cmd`): exactly one of
+``bot.py`` and ``main.py`` runs as ``{python} FILE``, else an executable file named ``bot``
+runs as ``./bot``; anything else is an error asking for ``cmd``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Annotated, Final
+
+import msgspec
+
+from arena.config import ConfigError, OptionValue, _fail, parse_path
+from arena.errors import UserError
+from referee.botspec import Protocol
+
+BOT_FILE: Final = "bot.toml"
+MAX_BOT_FILE_BYTES: Final = 64 << 10
+"""A bot.toml longer than this is refused unread."""
+MAX_ARGS: Final = 256
+PYTHON_SCRIPTS: Final = ("bot.py", "main.py")
+EXECUTABLE: Final = "bot"
+
+_UNKNOWN: Final = re.compile(r"Object contains unknown field `([^`]+)`")
+_Argv = Annotated[list[Annotated[str, msgspec.Meta(min_length=1, max_length=4096)]],
+                  msgspec.Meta(min_length=1, max_length=MAX_ARGS)]
+
+
+class BotFile(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """The whole of ``bot.toml``."""
+
+    cmd: _Argv | None = None
+    """How the bot is started, relative to its folder: an argv list, never a shell string."""
+    build: _Argv | None = None
+    """Run once after the copy, in the folder, sandboxed (:mod:`arena.league.build`)."""
+    protocol: Protocol | None = None
+    options: dict[str, OptionValue] = {}
+    """Sent as ``setoption`` after every handshake."""
+    author: str | None = None
+
+
+def read_bot_file(folder: Path, shown: Path) -> BotFile:
+    """``folder``'s ``bot.toml`` (an empty :class:`BotFile` when there is none); a mistake is
+    a :class:`ConfigError` reading ``SHOWN/bot.toml:LINE: key: problem; fix``, where ``shown``
+    is the folder the author submitted (``folder`` is the stored copy)."""
+    path = folder / BOT_FILE
+    shown_path = shown / BOT_FILE
+    if path.is_symlink() or (path.exists() and not path.is_file()):
+        raise ConfigError(f"{shown_path}: not a regular file")
+    if not path.exists():
+        return BotFile()
+    raw = path.read_bytes()
+    if len(raw) > MAX_BOT_FILE_BYTES:
+        raise ConfigError(f"{shown_path}: {len(raw):,} bytes, more than "
+                          f"{MAX_BOT_FILE_BYTES >> 10} KB: is it the right file?")
+    text = raw.decode("utf-8", errors="replace")
+    try:
+        return msgspec.toml.decode(raw, type=BotFile)
+    except msgspec.ValidationError as exc:
+        problem, _, at = str(exc).partition(" - at `")
+        where = list(parse_path(at.rstrip("`"))) if at else []
+        fix = ""
+        if unknown := _UNKNOWN.match(problem):
+            where = [*where, unknown.group(1)]
+            problem = f"unknown key {unknown.group(1)!r}"
+            fix = "allowed keys: " + ", ".join(BotFile.__struct_fields__)
+        problem = problem.replace("`", "")
+        if where[:1] in (["cmd"], ["build"]) and "Expected" in problem:
+            fix = f'an argv list of strings, e.g. {where[0]} = ["./bot"] (no shell string)'
+        elif where == ["protocol"]:
+            fix = "use one of: 'native', 'uci', 'hub'"
+        raise _fail(shown_path, text, where, problem, fix) from None
+    except msgspec.DecodeError as exc:
+        raise ConfigError(f"{shown_path}: not valid TOML: {exc}") from None
+
+
+def infer_cmd(folder: Path, shown: Path) -> list[str]:
+    """The command of a folder that names none (the module's rule), or a :class:`UserError`
+    saying what was found."""
+    scripts = [name for name in PYTHON_SCRIPTS if (folder / name).is_file()]
+    if len(scripts) == 1:
+        return ["{python}", scripts[0]]
+    if len(scripts) > 1:
+        raise UserError(f"{shown}: both {' and '.join(scripts)} and no cmd: say which one runs "
+                        f'in {BOT_FILE}: cmd = ["{{python}}", "{scripts[0]}"]')
+    program = folder / EXECUTABLE
+    if program.is_file() and os.access(program, os.X_OK):
+        return [f"./{EXECUTABLE}"]
+    raise UserError(f"{shown}: no command: none of {', '.join(PYTHON_SCRIPTS)} or an "
+                    f"executable '{EXECUTABLE}' after the build; write one in {BOT_FILE} "
+                    '(cmd = ["./mybot"]) or give it after --: arena league submit DIR NAME '
+                    "FOLDER -- CMD ...")

@@ -1,0 +1,253 @@
+"""The league's store: each submitted folder copied once, named by the hash of its content.
+
+A submission is copied, never linked: later edits of the author's folder change nothing that
+plays. The copy is read once, file by file, and hashed as it is written, so what is hashed is
+what is stored. The digest (:data:`DIGEST_CHARS` hex characters of a SHA-256) covers, in the
+order of their relative paths: every folder, every file's executable bit and content, every
+symbolic link's target text. Same content, same digest: the folder is stored (and built) once.
+
+Uploads are hostile, so the copy refuses, naming the path:
+
+* special files (FIFOs, sockets, devices): a FIFO would hang the copy;
+* symbolic links whose target is absolute or resolves outside the folder (the stored copy
+  holds the link itself, which must mean the same thing there); links inside are kept;
+* more than :data:`MAX_FILES` entries or :data:`MAX_BYTES` bytes in all.
+
+Version-control folders (``.git``, ``.hg``, ``.svn``, at any depth) are left out of the copy
+and of the digest: they are history, not the bot, and often the larger part of a checkout.
+
+A copy lands in ``store/.incoming-*/`` (a private folder), is built there if the bot has a
+build (:mod:`arena.league.build`), then frozen (owned by root, readable by all, writable by
+none) and renamed to ``store/<digest>/``: a crash leaves at most an ``.incoming-*`` folder,
+never a half-written entry. A build therefore runs at a path that is not the final one: a
+build must not bake its own absolute path into what it makes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import shutil
+import stat
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from arena.errors import UserError
+
+DIGEST_CHARS: Final = 32
+"""Hex characters of the SHA-256 kept as a stored folder's name (128 bits)."""
+MAX_FILES: Final = 10_000
+"""Most entries (files, folders, links) one submitted folder may hold."""
+MAX_BYTES: Final = 512 << 20
+"""Most bytes one submitted folder may hold, all files together."""
+VCS_DIRS: Final = frozenset({".git", ".hg", ".svn"})
+"""Folders left out of a copy wherever they are."""
+INCOMING_PREFIX: Final = ".incoming-"
+_CHUNK: Final = 1 << 20
+
+
+class StoreError(UserError):
+    """A submitted folder the store refuses; the message names the path and the rule."""
+
+
+@dataclass
+class Incoming:
+    """A copied folder not yet in the store: its digest and where the copy is (``tree``)."""
+
+    digest: str
+    tree: Path
+    """The copy, writable by root only until :func:`open_for_build` or :func:`commit`."""
+    files: int
+    size: int
+
+    @property
+    def staging(self) -> Path:
+        """The private folder holding :attr:`tree`, removed by :func:`commit` and
+        :func:`discard`."""
+        return self.tree.parent
+
+
+def copy_in(store: Path, folder: Path) -> Incoming:
+    """Copy ``folder`` into a new private folder under ``store`` and hash it on the way;
+    raises :class:`StoreError` naming what was refused."""
+    source = folder.resolve()
+    if not source.is_dir():
+        raise StoreError(f"{folder}: not a folder")
+    entries = _list(source, folder)
+    store.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=INCOMING_PREFIX, dir=store))  # 0700
+    tree = staging / "tree"
+    try:
+        tree.mkdir()
+        digest, size = _copy(source, folder, tree, entries)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return Incoming(digest, tree, len(entries), size)
+
+
+def _list(source: Path, shown: Path) -> list[tuple[str, os.stat_result]]:
+    """Every entry under ``source`` (relative posix path, lstat), sorted by path, VCS folders
+    left out; the refusals of the module's rules."""
+    found: list[tuple[str, os.stat_result]] = []
+    pending = [""]
+    while pending:
+        rel = pending.pop()
+        try:
+            with os.scandir(source / rel if rel else source) as listing:
+                children = list(listing)
+        except OSError as exc:
+            raise StoreError(f"{shown / rel}: cannot read the folder: {exc.strerror}") from None
+        for entry in children:
+            child = f"{rel}/{entry.name}" if rel else entry.name
+            info = entry.stat(follow_symlinks=False)
+            if stat.S_ISDIR(info.st_mode):
+                if entry.name in VCS_DIRS:
+                    continue
+                pending.append(child)
+            elif stat.S_ISLNK(info.st_mode):
+                _check_link(source, child, shown)
+            elif not stat.S_ISREG(info.st_mode):
+                raise StoreError(f"{shown / child}: a special file (FIFO, socket or device); "
+                                 "a bot's folder holds files, folders and links only")
+            found.append((child, info))
+            if len(found) > MAX_FILES:
+                raise StoreError(f"{shown}: more than {MAX_FILES:,} files and folders; "
+                                 "leave build products and data out of the submission")
+    found.sort(key=lambda item: item[0].encode("utf-8", "surrogateescape"))
+    return found
+
+
+def _check_link(source: Path, rel: str, shown: Path) -> None:
+    target = os.readlink(source / rel)
+    if os.path.isabs(target):
+        raise StoreError(f"{shown / rel}: a symbolic link to an absolute path ({target}); "
+                         "links must stay inside the folder, with relative targets")
+    resolved = os.path.realpath(source / rel)
+    if not (resolved == str(source) or resolved.startswith(str(source) + os.sep)):
+        raise StoreError(f"{shown / rel}: a symbolic link that leads outside the folder "
+                         f"({target}); links must stay inside the folder")
+
+
+def _copy(source: Path, shown: Path, tree: Path, entries: list[tuple[str, os.stat_result]]
+          ) -> tuple[str, int]:
+    """Copy ``entries`` into ``tree`` (root-owned, 0700 folders, 0600/0700 files until frozen)
+    and return (digest, bytes)."""
+    digest = hashlib.sha256(b"arena-store-1\0")
+    total = 0
+    for rel, info in entries:
+        name = rel.encode("utf-8", "surrogateescape")
+        target = tree / rel
+        if stat.S_ISDIR(info.st_mode):
+            digest.update(b"d\0" + name + b"\0")
+            target.mkdir(mode=0o700)
+        elif stat.S_ISLNK(info.st_mode):
+            link = os.readlink(source / rel)
+            digest.update(b"l\0" + name + b"\0" + link.encode("utf-8", "surrogateescape")
+                          + b"\0")
+            os.symlink(link, target)
+        else:
+            executable = bool(info.st_mode & 0o111)
+            digest.update(b"x\0" if executable else b"f\0")
+            digest.update(name + b"\0")
+            total += _copy_file(source / rel, shown / rel, target, executable, digest,
+                                MAX_BYTES - total, shown)
+    return digest.hexdigest()[:DIGEST_CHARS], total
+
+
+def _copy_file(path: Path, shown: Path, target: Path, executable: bool,
+               digest: hashlib._Hash, room: int, folder: Path) -> int:
+    """Copy one regular file (opened without following links, checked again once open: it
+    may have been swapped since it was listed), its length and bytes into ``digest``."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as exc:
+        raise StoreError(f"{shown}: cannot read: {exc.strerror}") from None
+    with os.fdopen(fd, "rb") as src:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise StoreError(f"{shown}: no longer a regular file")
+        size = os.fstat(fd).st_size
+        if size > room:
+            raise StoreError(f"{folder}: more than {MAX_BYTES >> 20} MB in all (at {shown}); "
+                             "leave build products and data out of the submission")
+        digest.update(size.to_bytes(8, "big"))
+        copied = 0
+        out_fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
+                         0o700 if executable else 0o600)
+        with os.fdopen(out_fd, "wb") as dst:
+            while copied < size:
+                chunk = src.read(min(_CHUNK, size - copied))
+                if not chunk:
+                    break
+                digest.update(chunk)
+                dst.write(chunk)
+                copied += len(chunk)
+        if copied != size:
+            raise StoreError(f"{shown}: changed while it was copied; submit again")
+    return size
+
+
+def open_for_build(incoming: Incoming) -> None:
+    """Let the build's unprivileged uid write into the copy: every folder and file writable by
+    all. Nothing but the build reaches it: the staging folder above it is root's, 0700, and
+    the build's sandbox sees only its own folder."""
+    for path, is_dir in _walk(incoming.tree):
+        if is_dir:
+            os.chmod(path, 0o777)
+        elif not path.is_symlink():
+            mode = os.lstat(path).st_mode
+            os.chmod(path, 0o777 if mode & 0o100 else 0o666)
+
+
+def freeze(tree: Path) -> None:
+    """Make the copy what a bot may only read: owned by root, folders 0755, files 0644 (0755
+    when executable by their owner), no set-id bits; links kept as they are. Undoes what the
+    build's uid made its own."""
+    for path, is_dir in _walk(tree):
+        os.lchown(path, 0, 0)
+        if is_dir:
+            os.chmod(path, 0o755)
+        elif not path.is_symlink():
+            mode = os.lstat(path).st_mode
+            os.chmod(path, 0o755 if mode & 0o100 else 0o644)
+
+
+def _walk(tree: Path) -> list[tuple[Path, bool]]:
+    """``tree`` and everything under it, without following links: (path, is a folder)."""
+    found: list[tuple[Path, bool]] = [(tree, True)]
+    pending = [tree]
+    while pending:
+        with os.scandir(pending.pop()) as listing:
+            for entry in listing:
+                is_dir = entry.is_dir(follow_symlinks=False)
+                found.append((Path(entry.path), is_dir))
+                if is_dir:
+                    pending.append(Path(entry.path))
+    return found
+
+
+def commit(store: Path, incoming: Incoming) -> Path:
+    """Freeze the copy and move it to ``store/<digest>/``; when that entry exists already
+    (the same content, submitted before or at the same time), the copy is dropped and the
+    existing entry is the answer. Returns the entry."""
+    final = store / incoming.digest
+    if not final.is_dir():
+        freeze(incoming.tree)
+        with contextlib.suppress(FileExistsError, OSError):
+            os.rename(incoming.tree, final)  # a non-empty folder there: someone was first
+    discard(incoming)
+    if not final.is_dir():
+        raise StoreError(f"{final}: cannot be created")
+    return final
+
+
+def discard(incoming: Incoming) -> None:
+    """Remove what is left of an incoming copy (a failed build's, a duplicate)."""
+    shutil.rmtree(incoming.staging, ignore_errors=True)
+
+
+def is_stored(store: Path, digest: str) -> bool:
+    return (store / digest).is_dir()

@@ -1,0 +1,239 @@
+"""A submission, from the author's folder (or an installed engine's command) to a version
+``NAME@N`` that is active or rejected.
+
+The steps, each of which can reject the version (``step`` and a one-line ``reason`` in its
+``version.json``, the logs beside it); a rejected version changes nothing else, the bot's
+earlier versions play on:
+
+1. the number: ``version.json`` is written ``pending`` at once, under the league's lock, so a
+   crash leaves a trace and two submissions never share a number;
+2. ``copy``: the folder into the store (:mod:`arena.league.store`);
+3. ``bot.toml``: the folder's own settings under the command line's (:mod:`.botfile`);
+4. ``build``: its ``build`` argv, sandboxed, once per stored content (:mod:`.build`);
+5. ``check``: ``arena check-bot``'s steps on the built version, started exactly as a night
+   starts it (the league's limits and sandbox, its folder the frozen stored copy), the steps
+   and the bot's stderr in ``check.log``.
+
+An accepted version does not retire the bot's earlier ones: they all stay active, side by
+side (is v3 better than v2?), until ``arena league retire`` retires them.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final, TextIO
+
+import msgspec
+import trio
+
+from arena.commands.check_bot import check
+from arena.config import ConfigError, OptionValue
+from arena.errors import UserError
+from arena.league import store
+from arena.league.botfile import infer_cmd, read_bot_file
+from arena.league.build import build_spec, run_build
+from arena.league.layout import BUILD_LOG, CHECK_LOG, NAME_PATTERN, LeagueDir
+from arena.league.lock import league_lock
+from arena.league.settings import LeagueSettings, night_config
+from arena.league.versions import State, Step, Version, bot_spec, next_number, write_version
+from referee.botspec import BotSpec, Protocol
+from referee.process.faults import SandboxSetupError
+
+MAX_STDERR_IN_LOG: Final = 64 << 10
+"""Bytes of the bot's stderr during the check copied into ``check.log``."""
+MAX_REASON_CHARS: Final = 300
+PLACEHOLDER: Final = BotSpec(name="check-placeholder", cmd=["true"])
+"""The second bot a tournament config needs; never started."""
+
+Say = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Submission:
+    """What ``arena league submit`` was given: a folder, a command, or both (the command then
+    runs in the folder); the rest overrides the folder's ``bot.toml``."""
+
+    name: str
+    folder: Path | None = None
+    cmd: list[str] | None = None
+    protocol: Protocol | None = None
+    options: dict[str, OptionValue] = field(default_factory=dict)
+    author: str | None = None
+
+
+def submit(league: LeagueDir, settings: LeagueSettings, sub: Submission,
+           say: Say = print, *, check_timeout: float | None = None) -> Version:
+    """Make ``sub`` a version of the league and return it, active or rejected. Raises
+    :class:`UserError` (and takes no number) only for a bad name or a missing folder or
+    command. ``check_timeout`` bounds the check's handshake and ``isready`` answers (default
+    ``check-bot``'s own). Synchronous: it runs the check under its own ``trio.run``."""
+    _validate(sub)
+    cmd = _installed_cmd(sub.cmd) if sub.folder is None and sub.cmd is not None else sub.cmd
+    with league_lock(league):
+        number = next_number(league, sub.name)
+        version = Version(name=sub.name, number=number, cmd=list(cmd or []),
+                          submitted_at=time.time(), protocol=sub.protocol or "native",
+                          options=dict(sub.options), author=sub.author or "")
+        write_version(league, version)
+    say(f"{version.label}: submitted")
+    try:
+        return _accept(league, settings, sub, version, say, check_timeout)
+    except BaseException as exc:  # an interrupt or a bug: the version says it did not finish
+        if not isinstance(exc, UserError):
+            _finish(league, version, "rejected", "", f"submission interrupted: "
+                    f"{type(exc).__name__}: {exc}"[:MAX_REASON_CHARS])
+        raise
+
+
+def _validate(sub: Submission) -> None:
+    if not NAME_PATTERN.fullmatch(sub.name):
+        raise UserError(f"bot name {sub.name!r}: use 1 to 64 letters, digits, '.', '_' or "
+                        "'-', starting with a letter or digit")
+    if sub.folder is None and not sub.cmd:
+        raise UserError("nothing to submit: give a FOLDER, or an installed engine's command "
+                        "after --")
+    if sub.folder is not None and not sub.folder.is_dir():
+        raise UserError(f"{sub.folder}: no such folder")
+
+
+def _installed_cmd(cmd: list[str]) -> list[str]:
+    """An installed engine's command with its program as an absolute path, found now: a
+    version names one program for its whole life."""
+    program = cmd[0]
+    found = (os.path.abspath(program) if os.sep in program else shutil.which(program))
+    if found is None or not os.path.isfile(found) or not os.access(found, os.X_OK):
+        raise UserError(f"{program}: no such executable program (looked "
+                        f"{'here' if os.sep in program else 'on PATH'})")
+    return [found, *cmd[1:]]
+
+
+def _accept(league: LeagueDir, settings: LeagueSettings, sub: Submission, version: Version,
+            say: Say, check_timeout: float | None) -> Version:
+    folder = league.version_dir(version.name, version.number)
+    rel = folder.relative_to(league.root)
+    if sub.folder is not None:
+        say(f"{version.label}: copying {sub.folder}")
+        try:
+            incoming = store.copy_in(league.store, sub.folder)
+        except store.StoreError as exc:
+            return _reject(league, version, "copy", str(exc), say)
+        try:
+            bot_file = read_bot_file(incoming.tree, sub.folder)
+        except ConfigError as exc:
+            store.discard(incoming)
+            return _reject(league, version, "bot.toml", str(exc), say)
+        version = msgspec.structs.replace(
+            version, source=incoming.digest, build=list(bot_file.build or []),
+            protocol=sub.protocol or bot_file.protocol or "native",
+            options={**bot_file.options, **sub.options},
+            author=sub.author if sub.author is not None else bot_file.author or "")
+        log = folder / BUILD_LOG
+        if store.is_stored(league.store, incoming.digest):
+            store.discard(incoming)
+            log.write_text(f"[arena] the same content is stored already (store/"
+                           f"{incoming.digest}): built then, not built again\n")
+        elif not version.build:
+            log.write_text("[arena] no build: bot.toml names none\n")
+        else:
+            say(f"{version.label}: building ({' '.join(version.build)})")
+            store.open_for_build(incoming)
+            spec = build_spec(f"{version.label} build", version.build, incoming.tree,
+                              settings.policy.build_memory_mb, settings.file.sandbox)
+            result = run_build(spec, log, settings.policy.build_seconds, str(rel / BUILD_LOG))
+            version = msgspec.structs.replace(version, build_seconds=round(result.seconds, 3))
+            if not result.ok:
+                store.discard(incoming)
+                return _reject(league, version, "build", result.reason, say)
+        stored = store.commit(league.store, incoming)
+        cmd = sub.cmd or bot_file.cmd
+        if cmd is None:
+            try:
+                cmd = infer_cmd(stored, sub.folder)
+            except UserError as exc:
+                return _reject(league, version, "bot.toml", str(exc), say)
+        version = msgspec.structs.replace(version, cmd=list(cmd))
+    with league_lock(league):
+        write_version(league, version)
+    say(f"{version.label}: checking (arena check-bot {settings.file.game})")
+    ok, reason = _check(league, settings, version, folder / CHECK_LOG, str(rel / CHECK_LOG),
+                        check_timeout)
+    if not ok:
+        return _reject(league, version, "check", reason, say)
+    return _finish(league, version, "active", "", "", say=say)
+
+
+def _check(league: LeagueDir, settings: LeagueSettings, version: Version, log_path: Path,
+           shown_log: str, timeout: float | None) -> tuple[bool, str]:
+    """check-bot on the version as a night starts it: (passed, one-line reason)."""
+    lines: list[str] = []
+    with open(log_path, "w", encoding="utf-8") as log:
+        def out(line: str) -> None:
+            lines.append(line)
+            log.write(line + "\n")
+            log.flush()
+
+        out(f"[arena] check-bot {settings.file.game} for {version.label}: "
+            f"{' '.join(version.cmd)}")
+        try:
+            loaded = night_config(settings, [bot_spec(league, version), PLACEHOLDER])
+        except ConfigError as exc:
+            out(f"[arena] {exc}")
+            return False, _one_line(f"the command cannot be started: {exc}")
+        spec = loaded.bots[0]
+        with tempfile.TemporaryDirectory(prefix="arena-league-check-") as tmp:
+            stderr = Path(tmp) / "stderr.log"
+            try:
+                ok = trio.run(check, spec, settings.file.game, stderr, out, timeout)
+            except SandboxSetupError as exc:  # the machine's fault: say so, submit again
+                out(f"[arena] {exc}")
+                return False, _one_line(f"the machine could not start the sandbox ({exc}); "
+                                        "submit again")
+            _append_stderr(log, stderr)
+    if ok:
+        return True, ""
+    failed = next((line for line in lines if line.startswith("FAIL")), "FAIL a step")
+    step = failed.removeprefix("FAIL").strip()
+    return False, _one_line(f"step {step}", f"; see {shown_log}")
+
+
+def _append_stderr(sink: TextIO, stderr: Path) -> None:
+    try:
+        with open(stderr, "rb") as f:
+            data = f.read(MAX_STDERR_IN_LOG + 1)
+    except OSError:
+        return
+    if data:
+        sink.write("[arena] the bot's stderr:\n")
+        sink.write(data[:MAX_STDERR_IN_LOG].decode("utf-8", errors="replace"))
+        if len(data) > MAX_STDERR_IN_LOG:
+            sink.write(f"\n[arena] (cut at {MAX_STDERR_IN_LOG} bytes)\n")
+
+
+def _one_line(text: str, tail: str = "") -> str:
+    """``text`` on one line, cut to fit :data:`MAX_REASON_CHARS` with ``tail`` kept."""
+    flat = " ".join(text.split())
+    room = MAX_REASON_CHARS - len(tail)
+    if len(flat) > room:
+        flat = flat[: room - 3] + "..."
+    return flat + tail
+
+
+def _reject(league: LeagueDir, version: Version, step: Step, reason: str, say: Say) -> Version:
+    return _finish(league, version, "rejected", step, _one_line(reason), say=say)
+
+
+def _finish(league: LeagueDir, version: Version, state: State, step: Step, reason: str,
+            say: Say | None = None) -> Version:
+    final = msgspec.structs.replace(version, state=state, step=step, reason=reason,
+                                    checked_at=time.time())
+    with league_lock(league):
+        write_version(league, final)
+    if say is not None:
+        say(f"{final.label}: {state}" + (f" at {step}: {reason}" if reason else ""))
+    return final
