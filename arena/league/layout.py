@@ -31,6 +31,9 @@ NIGHTS_DIR: Final = "nights"
 HISTORY_FILE: Final = "history.jsonl"
 """One :class:`~arena.league.standings.Snapshot` per closed night, appended, never rewritten."""
 LOCK_FILE: Final = ".lock"
+"""Held for a short write of the version registry (:mod:`.lock`)."""
+NIGHTS_LOCK: Final = ".lock"
+"""In ``nights/``: held by the one ``arena league run`` playing a night, the whole night."""
 REPORT_PAGE: Final = "report.html"
 REPORT_DIR: Final = "report"
 EXPORT_DIR: Final = "export"
@@ -81,6 +84,10 @@ class LeagueDir:
     @property
     def lock(self) -> Path:
         return self.root / LOCK_FILE
+
+    @property
+    def nights_lock(self) -> Path:
+        return self.nights / NIGHTS_LOCK
 
     @property
     def report_page(self) -> Path:

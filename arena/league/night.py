@@ -31,6 +31,7 @@ import msgspec
 from arena.config import LoadedConfig
 from arena.errors import UserError
 from arena.league.layout import LeagueDir
+from arena.league.lock import league_lock
 from arena.league.plan import Budget, NightState, Planner, planned_games
 from arena.league.settings import LeagueSettings, load_settings, night_config, night_config_text
 from arena.league.standings import (
@@ -96,16 +97,19 @@ class NightOutcome:
     closed: bool
 
 
-def lock_league(league: LeagueDir) -> int:
-    """Hold the league's lock (one writer: a night, a submission, a retirement)."""
-    league.root.mkdir(parents=True, exist_ok=True)
-    fd = os.open(league.lock, os.O_RDWR | os.O_CREAT, 0o644)
+def lock_nights(league: LeagueDir) -> int:
+    """Hold the nights' lock for a whole night: one night at a time. Submissions and
+    retirements take the league's own lock (:mod:`arena.league.lock`) for their short writes
+    only, so they go on while a night plays (a night plays the versions active when it
+    began)."""
+    league.nights.mkdir(parents=True, exist_ok=True)
+    fd = os.open(league.nights_lock, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         os.close(fd)
-        raise UserError(f"{league.root} is in use by another arena command (a night or a "
-                        "submission); wait for it to end") from None
+        raise UserError(f"{league.root}: a night is being played by another `arena league "
+                        "run`; wait for it to end") from None
     return fd
 
 
@@ -116,7 +120,7 @@ def run_night(settings: NightSettings) -> NightOutcome:
         raise UserError(f"{league.root}: not a league (no league.toml); make one with "
                         "`arena league init`")
     league_settings = load_settings(league.config)
-    lock = lock_league(league)
+    lock = lock_nights(league)
     try:
         return _run_locked(settings, league, league_settings)
     finally:
@@ -191,7 +195,8 @@ def closed_summaries(league: LeagueDir, before: str | None = None) -> list[Night
 
 def _run_locked(settings: NightSettings, league: LeagueDir, ls: LeagueSettings) -> NightOutcome:
     now = time.time()
-    versions = read_versions(league)
+    with league_lock(league):  # not while a submission changes a version's state
+        versions = read_versions(league)
     by_label = {v.label: v for v in versions}
     name = open_night(league, settings.night)
     budget = budget_of(settings, now)
