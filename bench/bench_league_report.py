@@ -126,8 +126,8 @@ def _night(name: str, rng: np.random.Generator, active: np.ndarray, labels: list
     p, q = np.nonzero(penta.sum(axis=2))
     tally = Tally(
         players,
-        [(int(i), int(j), int(w), int(d), int(lo))
-         for i, j in zip(f, s, strict=True) for w, d, lo in [cells[i, j]]],
+        [(int(i), int(j), int(w), int(d), int(x))
+         for i, j in zip(f, s, strict=True) for w, d, x in [cells[i, j]]],
         [(int(i), int(j), *(int(x) for x in penta[i, j]))  # type: ignore[misc]
          for i, j in zip(p, q, strict=True)],
     )
