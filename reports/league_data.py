@@ -300,7 +300,7 @@ def _night_rows(league: LeagueDir, nights: list[str], summaries: list[NightSumma
         if k is not None:
             now = {r.player: r.rating for r in history[k].players}
             before = ({r.player: r.rating for r in history[k - 1].players} if k else {})
-            new = [p for p in now if p not in before]
+            new = sorted((p for p in now if p not in before), key=_split)
             changes = [(p, r - old) for p, r in now.items()
                        if r is not None and (old := before.get(p)) is not None]
             changes.sort(key=lambda pc: -abs(pc[1]))
