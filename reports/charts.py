@@ -366,7 +366,8 @@ def league_history_chart(
     index, rating, 95% error) per snapshot that rated it), each with its shaded band. Versions
     of one bot share a colour (its latest version solid, earlier ones dashed), so a bot's
     progress reads as one hue.
-    With many versions only ``highlight`` (the leaderboard's best) are named in the legend."""
+    With many versions only ``highlight`` (the leaderboard's best) are named in the legend and
+    given bands; the others are thin lines behind them."""
     fig = _figure(9.0, 4.6)
     if not lines or not nights:
         _empty(fig, "no closed night yet")
@@ -385,9 +386,9 @@ def league_history_chart(
         colour = hue[bot]
         ax.plot(x, y, marker="." if len(x) < 40 else None, lw=1.4, color=colour,
                 ls="-" if latest[bot] == version else "--",
-                alpha=0.95 if version in named else 0.5,
+                alpha=0.95 if version in named else 0.35,
                 label=version if version in named else None)
-        finite = np.isfinite(err)
+        finite = np.isfinite(err) & (version in named)  # a crowded chart: bands of the named
         if len(x) == 1 and finite.all():  # one night: no band to shade, a bar instead
             ax.errorbar(x, y, yerr=err, color=colour, capsize=3, lw=1)
         elif finite.any():
