@@ -7,6 +7,7 @@ building a report never touches a display, a global figure registry or an intera
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
@@ -349,3 +350,72 @@ def sprt_chart(llr: pd.DataFrame, lower: float, upper: float, title: str, path: 
     ax.grid(alpha=0.3)
     fig.legend(fontsize=8, loc="outside right upper")
     return _save(fig, path)
+
+
+LEGEND_CAP = 24
+"""Lines named in a league history chart's legend; past that, only the highlighted ones."""
+
+
+def league_history_chart(
+    nights: list[str],
+    lines: dict[str, list[tuple[int, float, float]]],
+    path: Path,
+    highlight: list[str] | None = None,
+) -> Path:
+    """A league's ratings over its nights: one line per version (``lines``: version -> (night
+    index, rating, 95% error) per snapshot that rated it), each with its shaded band. Versions
+    of one bot share a colour (its latest version solid, earlier ones dashed), so a bot's
+    progress reads as one hue.
+    With many versions only ``highlight`` (the leaderboard's best) are named in the legend and
+    given bands; the others are thin lines behind them."""
+    fig = _figure(9.0, 4.6)
+    if not lines or not nights:
+        _empty(fig, "no closed night yet")
+        return _save(fig, path)
+    ax = fig.add_subplot()
+    bots = sorted({v.rpartition("@")[0] or v for v in lines})
+    hue = {b: f"C{i % 10}" for i, b in enumerate(bots)}
+    named = set(lines) if len(lines) <= LEGEND_CAP else set((highlight or [])[:LEGEND_CAP])
+    latest = {}
+    for version in sorted(lines, key=_version_key):
+        latest[version.rpartition("@")[0] or version] = version
+    for version in sorted(lines, key=_version_key):
+        points = np.array(lines[version], dtype=float).reshape(-1, 3)
+        x, y, err = points[:, 0], points[:, 1], points[:, 2]
+        bot = version.rpartition("@")[0] or version
+        colour = hue[bot]
+        ax.plot(x, y, marker="." if len(x) < 40 else None, lw=1.4, color=colour,
+                ls="-" if latest[bot] == version else "--",
+                alpha=0.95 if version in named else 0.35,
+                label=version if version in named else None)
+        finite = np.isfinite(err) & (version in named)  # a crowded chart: bands of the named
+        if len(x) == 1 and finite.all():  # one night: no band to shade, a bar instead
+            ax.errorbar(x, y, yerr=err, color=colour, capsize=3, lw=1)
+        elif finite.any():
+            ax.fill_between(x[finite], (y - err)[finite], (y + err)[finite], color=colour,
+                            alpha=0.10, lw=0)
+    ticks = _night_ticks(len(nights))
+    ax.set_xticks(ticks, [nights[i] for i in ticks], rotation=30, ha="right", fontsize=8)
+    ax.set_xlim(-0.5, len(nights) - 0.5)
+    ax.set_ylabel("rating (bands: 95%)")
+    ax.set_xlabel("night")
+    ax.grid(alpha=0.3)
+    if named:
+        fig.legend(fontsize=8, loc="outside right upper")
+    return _save(fig, path)
+
+
+def _version_key(label: str) -> tuple[str, int]:
+    name, _, number = label.rpartition("@")
+    return (name, int(number)) if number.isdigit() else (label, 0)
+
+
+def _night_ticks(n: int, most: int = 12) -> list[int]:
+    """At most ``most`` evenly spaced night indices, the last night always among them."""
+    if n <= most:
+        return list(range(n))
+    step = math.ceil(n / most)
+    ticks = list(range(0, n, step))
+    if ticks[-1] != n - 1:
+        ticks[-1] = n - 1
+    return ticks

@@ -35,6 +35,8 @@ settings.load_profile("arena")
 SHARED_SETUP: dict[str, str] = {
     "tests/test_report_browser.py": "module",  # five built reports, opened by each test
     "tests/test_report_content.py": "param",  # a built report per game, read by most tests
+    "tests/test_league_report.py": "module",  # a hand-made league and its report
+    "tests/test_league_browser.py": "module",  # the same, opened in one Chromium
 }
 """Test modules whose tests share an expensive module-scoped fixture (paths relative to the
 project, as in node ids), and what one xdist worker runs of each: ``module``, the whole
