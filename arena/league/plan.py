@@ -8,8 +8,10 @@ the planned games missing from its journal first, in their order, then plans mor
 killed in flight is thus played again, and no game is played twice.
 
 The deadline is kept game by game: a game starts only when the lengths of the league's past
-games (their 95th percentile; before any game, the most its time control allows) say it ends
-before the deadline.
+games (their 95th percentile) say it ends before the deadline. A league that has finished no
+game yet has no such history: its first games start (the most a time control allows, both
+clocks run down, is far longer than a game takes, and would keep a first night from starting
+at all), and from the first finished game on the history decides.
 """
 
 from __future__ import annotations
@@ -30,16 +32,13 @@ from arena.league.settings import Policy
 from arena.schedule import Opening, ScheduledGame, random_opening, read_openings
 from ratings.sources import GameResult
 from ratings.tally import Tally, merge, tally
-from referee.timecontrol import TimeControl
 
 LENGTH_QUANTILE: Final = 0.95
 """Which of the past game lengths a game is expected to need, for the deadline."""
 BLOCK_PAIRS_MIN: Final = 4
 """Colour pairs chosen at a time (at least; more when more games run at once): the ratings are
 refitted between blocks."""
-TYPICAL_PLIES: Final = 120
-"""Plies assumed for a game's worst case before the league has played any (with an increment
-or a fixed time per move)."""
+
 
 
 class Budget(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -82,19 +81,6 @@ def planned_games(path: Path) -> list[ScheduledGame]:
                 break
             raise ValueError(f"{path}:{number}: not a planned game ({exc})") from None
     return games
-
-
-def worst_case_seconds(tc: TimeControl, plies: int = TYPICAL_PLIES) -> float | None:
-    """The longest a game under ``tc`` can take if both sides use their clocks (None without
-    a clock: nothing bounds such a game)."""
-    if tc.movetime_ms is not None:
-        return plies * (tc.movetime_ms + tc.margin_ms) / 1000
-    if tc.base_ms is None:
-        return None
-    per_side = tc.base_ms + tc.inc_ms * plies / 2 + tc.margin_ms
-    if tc.moves:
-        per_side = tc.base_ms * math.ceil(plies / 2 / tc.moves) + tc.margin_ms
-    return 2 * per_side / 1000
 
 
 @dataclass
@@ -154,13 +140,11 @@ class Planner:
             self.lengths.append(length)
 
     def expected_length(self) -> float | None:
-        """The 95th percentile of past game lengths, else the time control's worst case."""
-        if self.lengths:
-            ordered = sorted(self.lengths)
-            return ordered[min(len(ordered) - 1, int(LENGTH_QUANTILE * len(ordered)))]
-        worst = [worst_case_seconds(tc) for tc in self.loaded.time_controls.values()]
-        known = [w for w in worst if w is not None]
-        return max(known) if known and len(known) == len(worst) else None
+        """The 95th percentile of past game lengths; None before any game has finished."""
+        if not self.lengths:
+            return None
+        ordered = sorted(self.lengths)
+        return ordered[min(len(ordered) - 1, int(LENGTH_QUANTILE * len(ordered)))]
 
     # ----------------------------------------------------------------- choosing
     def _now(self) -> float:
