@@ -94,7 +94,7 @@ def run_submit(args: argparse.Namespace) -> int:
     parser.add_argument("folder", nargs="?", type=Path)
     args.folder = None
     try:
-        parser.parse_args(rest, namespace=args)
+        parser.parse_intermixed_args(rest, namespace=args)
     except SystemExit:
         raise UserError(f"bad arguments before '--': {' '.join(rest)}") from None
     league = _league(args.dir)

@@ -108,5 +108,5 @@ def bot_spec(league: LeagueDir, version: Version) -> BotSpec:
         return BotSpec(name=version.label, cmd=list(version.cmd), protocol=version.protocol,
                        options=dict(version.options))
     folder = league.stored(version.source)
-    return BotSpec(name=version.label, cmd=list(version.cmd), cwd=str(folder),
+    return BotSpec(name=version.label, cmd=list(version.cmd), cwd=os.path.abspath(folder),
                    protocol=version.protocol, options=dict(version.options))
