@@ -9,38 +9,24 @@ for.
 
 from __future__ import annotations
 
-import fcntl
 import os
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Final
 
-from arena.errors import UserError
+from arena.filelock import hold
 from arena.league.layout import LeagueDir
 
 LOCK_WAIT_S: Final = 30.0
 """How long a command waits for the lock before it gives up."""
-_POLL_S: Final = 0.05
 
 
 @contextmanager
 def league_lock(league: LeagueDir, wait: float = LOCK_WAIT_S) -> Iterator[None]:
     """Hold the league's lock for the ``with`` block."""
-    fd = os.open(league.lock, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = hold(league.lock, f"{league.root}: the league is locked by another arena command "
+              f"(still after {wait:g} s); wait for it to finish, then try again", wait=wait)
     try:
-        deadline = time.monotonic() + wait
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise UserError(
-                        f"{league.root}: the league is locked by another arena command "
-                        f"(still after {wait:g} s); wait for it to finish, then try again"
-                    ) from None
-                time.sleep(_POLL_S)
         yield
     finally:
         os.close(fd)  # releases the lock

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime
-import fcntl
 import os
 import time
 from dataclasses import dataclass, field
@@ -30,6 +29,7 @@ import msgspec
 
 from arena.config import LoadedConfig
 from arena.errors import UserError
+from arena.filelock import hold
 from arena.league.layout import LeagueDir
 from arena.league.lock import league_lock
 from arena.league.plan import Budget, NightState, Planner, planned_games
@@ -102,15 +102,8 @@ def lock_nights(league: LeagueDir) -> int:
     retirements take the league's own lock (:mod:`arena.league.lock`) for their short writes
     only, so they go on while a night plays (a night plays the versions active when it
     began)."""
-    league.nights.mkdir(parents=True, exist_ok=True)
-    fd = os.open(league.nights_lock, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        os.close(fd)
-        raise UserError(f"{league.root}: a night is being played by another `arena league "
-                        "run`; wait for it to end") from None
-    return fd
+    return hold(league.nights_lock, f"{league.root}: a night is being played by another "
+                "`arena league run`; wait for it to end")
 
 
 def run_night(settings: NightSettings) -> NightOutcome:

@@ -7,13 +7,11 @@ that guards resume): their names are in :mod:`arena.rundir.layout`. Nothing here
 
 from __future__ import annotations
 
-import fcntl
-import os
-
 import msgspec
 
 from arena.config import LoadedConfig
 from arena.errors import UserError
+from arena.filelock import hold
 from arena.rundir.journal import Journal, Warn
 from arena.rundir.layout import CONFIG_COPY, SCHEDULE_FILE, RunDir
 from arena.schedule import Schedule, ScheduledGame
@@ -32,17 +30,8 @@ def lock_run_dir(out: RunDir) -> int:
     """Take the run directory for this process until the returned descriptor is closed (or the
     process exits, even on SIGKILL: the kernel releases it): two runs appending to one journal
     would play the same games twice."""
-    out.root.mkdir(parents=True, exist_ok=True)
-    fd = os.open(out.lock, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        os.close(fd)
-        raise UserError(
-            f"{out.root} is in use by another 'arena run'; wait for it to finish or stop it, "
-            "or choose another --output directory"
-        ) from None
-    return fd
+    return hold(out.lock, f"{out.root} is in use by another 'arena run'; wait for it to "
+                "finish or stop it, or choose another --output directory")
 
 
 def prepare_run_dir(loaded: LoadedConfig, schedule: Schedule, out: RunDir, warn: Warn) -> Journal:
