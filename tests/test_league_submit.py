@@ -165,6 +165,18 @@ def test_an_installed_engine_is_submitted_from_the_command_line(
     assert [v.state for v in read_versions(league)] == ["rejected", "active"]
 
 
+def test_an_installed_engines_file_arguments_are_kept_absolute(
+        league: LeagueDir, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``-- python mybot.py`` from the author's folder names that file for good: nights run
+    from the league, not from where the version was submitted."""
+    monkeypatch.chdir(ROOT / "sample_bots")
+    assert main(["league", "submit", str(league.root), "engine", "--", sys.executable,
+                 "random_bot.py", "--seed", "3"]) == 0
+    (version,) = read_versions(league)
+    assert version.cmd == [sys.executable, str(ROOT / "sample_bots" / "random_bot.py"),
+                           "--seed", "3"]
+
+
 # ----- rejected ----------------------------------------------------------------------------
 
 

@@ -103,14 +103,18 @@ def _validate(sub: Submission) -> None:
 
 
 def _installed_cmd(cmd: list[str]) -> list[str]:
-    """An installed engine's command with its program as an absolute path, found now: a
-    version names one program for its whole life."""
+    """An installed engine's command with its program as an absolute path, found now, and
+    its arguments that name files here (``mybot.py``) made absolute too: a version names one
+    program for its whole life, and nights run it from the league, not from where it was
+    submitted."""
     program = cmd[0]
     found = (os.path.abspath(program) if os.sep in program else shutil.which(program))
     if found is None or not os.path.isfile(found) or not os.access(found, os.X_OK):
         raise UserError(f"{program}: no such executable program (looked "
                         f"{'here' if os.sep in program else 'on PATH'})")
-    return [found, *cmd[1:]]
+    args = [os.path.abspath(arg) if not arg.startswith("-") and not os.path.isabs(arg)
+            and os.path.isfile(arg) else arg for arg in cmd[1:]]
+    return [found, *args]
 
 
 def _accept(league: LeagueDir, settings: LeagueSettings, sub: Submission, version: Version,
