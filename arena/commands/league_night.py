@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+from collections.abc import Callable
 from pathlib import Path
 
 from arena.errors import UserError
@@ -22,7 +23,9 @@ def _clock_time(text: str) -> datetime.time:
         raise argparse.ArgumentTypeError(f"expected HH:MM (a time of day), got {text!r}") from None
 
 
-def _positive(kind: type[int] | type[float]):  # type: ignore[no-untyped-def]
+def _positive(kind: type[int] | type[float]) -> Callable[[str], int | float]:
+    """An argparse type: a positive ``kind``, with a one-line error naming the value."""
+
     def parse(text: str) -> int | float:
         try:
             value = kind(text)
