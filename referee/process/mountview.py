@@ -24,10 +24,9 @@ from typing import Final
 from referee.process.botview import BotView
 from referee.process.errors import BotStartError
 
-FIRST_FD: Final = 3
-"""The shell's first descriptor for a folder to bind (closed again before the bot starts)."""
-MAX_FDS: Final = 7
-"""/bin/sh (dash) names descriptors 3 to 9 only: at most 7 folders under covers."""
+SHELL_FDS: Final = range(3, 10)
+"""The descriptors the shell may open a folder to bind on (closed again before the bot
+starts): /bin/sh (dash) names descriptors 3 to 9 only."""
 
 
 @cache
@@ -51,13 +50,15 @@ def mount_namespace_argv(view: BotView, info_fd: int | None = None, *,
     if unshare is None:
         raise BotStartError("the 'uid' containment needs unshare (util-linux) to reach "
                             f"{', '.join(inside) or 'its folders'}")
-    if len(inside) > MAX_FDS:
-        raise BotStartError(f"the 'uid' containment can bind at most {MAX_FDS} folders under "
+    free = [fd for fd in SHELL_FDS if fd != info_fd]  # the inherited pipe is not a free one:
+    # opening a folder on it would close the pipe, and the script could not report success
+    if len(inside) > len(free):
+        raise BotStartError(f"the 'uid' containment can bind at most {len(free)} folders under "
                             f"a private folder, this bot needs {len(inside)}: "
                             f"{', '.join(inside)}; install bubblewrap or make them readable "
                             "by other users")
     lines = ["set -e", "umask 022"]
-    fds = {path: FIRST_FD + i for i, path in enumerate(inside)}
+    fds = dict(zip(inside, free[:len(inside)], strict=True))
     lines += [f"exec {fd}<{shlex.quote(path)}" for path, fd in fds.items()]
     for cover in view.covers:
         lines.append(f"mount -t tmpfs -o mode=755,size=1m arena-cover {shlex.quote(cover)}")
