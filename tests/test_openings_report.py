@@ -115,6 +115,10 @@ def test_arena_run_plays_a_book_and_reports_each_opening(
         by_source.setdefault(r.tags["opening"], set()).add((r.p1, r.p2))
     assert all(pair == {("r0", "r1"), ("r1", "r0")} for pair in by_source.values())
 
+    context = {row[0]: row[1] for row in html_table(out, "context-table")}
+    assert context["openings"].startswith(
+        f"file {book} (random order, first 4 plies)" if keys else f"file {book} (sequential")
+
     rows = html_table(out, "openings-table")
     header, body = rows[0], rows[1:]
     assert header[:5] == ["opening", "games", "p1 wins", "draws", "p2 wins"]
