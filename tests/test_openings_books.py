@@ -60,6 +60,16 @@ def test_epd_positions_with_operations_skipped() -> None:
     assert all(not o.moves for o in openings)
 
 
+def test_windows_line_ends_and_a_byte_order_mark_are_read(tmp_path: Path) -> None:
+    book = tmp_path / "w.epd"
+    book.write_bytes(b"\xef\xbb\xbfW:W31-50:B1-20\r\nB:W31-50:B1-20\r\n")
+    assert [o.start_position for o in read_book(book, "draughts", {})] == [
+        "W:W31-50:B1-20", "B:W31-50:B1-20"]
+    book = tmp_path / "w.pgn"
+    book.write_bytes(b'\xef\xbb\xbf[Event "x"]\r\n\r\n1. 32-28 19-23 *\r\n')
+    assert read_book(book, "draughts", {})[0].moves == ("32-28", "19-23")
+
+
 def test_pdn_games_comments_variations_fen_and_results() -> None:
     openings = read_book(DATA / "draughts.pdn", "draughts", {})
     assert [o.source for o in openings] == ["draughts.pdn:1", "draughts.pdn:11",
@@ -82,6 +92,20 @@ def test_pgn_plies_takes_the_first_plies_of_each_game() -> None:
     cut = read_book(DATA / "dobutsu.pgn", "dobutsu", {}, plies=3)
     assert [o.moves for o in cut] == [whole[0].moves[:3], whole[1].moves[:3]]
     assert [o.source for o in cut] == ["dobutsu.pgn:1", "dobutsu.pgn:10"]
+
+
+def test_plies_skips_the_rest_of_each_game_up_to_its_result(tmp_path: Path) -> None:
+    book = write(tmp_path, "b.pdn", (
+        '[Event "a"]\n\n1. 32-28 19-23\n2. 28x19 14x23\n3. 37-32 10-14 2-0\n'
+        '[Event "b"]\n\n1. 31-26 17-21 *\n[Event "c"]\n\n1. 33-29 18-22\n2. 39-33\n'
+        '[Event "d"]\n1. 34-30 2-0'))
+    whole = read_book(book, "draughts", {})
+    assert [o.moves for o in whole] == [
+        ("32-28", "19-23", "28x19", "14x23", "37-32", "10-14"), ("31-26", "17-21"),
+        ("33-29", "18-22", "39-33"), ("34-30",)]
+    cut = read_book(book, "draughts", {}, plies=1)
+    assert [o.moves for o in cut] == [("32-28",), ("31-26",), ("33-29",), ("34-30",)]
+    assert [o.source for o in cut] == ["b.pdn:1", "b.pdn:6", "b.pdn:9", "b.pdn:13"]
 
 
 def test_plies_cuts_before_an_illegal_move_is_reached(tmp_path: Path) -> None:

@@ -20,6 +20,7 @@ them in (:func:`ordered`).
 
 from __future__ import annotations
 
+import codecs
 import random
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -115,10 +116,12 @@ def _entries(path: Path, fmt: BookFormat, rules: type[Game], options: dict[str, 
 
 
 def _text_lines(path: Path) -> Iterable[str]:
-    """Every line of a text book as text (blank ones too, so the n-th is line n)."""
+    """Every line of a text book as text (blank ones too, so the n-th is line n); a UTF-8
+    byte order mark, as some Windows editors write, is skipped."""
     for line in LineReader(path, LastLine.TEXT, bounds=_TEXT_BOUNDS, blank=True):
+        data = line.data.removeprefix(codecs.BOM_UTF8) if line.number == 1 else line.data
         try:
-            yield line.data.decode("utf-8").rstrip("\r\n")
+            yield data.decode("utf-8").rstrip("\r\n")
         except UnicodeDecodeError:
             raise UserError(f"{path}:{line.number}: not UTF-8 text") from None
 

@@ -18,7 +18,8 @@ checked afterwards by the real rules (:mod:`arena.openings.book`).
 
 Files are read a line at a time within the bounds ``arena ratings`` uses for PGN
 (:func:`arena.rundir.results.pgn_lines`), and only the first ``keep`` moves of a game are
-kept, so a large book of whole games costs memory for its openings only.
+kept, so a large book of whole games costs memory for its openings only; once a game has
+them, its lines of plain moves are only searched for a result, not tokenized.
 """
 
 from __future__ import annotations
@@ -44,6 +45,8 @@ _TOKEN = re.compile(r"""
   | (?P<word>[^\s{}();\[\]"$]+)
   | (?P<other>.)
 """, re.VERBOSE)
+_SYNTAX = re.compile(r'[{}();\[\]"$]')
+"""Characters of anything but moves, numbers and results: comments, variations, tags, glyphs."""
 _NUMBER = re.compile(r"(\d+)(\.*)(.*)")
 _UNESCAPE = re.compile(r"\\(.)")
 
@@ -78,6 +81,11 @@ def read_pgn(lines: Iterable[str], name: str, keep: int | None = None) -> Iterat
                 continue
             comment_line, at = 0, close + 1
         elif text.startswith("%"):
+            continue
+        # The rest of a game whose opening is complete: only its result matters. A line of
+        # plain words is skipped whole unless one is a result (then it is read as usual).
+        if (game is not None and keep is not None and len(game.moves) >= keep and not depth
+                and not at and not _SYNTAX.search(text) and RESULTS.isdisjoint(text.split())):
             continue
         for token in _TOKEN.finditer(text, at):
             kind = token.lastgroup
