@@ -277,3 +277,24 @@ def test_a_book_s_sources_go_on_each_game_s_order(tmp_path: Path) -> None:
     assert [g.opening.source for g in games] == [
         "book.pdn:1", "book.pdn:1", "book.pdn:11", "book.pdn:11", "book.pdn:21", "book.pdn:21"]
     assert [len(g.opening.moves) for g in games[::2]] == [4, 3, 4]
+
+
+def test_a_league_night_draws_book_openings_at_random_unless_sequential(tmp_path: Path) -> None:
+    """The league's planner (its ``_opening`` step, given the night's name and the config)."""
+    from types import SimpleNamespace
+
+    from arena.league.plan import Planner
+
+    write(tmp_path, "book.pdn", (DATA / "draughts.pdn").read_text())
+
+    def sources(order: str) -> list[str]:
+        loaded = load_config(config(tmp_path, "draughts", f'file = "book.pdn"\n{order}'))
+        night = SimpleNamespace(loaded=loaded, state=SimpleNamespace(name="2026-01-01"),
+                                _openings=None)
+        return [Planner._opening(night, n)[0].source for n in range(1, 13)]  # type: ignore[arg-type]
+
+    assert sources('order = "sequential"') == ["book.pdn:1", "book.pdn:11", "book.pdn:21"] * 4
+    drawn = sources("")
+    assert drawn == sources('order = "random"') == sources("")  # the seed's, every time
+    assert set(drawn) == {"book.pdn:1", "book.pdn:11", "book.pdn:21"}
+    assert drawn != sources('order = "sequential"')
