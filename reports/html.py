@@ -397,17 +397,28 @@ def _colours_section(
 </section>"""
 
 
+OPENINGS_SHOWN = 200
+"""Rows of the openings table on the page: a book of thousands of openings would make the page
+heavy, and the most unbalanced ones, those worth a look, come first."""
+
+
 def _openings_section(openings: pd.DataFrame | None) -> str:
     """Results per opening, most unbalanced first."""
     if openings is None:
         return ""
+    more = ""
+    if len(openings) > OPENINGS_SHOWN:
+        more = (f'<p class="hint">The {OPENINGS_SHOWN} most unbalanced of {len(openings)} '
+                f"openings; the <code>opening_source</code> column of {GAMES_CSV} names every "
+                "game's.</p>")
+        openings = openings.head(OPENINGS_SHOWN)
     return f"""<section id="openings"><h2>Results by opening</h2>
 <p class="hint">Each opening is played by pairs of games with colours swapped, so a sound one
 gives p1 (who moves first from the game's start) and p2 about half the points each, whichever
 bot sits where. Imbalance: the difference between the two sides' score % (0: even, 100: one
 side won every game); the most unbalanced openings come first: look there for broken ones.
 </p>
-{_table(openings, "openings-table")}
+{_table(openings, "openings-table")}{more}
 </section>"""
 
 

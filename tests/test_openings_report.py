@@ -74,6 +74,23 @@ def test_the_table_counts_a_journal_with_known_results(tmp_path: Path) -> None:
     assert int(table["games"].sum()) == len(records) - 1  # the interrupted game left out
 
 
+def test_the_page_shows_the_most_unbalanced_openings_of_a_large_book(tmp_path: Path) -> None:
+    from reports.html import OPENINGS_SHOWN, _openings_section
+
+    count = OPENINGS_SHOWN + 50
+    # Opening i: p1 wins its first game; its second is a p1 win for the last 10 only.
+    records = [record(2 * i + k, "1-0" if k == 0 or i >= count - 10 else "0-1", f"b.pgn:{i}")
+               for i in range(count) for k in (0, 1)]
+    (tmp_path / "games.jsonl").write_bytes(b"".join(encode_record(r) + b"\n" for r in records))
+    table = openings(games_frame(summarise_journal(tmp_path)))
+    page = _openings_section(table)
+    assert page.count("<tr") == OPENINGS_SHOWN + 1  # the header row and the rows shown
+    assert f"The {OPENINGS_SHOWN} most unbalanced of {count} openings" in page
+    shown = table["opening"].head(10).tolist()
+    assert shown == [f"b.pgn:{i}" for i in range(count - 10, count)]
+    assert all(f"<td>{name}</td>" in page for name in shown)
+
+
 def arena_run(config: Path, out: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "arena.cli", "run", str(config), "--output", str(out), "-j", "2"],
