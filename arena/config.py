@@ -25,6 +25,7 @@ from typing import Annotated, Any, Final, Literal, Protocol
 import msgspec
 
 from arena.errors import UserError
+from arena.openings import BookFormat, BookOrder
 from referee.adjudication import Adjudication
 from referee.botspec import BotSpec
 from referee.gameoptions import game_options_for  # names checked as the referee will
@@ -47,10 +48,18 @@ OptionValue = str | int | float | bool
 
 
 class OpeningsConfig(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
-    """Where the games start: a file of positions/move sequences, or N random plies."""
+    """Where the games start: a book of positions or games (``file``), or N random plies."""
 
     file: str | None = None
-    """One opening per line: ``fen <position text>`` or ``moves m1 m2 ...``; ``#`` comments."""
+    """An opening book (:mod:`arena.openings.book`): ``.epd`` positions, ``.pgn``/``.pdn``
+    games, or our own lines (``fen <position text>`` / ``moves m1 m2 ...``, ``#`` comments)."""
+    format: BookFormat | None = None
+    """The book's format when its suffix does not say it (``lines``, ``epd``, ``pgn``, ``pdn``)."""
+    order: BookOrder | None = None
+    """``sequential`` (file order; a tournament's default) or ``random`` (shuffled by ``seed``;
+    a league always draws at random)."""
+    plies: Annotated[int, msgspec.Meta(gt=0)] | None = None
+    """Use only the first N plies of each book game (PGN/PDN, ``moves`` lines)."""
     random_plies: Annotated[int, msgspec.Meta(ge=0)] | None = None
     """Play this many random legal plies (drawn from ``seed``) before the bots take over."""
 
@@ -406,16 +415,7 @@ def check_config(
         time_controls[bot.name] = resolved
     openings_file: Path | None = None
     if config.openings is not None:
-        if config.openings.file is not None and config.openings.random_plies is not None:
-            raise fail(["openings"], "give either 'file' or 'random_plies', not both")
-        if config.openings.file is not None:
-            openings_file = (base / config.openings.file).resolve()
-            if not openings_file.is_file():
-                raise fail(
-                    ["openings", "file"],
-                    f"openings file {str(openings_file)!r} not found",
-                    "paths are relative to the config file's directory",
-                )
+        openings_file = _openings_file(config.game, config.openings, base, fail)
     if config.sprt is not None:
         if len(config.bots) != 2:
             raise fail(["sprt"], f"SPRT needs exactly 2 bots, found {len(config.bots)}")
@@ -429,6 +429,32 @@ def check_config(
 
 class _Fail(Protocol):
     def __call__(self, where: Sequence[str | int], problem: str, fix: str = "") -> ConfigError: ...
+
+
+def _openings_file(game: str, openings: OpeningsConfig, base: Path, fail: _Fail) -> Path | None:
+    """The book's absolute path (None without one), after the checks of its keys."""
+    from arena.openings.book import book_format, format_problem
+
+    if openings.file is not None and openings.random_plies is not None:
+        raise fail(["openings"], "give either 'file' or 'random_plies', not both")
+    if openings.file is None:
+        for key in ("format", "order", "plies"):
+            if getattr(openings, key) is not None:
+                raise fail(["openings", key], f"{key!r} applies to an openings file, and "
+                           "there is none", 'add file = "book.pgn" (or remove the key)')
+        return None
+    path = (base / openings.file).resolve()
+    if not path.is_file():
+        raise fail(
+            ["openings", "file"],
+            f"openings file {str(path)!r} not found",
+            "paths are relative to the config file's directory",
+        )
+    fmt = book_format(path, openings.format)
+    if (problem := format_problem(fmt, game, openings.plies)) is not None:
+        key = "plies" if fmt == "epd" else ("format" if openings.format else "file")
+        raise fail(["openings", key], f"{openings.file}: {problem}")
+    return path
 
 
 def scheduled_games(config: Config) -> tuple[int, int]:

@@ -8,8 +8,10 @@ stopped tournament resume by playing only the ids missing from its journal, and 
 fingerprint stored next to the journal protects.
 
 Games of a pairing come in pairs that share one opening with colours swapped, so that neither
-the opening nor the first move favours a bot. Order: round by round, then pair by pair across
-all pairings, so that a tournament stopped half-way is still balanced.
+the opening nor the first move favours a bot. A book's openings are used in its order, or
+shuffled by the seed (``[openings] order = "random"``), each once before any is used again.
+Order: round by round, then pair by pair across all pairings, so that a tournament stopped
+half-way is still balanced.
 """
 
 from __future__ import annotations
@@ -17,27 +19,19 @@ from __future__ import annotations
 import hashlib
 import random
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Final
 
 import msgspec
 
 from arena.config import LoadedConfig
 from arena.errors import UserError
-from referee.games import GameError, get_game
+from arena.openings import Opening
+from arena.openings.book import ordered, read_book
+from referee.games import get_game
 from referee.order import GameOrder
 
 RANDOM_OPENING_ATTEMPTS: Final = 200
 """How often a random opening is redrawn before giving up on avoiding finished positions."""
-
-
-class Opening(msgspec.Struct, frozen=True, omit_defaults=True):
-    """Where a game starts: a position text (empty = the game's start) and forced moves."""
-
-    start_position: str = ""
-    moves: tuple[str, ...] = ()
-    source: str = ""
-    """Where it came from, for humans: ``openings.txt:12`` or ``random 4 plies``."""
 
 
 class ScheduledGame(msgspec.Struct, frozen=True):
@@ -83,43 +77,14 @@ def pairings(bot_names: Sequence[str], format: str) -> list[tuple[str, str]]:
     ]
 
 
-def read_openings(path: Path, game: str, options: dict[str, str]) -> list[Opening]:
-    """Read an openings file: ``fen <position>`` or ``moves m1 m2 ...`` per line, ``#`` comments.
-
-    Every opening is checked with the real rules now, so a bad line is reported before any bot
-    starts (``FILE:LINE: ...``), and a finished position is refused.
-    """
-    rules = get_game(game)
-    openings: list[Opening] = []
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise UserError(f"cannot read openings file {path}: {exc.strerror or exc}") from None
-    for number, raw in enumerate(lines, start=1):
-        line = raw.split("#", 1)[0].strip()
-        if not line:
-            continue
-        kind, _, rest = line.partition(" ")
-        rest = rest.strip()
-        where = f"{path}:{number}"
-        if kind == "fen" and rest:
-            opening = Opening(start_position=rest, source=where)
-        elif kind == "moves" and rest:
-            opening = Opening(moves=tuple(rest.split()), source=where)
-        else:
-            raise UserError(
-                f"{where}: expected 'fen <position>' or 'moves m1 m2 ...', got {raw.strip()!r}"
-            )
-        try:
-            position = rules.new(opening.start_position or None, opening.moves, **options)
-        except GameError as exc:
-            raise UserError(f"{where}: bad {game} opening: {exc}") from None
-        if position.is_over():
-            raise UserError(f"{where}: the opening ends the game; choose an unfinished position")
-        openings.append(opening)
-    if not openings:
-        raise UserError(f"{path}: no openings in the file (lines 'fen ...' or 'moves ...')")
-    return openings
+def book_openings(loaded: LoadedConfig) -> list[Opening]:
+    """The openings of the config's book, in file order, checked with the rules (none
+    without a book)."""
+    if loaded.openings_file is None or loaded.config.openings is None:
+        return []
+    book = loaded.config.openings
+    return read_book(loaded.openings_file, loaded.config.game, loaded.game_options,
+                     fmt=book.format, plies=book.plies)
 
 
 def random_opening(game: str, plies: int, rng: random.Random, options: dict[str, str]) -> Opening:
@@ -143,7 +108,7 @@ def random_opening(game: str, plies: int, rng: random.Random, options: dict[str,
             else:
                 break  # every move ends the game: redraw
         if len(played) == plies:
-            return Opening(moves=tuple(played), source=f"random {plies} plies")
+            return Opening(moves=tuple(played), source=f"random: {' '.join(played)}")
     raise UserError(
         f"could not find a random {game} opening of {plies} plies that keeps the game going; "
         "lower [openings] random_plies"
@@ -156,9 +121,9 @@ def build_schedule(loaded: LoadedConfig) -> Schedule:
     names = [bot.name for bot in loaded.bots]
     pairs = pairings(names, config.format)
     options = loaded.game_options
-    file_openings: list[Opening] = []
-    if loaded.openings_file is not None:
-        file_openings = read_openings(loaded.openings_file, config.game, options)
+    file_openings = book_openings(loaded)
+    sequence = ordered(len(file_openings), config.openings.order if config.openings else None,
+                       config.seed)
     plies = config.openings.random_plies if config.openings else None
     width = max(2, len(str(len(pairs))))
     games: list[ScheduledGame] = []
@@ -169,7 +134,7 @@ def build_schedule(loaded: LoadedConfig) -> Schedule:
             for p, (a, b) in enumerate(pairs, start=1):
                 opening_index: int | None = None
                 if file_openings:
-                    opening_index = opening_counter % len(file_openings)
+                    opening_index = sequence[opening_counter % len(file_openings)]
                     opening = file_openings[opening_index]
                     opening_counter += 1
                 elif plies:

@@ -71,7 +71,9 @@ def _openings(config: Config) -> str:
         return "none: every game from the start position"
     parts = []
     if o.file is not None:
-        parts.append(f"file {o.file}")
+        how = [o.format or "", f"{o.order or 'sequential'} order",
+               f"first {o.plies} plies" if o.plies else ""]
+        parts.append(f"file {o.file} ({', '.join(h for h in how if h)})")
     if o.random_plies:
         parts.append(f"{o.random_plies} random plies")
     return ", ".join(parts) + f" (seed {config.seed}); each opening played with colours swapped"

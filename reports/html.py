@@ -37,8 +37,8 @@ from reports.viewer_files import DEFAULT_VIEWER_LIMIT, render_viewers
 from reports.workers import worker_table
 
 NAV = (
-    "context", "faults", "standings", "ratings", "crosstable", "endings", "colours", "moves",
-    "games",
+    "context", "faults", "standings", "ratings", "crosstable", "endings", "colours", "openings",
+    "moves", "games",
 )
 
 
@@ -84,6 +84,7 @@ def build(run_dir: Path, viewer_limit: int | None = DEFAULT_VIEWER_LIMIT) -> Bui
     points, count = tables.crosstable(games, order)
     faults = tables.terminations(games, bots).reindex(order)
     colours = tables.colours(games)
+    openings = tables.openings(games)
     advantage = rating_tables.first_move_advantage(games, bots)
     moves = tables.moves_by_bot(journal)
     by_bot = {b: moves[b] for b in order if b in moves}
@@ -133,7 +134,7 @@ def build(run_dir: Path, viewer_limit: int | None = DEFAULT_VIEWER_LIMIT) -> Bui
         run_dir, journal, games, standings, points, count, pairs, faults, colours, advantage,
         move_table, built_charts, notes,
         context_html=_context_section(context_rows(context, games)), stats=stats,
-        sprt_text=sprt_text, by_worker=by_worker,
+        sprt_text=sprt_text, by_worker=by_worker, openings=openings,
     )
     target = files.report_page
     write_text(target, page)
@@ -287,6 +288,7 @@ def _page(
     stats: pd.DataFrame | None = None,
     sprt_text: str = "",
     by_worker: pd.DataFrame | None = None,
+    openings: pd.DataFrame | None = None,
 ) -> str:
     """The whole page: the header, the sections in NAV order, the viewer dialog."""
     sections = [
@@ -297,6 +299,7 @@ def _page(
         _crosstable_section(points, count, pairs, built_charts),
         _endings_section(faults, built_charts),
         _colours_section(colours, advantage, built_charts),
+        _openings_section(openings),
         _moves_section(move_table, stats, built_charts),
         _worker_section(by_worker),
         GAMES_SECTION,
@@ -391,6 +394,31 @@ def _colours_section(
 <p class="hint">p1 moves first. First-move advantage is fitted with the ratings, per game.</p>
 {_table(colour_table, "colours-table")}
 <div class="charts">{_img(built_charts["colours"], "results by colour")}</div>
+</section>"""
+
+
+OPENINGS_SHOWN = 200
+"""Rows of the openings table on the page: a book of thousands of openings would make the page
+heavy, and the most unbalanced ones, those worth a look, come first."""
+
+
+def _openings_section(openings: pd.DataFrame | None) -> str:
+    """Results per opening, most unbalanced first."""
+    if openings is None:
+        return ""
+    more = ""
+    if len(openings) > OPENINGS_SHOWN:
+        more = (f'<p class="hint">The {OPENINGS_SHOWN} most unbalanced of {len(openings)} '
+                f"openings; the <code>opening_source</code> column of {GAMES_CSV} names every "
+                "game's.</p>")
+        openings = openings.head(OPENINGS_SHOWN)
+    return f"""<section id="openings"><h2>Results by opening</h2>
+<p class="hint">Each opening is played by pairs of games with colours swapped, so a sound one
+gives p1 (who moves first from the game's start) and p2 about half the points each, whichever
+bot sits where. Imbalance: the difference between the two sides' score % (0: even, 100: one
+side won every game); the most unbalanced openings come first: look there for broken ones.
+</p>
+{_table(openings, "openings-table")}{more}
 </section>"""
 
 

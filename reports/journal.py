@@ -30,6 +30,7 @@ from arena.rundir.journal import journal_lines
 from arena.rundir.layout import RunDir
 from protocol.messages import SearchInfo
 from ratings.sources import PAIR_TAGS
+from referee.games import get_game, is_game
 from referee.record import GameRecord, MoveRecord, decode_record
 from reports.files import write_with
 
@@ -60,6 +61,9 @@ class GameSummary:
     started_at: float
     ended_at: float
     opening: str
+    opening_source: str
+    """Which opening the game was played from, for the openings table: the runner's tag
+    (``book.pgn:12``, ``random: m1 m2``), else its moves, else its start position."""
     pair: str | None
     """The colour pair the game belongs to (runner tag ``pair``), for pentanomial statistics."""
     transcript: str | None
@@ -112,7 +116,7 @@ class JournalSummary:
     if the file still holds the same bytes there (the runner only ever appends)."""
 
 
-CACHE_VERSION = 4
+CACHE_VERSION = 5
 _CHECK_BYTES = 4096
 
 
@@ -201,7 +205,8 @@ _Move = projection("_Move", MoveRecord, ("side", "elapsed_ms", "info", "book"),
 _Record = projection(
     "_Record", GameRecord,
     ("game", "p1", "p2", "result", "termination", "reason", "winner", "id", "round", "opening",
-     "moves", "time_control", "started_at", "ended_at", "plies", "tags", "worker"),
+     "moves", "time_control", "started_at", "ended_at", "plies", "tags", "worker",
+     "start_position"),
     moves=GenericAlias(list, (_Move,)))
 """What a summary needs of a game record (:class:`_Move`, :class:`_Info`: of a move and its
 search report)."""
@@ -276,6 +281,7 @@ def _summarise(journal: JournalSummary) -> None:
                 started_at=rec.started_at,
                 ended_at=rec.ended_at,
                 opening=" ".join(rec.opening),
+                opening_source=opening_source(rec),
                 pair=next((rec.tags[t] for t in PAIR_TAGS if rec.tags.get(t)), None),
                 transcript=rec.tags.get("transcript") or None,
                 worker=rec.worker,
@@ -292,6 +298,18 @@ def _summarise(journal: JournalSummary) -> None:
         journal.lines = lines.lines
     journal.end = lines.end  # and the blank lines after the last game
     journal.lines = lines.lines
+
+
+def opening_source(rec: GameRecord) -> str:
+    """The opening a record was played from, as the openings table names it."""
+    if tag := rec.tags.get("opening"):
+        return tag
+    if rec.opening:
+        return " ".join(rec.opening)
+    if rec.start_position in ("", "startpos") or (
+            is_game(rec.game) and rec.start_position == get_game(rec.game).START_POSITION):
+        return "start position"
+    return rec.start_position
 
 
 def read_record(journal: JournalSummary, game: GameSummary) -> GameRecord:

@@ -21,6 +21,7 @@ DECISIVE_OR_DRAWN = ("1-0", "0-1", "1/2-1/2")
 GAME_COLUMNS = [
     "key", "id", "game", "round", "p1", "p2", "result", "winner", "termination", "reason",
     "plies", "time_control", "started_at", "ended_at", "duration_s", "opening",
+    "opening_source",
 ]
 
 
@@ -44,6 +45,7 @@ def games_frame(journal: JournalSummary) -> pd.DataFrame:
             "started_at": np.fromiter((x.started_at for x in g), dtype=float, count=len(g)),
             "ended_at": np.fromiter((x.ended_at for x in g), dtype=float, count=len(g)),
             "opening": [x.opening for x in g],
+            "opening_source": [x.opening_source for x in g],
         },
         columns=[c for c in GAME_COLUMNS if c != "duration_s"],
     )
@@ -141,6 +143,42 @@ def colours(games: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=[
         "game", "games", "p1 wins", "draws", "p2 wins", "p1 score %", "draw rate %",
     ])
+
+
+OPENING_COLUMNS = [
+    "opening", "games", "p1 wins", "draws", "p2 wins", "p1 score", "p2 score", "p1 score %",
+    "imbalance %", "favours",
+]
+
+
+def openings(games: pd.DataFrame) -> pd.DataFrame:
+    """Per opening (its source: ``book.pgn:12``, the moves, the position): how p1 (who moves
+    first from the game's start) and p2 scored from it, most unbalanced first.
+
+    Each opening is played by colour-swapped pairs, so a sound one gives each side about
+    half the points whoever plays it; ``imbalance %`` is the difference between the two
+    sides' score % (0: even, 100: one side won every game), the user's way to spot a broken
+    opening. Ties keep the better-sampled opening first."""
+    done = finished(games)
+    rows = []
+    for source, part in done.groupby("opening_source", sort=True):
+        n = len(part)
+        p1 = int((part["result"] == "1-0").sum())
+        p2 = int((part["result"] == "0-1").sum())
+        draws = n - p1 - p2
+        p1_score = p1 + 0.5 * draws
+        share = 100.0 * p1_score / n
+        rows.append({
+            "opening": source, "games": n, "p1 wins": p1, "draws": draws, "p2 wins": p2,
+            "p1 score": p1_score, "p2 score": n - p1_score, "p1 score %": round(share, 1),
+            "imbalance %": round(abs(2 * share - 100.0), 1),
+            "favours": "p1" if share > 50 else ("p2" if share < 50 else ""),
+        })
+    table = pd.DataFrame(rows, columns=OPENING_COLUMNS)
+    if len(table):
+        table = table.sort_values(["imbalance %", "games", "opening"],
+                                  ascending=[False, False, True], kind="stable")
+    return table.reset_index(drop=True)
 
 
 def terminations(games: pd.DataFrame, bots: list[str]) -> pd.DataFrame:

@@ -22,14 +22,14 @@ FUZZ = settings(max_examples=300, deadline=None, derandomize=True)  # same examp
 KEYS = ["game", "bots", "format", "rounds", "games_per_pairing", "tc", "concurrency", "seed",
         "output", "event", "report_every", "name", "cmd", "cwd", "env", "protocol", "options",
         "legal", "limits", "sandbox", "variant", "memory_mb", "cpu_seconds", "processes",
-        "file_mb", "max_plies", "draw_rules", "file", "random_plies", "elo0", "elo1", "alpha",
-        "beta", "model", "target", "tcc", '"quoted key"', "a.b"]
+        "file_mb", "max_plies", "draw_rules", "file", "random_plies", "order", "plies", "elo0",
+        "elo1", "alpha", "beta", "model", "target", "tcc", '"quoted key"', "a.b"]
 VALUES = ['"dobutsu"', '"jungle"', '"donkan"', '"chess"', '"10+0.1"', '"10+"', '"inf"',
           '"st=0.05"', "2", "0", "-1", "1.5", "1e400", "true", "false", '""', '"bot.sh"',
           '["./bot.sh"]', '["{python}", "bot.py"]', '["missing"]', "[]", "[1, 2]",
           '{ A = "1" }', '{ memory_mb = 0 }', '"bwrap"', '"none"', '"uci"', '"gauntlet"',
           "9" * 30, '"\\u0000"', "'literal'", '"""multi\nline"""', "[[", "= =", "nan",
-          "1979-05-27T07:32:00Z"]
+          "1979-05-27T07:32:00Z", '"random"', '"book.pgn"', '"pdn"']
 HEADERS = ["[[bots]]", "[bots.limits]", "[adjudication]", "[openings]", "[sprt]",
            "[game_options]", "[bots.env]", "[bots.options]", "[[bots.limits]]", "[game]",
            "[ bots ]", "[bots", "[[adjudication]]"]

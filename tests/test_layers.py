@@ -4,7 +4,8 @@ Each package imports only its own layer and the layers below it, so that a chang
 tournament never reaches the rules, and the report never starts a process:
 
     rules (referee.games) < protocol < referee < ratings < arena's data modules (config,
-    schedule, run directory, errors) < reports < arena (runner, pool, cluster, commands, web)
+    schedule, openings, run directory, errors) < reports < arena (runner, pool, cluster,
+    commands, web)
 
 and inside the referee: its data (records, time controls, orders, bot specs) < process
 containment (referee.process) < bot dialogue (channel, connection, dialects, human seat) <
@@ -55,7 +56,8 @@ LAYERS: tuple[Layer, ...] = (
     Layer("match loop", ("referee.match",), trio=True),
     Layer("ratings", ("ratings",), trio=False),
     Layer("arena's data modules", ("arena.errors", "arena.config", "arena.schedule",
-                                   "arena.rundir", "arena.filelock", "arena.league.layout",
+                                   "arena.openings", "arena.rundir", "arena.filelock",
+                                   "arena.league.layout",
                                    "arena.league.settings", "arena.league.versions",
                                    "arena.league.standings"),
           trio=False),

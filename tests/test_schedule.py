@@ -9,7 +9,8 @@ import pytest
 
 from arena.config import load_config
 from arena.errors import UserError
-from arena.schedule import build_schedule, pairings, read_openings
+from arena.openings.book import read_book
+from arena.schedule import build_schedule, pairings
 from referee.games import get_game
 
 
@@ -80,8 +81,8 @@ def test_openings_file_cycles_with_both_colours(tmp_path: Path) -> None:
 def test_bad_opening_line_names_file_and_line(tmp_path: Path) -> None:
     bad = tmp_path / "bad.txt"
     bad.write_text("moves 32-28\nmoves 32-28 32-28\n")
-    with pytest.raises(UserError, match=r"bad\.txt:2: bad draughts opening"):
-        read_openings(bad, "draughts", {})
+    with pytest.raises(UserError, match=r"bad\.txt:2: move '32-28' \(ply 2 .*illegal move"):
+        read_book(bad, "draughts", {})
     bad.write_text("32-28\n")
     with pytest.raises(UserError, match=r"bad\.txt:1: expected 'fen <position>'"):
-        read_openings(bad, "draughts", {})
+        read_book(bad, "draughts", {})

@@ -29,7 +29,8 @@ import msgspec
 
 from arena.config import LoadedConfig
 from arena.league.settings import Policy
-from arena.schedule import Opening, ScheduledGame, random_opening, read_openings
+from arena.openings import Opening
+from arena.schedule import ScheduledGame, book_openings, random_opening
 from ratings.sources import GameResult
 from ratings.tally import Tally, merge, tally
 
@@ -234,9 +235,11 @@ class Planner:
         rng = random.Random(f"{config.seed}:{self.state.name}:{number}")
         if self.loaded.openings_file is not None:
             if self._openings is None:
-                self._openings = read_openings(self.loaded.openings_file, config.game,
-                                               self.loaded.game_options)
-            index = rng.randrange(len(self._openings))
+                self._openings = book_openings(self.loaded)
+            if config.openings is not None and config.openings.order == "sequential":
+                index = (number - 1) % len(self._openings)
+            else:
+                index = rng.randrange(len(self._openings))
             return self._openings[index], index
         plies = config.openings.random_plies if config.openings else None
         if plies:

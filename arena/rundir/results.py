@@ -104,7 +104,7 @@ def pgn_results(path: Path) -> Iterator[GameResult]:
     """
     ids = GameIds()
     try:
-        for game in pgn_tags(_pgn_text(path), str(path)):
+        for game in pgn_tags(pgn_lines(path), str(path)):
             ids.check(game.tags.get("GameId", ""), game.where)
             result = tags_result(game)
             if result is not None:
@@ -113,12 +113,13 @@ def pgn_results(path: Path) -> Iterator[GameResult]:
         raise UserError(f"{path}: cannot read: {exc.strerror}") from None
 
 
-def _pgn_text(path: Path) -> Iterator[str]:
-    """The lines of a PGN file as text, checked as they are read: the first line that is not
-    blank or an escape (``%``) must be a tag pair, or the file is no PGN. A line that is not
-    UTF-8 is read as Latin-1, the PGN standard's own character set."""
+def pgn_lines(path: Path, bounds: Bounds = PGN_BOUNDS) -> Iterator[str]:
+    """The lines of a PGN file as text (every line, blank ones included, so that the n-th is
+    line n), checked as they are read: the first line that is not blank or an escape (``%``)
+    must be a tag pair, or the file is no PGN. A line that is not UTF-8 is read as Latin-1,
+    the PGN standard's own character set. Also the reader of PGN and PDN opening books."""
     started = False
-    for line in LineReader(path, LastLine.TEXT, bounds=PGN_BOUNDS, blank=True):
+    for line in LineReader(path, LastLine.TEXT, bounds=bounds, blank=True):
         raw = line.data
         if line.number == 1:
             raw = raw.removeprefix(codecs.BOM_UTF8)
