@@ -149,9 +149,8 @@ def test_live_page_without_javascript_shows_the_running_games_and_standings(
     with JavaScript disabled in Chromium, the page shows each game in progress (players,
     ply, clocks, the board as the rules draw it), the standings, the crosstable and the
     finished games with a link that exists now (their PGN)."""
-    from bench.synthetic import round_robin, write_journal
-
     from arena.rundir.live_files import LiveFiles, LiveHeader
+    from bench.synthetic import round_robin, write_journal
     from referee.games import get_game
 
     records = round_robin("dobutsu", games_per_pairing=1, seed=3, max_plies=30)
