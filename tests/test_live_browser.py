@@ -165,7 +165,8 @@ def test_live_page_without_javascript_shows_the_running_games_and_standings(
     board = get_game("dobutsu").new(None)
     for move in moves:
         board.play(move.move)
-    clocks = {move.side: move.clock_ms for move in moves}
+    clocks = {move.side: move.clock_ms for move in moves if move.clock_ms is not None}
+    assert set(clocks) == {0, 1}  # the simulated bots play on clocks
     bots = sorted({r.p1 for r in records[:-1]} | {r.p2 for r in records[:-1]})
     arena = [sys.executable, "-m", "arena.cli"]
     with started([*arena, "serve", str(run_dir), "--port", "0", "--no-report"],
@@ -194,8 +195,7 @@ def test_live_page_without_javascript_shows_the_running_games_and_standings(
                 assert f"p{side + 1} {ms / 1000:.1f} s" in hint
             assert text_of(".board-card pre.diagram") == [board.diagram()]
             standings = text_of("#standings-table tbody tr")
-            assert sorted(row for row in standings for bot in bots if bot in row) and \
-                len(standings) == len(bots)
+            assert len(standings) == len(bots)
             for bot in bots:
                 assert any(bot in row for row in standings), (bot, standings)
             assert len(text_of("#crosstable-table tbody tr")) == len(bots)
