@@ -24,12 +24,16 @@ the entry's paths are always relative to the bots file's folder, and a mistake i
 reported at the line of the file that wrote it. Only the entries a config uses are checked
 beyond their shape (their programs need not exist on a machine that does not play them).
 
+A bots file whose name ends in ``.json`` is read as cutechess's ``engines.json``
+(:mod:`arena.enginesjson`): the same entries, in cutechess's keys.
+
 The schedule's fingerprint depends on the bots' names only, so moving a bot into a bots file
 (keeping its name) resumes the same run.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -68,6 +72,11 @@ class BotsFile:
     text: str
     tables: tuple[Mapping[str, Any], ...]
     """Each ``[[bots]]`` table as written, in file order."""
+    lines: tuple[int, ...] = ()
+    """The line of each entry, when the text is not TOML (``engines.json``)."""
+    problems: tuple[ConfigError | None, ...] = ()
+    """What is wrong with each entry, said when it is used (``engines.json``: an engine the
+    arena cannot play may sit in the file beside those it plays)."""
 
     @property
     def folder(self) -> Path:
@@ -77,13 +86,28 @@ class BotsFile:
     def names(self) -> list[str]:
         return [str(table["name"]) for table in self.tables]
 
+    def entry(self, index: int) -> Mapping[str, Any]:
+        """Entry ``index`` to play it, or the error that it cannot be."""
+        problem = self.problems[index] if index < len(self.problems) else None
+        if problem is not None:
+            raise problem
+        return self.tables[index]
+
     def index(self, name: str) -> int | None:
         """The position of the entry called ``name``, None when there is none."""
         return next((i for i, table in enumerate(self.tables) if table["name"] == name), None)
 
     def fail(self, where: Sequence[str | int], problem: str, fix: str = "") -> ConfigError:
         """An error at ``where`` (``["bots", 2, "cmd"]``) of this file: ``FILE:LINE: ...``."""
-        return _fail(self.shown, self.text, where, problem, fix)
+        if not self.lines:
+            return _fail(self.shown, self.text, where, problem, fix)
+        from arena.enginesjson import SHOWN_KEYS
+
+        index = where[1] if len(where) > 1 and isinstance(where[1], int) else 0
+        key = [SHOWN_KEYS.get(str(k), str(k)) for k in where[2:3]]
+        at = f"bots[{index}]" + "".join(f".{k}" for k in key)
+        return ConfigError(f"{self.shown}:{self.lines[index]}: {at}: {problem}"
+                           + (f"; {fix}" if fix else ""))
 
     def unknown(self, name: str) -> str:
         """What to say about a name that is no entry: the closest names, else all of them."""
@@ -97,7 +121,7 @@ class BotsFile:
         index = self.index(name)
         if index is None:
             raise ConfigError(f"{self.shown}: no bot {name!r}; {self.unknown(name)}")
-        spec = msgspec.convert(dict(self.tables[index]), type=BotSpec)
+        spec = msgspec.convert(dict(self.entry(index)), type=BotSpec)
         return _prepare_bot(spec, index, self.folder, self.fail)
 
 
@@ -114,14 +138,30 @@ def read_bots_file(path: Path, shown: Path | None = None) -> BotsFile:
         raise ConfigError(f"{show}: more than {MAX_BOTS_FILE_BYTES >> 20} MiB: is it the right "
                           "file? (a bots file holds [[bots]] tables)")
     text = raw.decode("utf-8", errors="replace")
-    try:
-        msgspec.toml.decode(raw, type=_BotsFileShape)
-        tables = msgspec.toml.decode(raw).get("bots", [])
-    except msgspec.ValidationError as exc:
-        raise _shape_error(show, text, exc) from None
-    except msgspec.DecodeError as exc:
-        raise ConfigError(f"{show}: not valid TOML: {exc}") from None
-    found = BotsFile(path=path.resolve(), shown=show, text=text, tables=tuple(tables))
+    if path.suffix == ".json":
+        from arena.enginesjson import read_engines_json
+
+        tables, lines, problems = read_engines_json(text, show)
+        found = BotsFile(path=path.resolve(), shown=show, text=text, tables=tuple(tables),
+                         lines=tuple(lines))
+        for i, table in enumerate(tables):
+            try:
+                if problems[i] is None:
+                    msgspec.convert(table, type=BotSpec)
+            except msgspec.ValidationError as exc:
+                problem, _, at = str(exc).partition(" - at `")
+                problems[i] = found.fail(["bots", i, *parse_path(at.rstrip("`"))[:1]],
+                                         problem.replace("`", ""))
+        found = dataclasses.replace(found, problems=tuple(problems))
+    else:
+        try:
+            msgspec.toml.decode(raw, type=_BotsFileShape)
+            tables = msgspec.toml.decode(raw).get("bots", [])
+        except msgspec.ValidationError as exc:
+            raise _shape_error(show, text, exc) from None
+        except msgspec.DecodeError as exc:
+            raise ConfigError(f"{show}: not valid TOML: {exc}") from None
+        found = BotsFile(path=path.resolve(), shown=show, text=text, tables=tuple(tables))
     seen: dict[str, int] = {}
     for i, table in enumerate(tables):
         name = table["name"]
@@ -199,7 +239,7 @@ def expand_uses(data: dict[str, Any], base: Path,
                        f"{fixed[0]} comes from the bots file's entry {name!r} (a use table "
                        "changes how an engine plays, not which engine it is)",
                        f"remove it here, or add an entry with this {fixed[0]} to the bots file")
-        bots[i] = _merged(file.tables[index], table)
+        bots[i] = _merged(file.entry(index), table)
         origins[i] = EntryOrigin(file, index, frozenset(table) - {"use"})
     return origins
 

@@ -178,3 +178,55 @@ def test_read_bots_file_prepares_one_entry_by_name(tree: Path) -> None:
     assert spec.cwd == str(tree / "engines" / "beta") and spec.cmd[1] == "beta.py"
     with pytest.raises(ConfigError, match="no bot 'alpah'; did you mean 'alpha'"):
         engines.prepared("alpah")
+
+
+ENGINES_JSON = """\
+[
+    {
+        "command": "./alpha.sh --fast",
+        "name": "Alpha",
+        "options": [
+            {"name": "Hash", "type": "spin", "default": 16, "value": 64},
+            {"name": "Clear Hash", "type": "button"},
+            {"name": "Ponder", "type": "check", "default": false}
+        ],
+        "protocol": "uci",
+        "restart": "off",
+        "stderrFile": "",
+        "variants": ["standard"],
+        "workingDirectory": ""
+    },
+    {
+        "command": "crafty",
+        "name": "Crafty",
+        "protocol": "xboard",
+        "workingDirectory": "/opt/crafty"
+    }
+]
+"""
+
+
+def test_a_cutechess_engines_json_is_a_bots_file(tree: Path) -> None:
+    """cutechess's keys are read as bot keys; an engine the arena cannot play (xboard) is an
+    error only when a config uses it, naming the file, the entry's line and the key."""
+    (tree / "engines" / "engines.json").write_text(ENGINES_JSON)
+    text = ('game = "donkan"\ntc = "10+0.1"\nbots_file = "../engines/engines.json"\n'
+            '[[bots]]\nuse = "Alpha"\noptions = { Depth = 3 }\n'
+            '[[bots]]\nuse = "Alpha"\nname = "Alpha-2"\n')
+    loaded = load_config(config(tree, text))
+    alpha, again = loaded.bots
+    assert alpha.name == "Alpha" and again.name == "Alpha-2"
+    assert alpha.cmd == [str(tree / "engines" / "alpha.sh"), "--fast"]
+    assert alpha.protocol == "uci" and alpha.restart == "never"
+    assert alpha.options == {"Hash": 64, "Depth": 3}  # only options with a value, + override
+    shown = tree / "configs" / ".." / "engines" / "engines.json"
+    message = error_of(config(tree, text.replace('name = "Alpha-2"', "").replace(
+        'use = "Alpha"\n\n', 'use = "Crafty"\n')))
+    assert message.startswith(f"{shown}:18: bots[1].protocol: engine 'Crafty' speaks "
+                              "'xboard'"), message
+    bad = ENGINES_JSON.replace('"./alpha.sh --fast"', '"./nope"')
+    (tree / "engines" / "engines.json").write_text(bad)
+    assert error_of(config(tree, text)).startswith(
+        f"{shown}:4: bots[0].command: bot 'Alpha': program './nope' not found")
+    (tree / "engines" / "engines.json").write_text('{"name": "x"}')
+    assert "expected a JSON list of engine objects" in error_of(config(tree, text))

@@ -103,3 +103,23 @@ def test_bot_option_mistakes_are_user_errors(tmp_path: Path,
                  "--p2", RANDOM]) == 2
     assert f"{engines}:3: bots[0].cmd: bot 'opt': program './missing' not found" in \
         capsys.readouterr().err
+
+
+@pytest.mark.needs("fairy-stockfish")
+def test_an_engine_of_a_cutechess_engines_json_plays(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """A real UCI engine from cutechess's engines.json, with an option from the file and one
+    from the command line (``p1.`` prefix, a name with a space)."""
+    from system_packages import FAIRY_STOCKFISH
+
+    engines = tmp_path / "engines.json"
+    engines.write_text('[{"name": "fsf", "command": "%s", "protocol": "uci", "options": '
+                       '[{"name": "Hash", "type": "spin", "value": 8}]}]' % FAIRY_STOCKFISH)
+    status = main(["play", "dobutsu", "--bots-file", str(engines), "--p1", "fsf", "--p2", RANDOM,
+                   "--option", "p1.Skill Level=0", "--tc", "10+0.1", "--max-plies", "10",
+                   "--out", str(tmp_path / "out"), "--quiet"])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    record = decode_record((tmp_path / "out" / "games.jsonl").read_bytes().splitlines()[0])
+    assert record.p1 == "fsf" and record.termination in (Termination.NORMAL,
+                                                         Termination.ADJUDICATION), record.reason
