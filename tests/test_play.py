@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shlex
 import sys
 from pathlib import Path
@@ -113,8 +114,8 @@ def test_an_engine_of_a_cutechess_engines_json_plays(tmp_path: Path,
     from system_packages import FAIRY_STOCKFISH
 
     engines = tmp_path / "engines.json"
-    engines.write_text('[{"name": "fsf", "command": "%s", "protocol": "uci", "options": '
-                       '[{"name": "Hash", "type": "spin", "value": 8}]}]' % FAIRY_STOCKFISH)
+    engines.write_text(json.dumps([{"name": "fsf", "command": FAIRY_STOCKFISH, "protocol": "uci",
+                                    "options": [{"name": "Hash", "type": "spin", "value": 8}]}]))
     status = main(["play", "dobutsu", "--bots-file", str(engines), "--p1", "fsf", "--p2", RANDOM,
                    "--option", "p1.Skill Level=0", "--tc", "10+0.1", "--max-plies", "10",
                    "--out", str(tmp_path / "out"), "--quiet"])
