@@ -42,7 +42,14 @@ from typing import Any, Final
 
 import msgspec
 
-from arena.config import ConfigError, _fail, _prepare_bot, _validation_error, parse_path
+from arena.config import (
+    ConfigError,
+    _Fail,
+    _fail,
+    _prepare_bot,
+    _validation_error,
+    parse_path,
+)
 from referee.botspec import BotSpec
 
 MAX_BOTS_FILE_BYTES: Final = 1 << 20
@@ -198,8 +205,7 @@ class EntryOrigin:
     overrides: frozenset[str]
 
 
-def expand_uses(data: dict[str, Any], base: Path,
-                fail: Any) -> list[EntryOrigin | None]:
+def expand_uses(data: dict[str, Any], base: Path, fail: _Fail) -> list[EntryOrigin | None]:
     """Replace every ``use`` table of the decoded config ``data`` (in place) by its entry of
     the bots file merged with the table's own keys; return each bot's origin (None: written
     in the config). ``fail(where, problem, fix)`` makes the config's errors."""

@@ -79,13 +79,15 @@ def test_bot_options_from_the_command_line_and_a_bots_file(
     status = main(["play", "donkan", "--bots-file", str(engines), "--p1", "opt",
                    "--p2", f"{shlex.quote(sys.executable)} {OPTIONS_BOT}", "--p2-name", "two",
                    "--option", "p1.Depth=3", "--option", "each.Style=calm",
+                   "--option", "p2.Depth=9", "--option", "each.Depth=5",
                    "--option", "target=1", "--tc", "inf", "--max-plies", "4",
                    "--out", str(tmp_path / "out"), "--quiet"])
     assert status == 0
     assert "Game 1: opt (p1) vs two (p2)" in capsys.readouterr().out
     logs = tmp_path / "out" / "logs"
     assert "options: Depth=3 Hash=8 Style=calm" in (logs / "opt.stderr.log").read_text()
-    assert "options: Style=calm\n" in (logs / "two.stderr.log").read_text()
+    # p1./p2. win over each., whatever the order
+    assert "options: Depth=9 Style=calm\n" in (logs / "two.stderr.log").read_text()
     record = decode_record((tmp_path / "out" / "games.jsonl").read_bytes().splitlines()[0])
     assert record.options["target"] == "1"
     assert not {"Depth", "Style", "p1.Depth", "each.Style"} & set(record.options)
@@ -96,7 +98,8 @@ def test_bot_option_mistakes_are_user_errors(tmp_path: Path,
     assert main(["play", "dobutsu", "--p1", "human", "--p2", RANDOM,
                  "--option", "p1.Depth=3"]) == 2
     assert "p1 is the human seat, which takes no options" in capsys.readouterr().err
-    assert main(["play", "dobutsu", "--p1", RANDOM, "--p2", RANDOM, "--option", "p2.=3"]) == 2
+    assert main(["play", "dobutsu", "--p1", "human", "--p2", RANDOM, "--option", "each.X=1",
+                 "--option", "p2.=3"]) == 2  # each. reaches the bot seat only: no error for it
     assert "no option name after 'p2.'" in capsys.readouterr().err
     engines = tmp_path / "engines.toml"
     engines.write_text('[[bots]]\nname = "opt"\ncmd = ["./missing"]\n')

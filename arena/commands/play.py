@@ -117,8 +117,10 @@ BOT_PREFIXES: Final = ("p1.", "p2.", "each.")
 def split_options(options: dict[str, str], p1: BotSpec, p2: BotSpec
                   ) -> tuple[dict[str, str], BotSpec, BotSpec]:
     """``--option`` values divided: the game's, and each bot's merged into its spec (they win
-    over a bots file entry's); a bot option for a human seat is an error."""
+    over a bots file entry's, and ``p1.``/``p2.`` over ``each.``). ``each.`` reaches the bots
+    only; ``p1.``/``p2.`` naming the human seat is an error."""
     game: dict[str, str] = {}
+    every: dict[str, str] = {}
     own: tuple[dict[str, str], dict[str, str]] = ({}, {})
     for key, value in options.items():
         prefix = next((p for p in BOT_PREFIXES if key.startswith(p)), None)
@@ -129,15 +131,19 @@ def split_options(options: dict[str, str], p1: BotSpec, p2: BotSpec
         if not name:
             raise UserError(f"--option {key}={value}: no option name after {prefix!r}; "
                             "expected e.g. p1.Depth=3")
-        for side in (0, 1) if prefix == "each." else (int(prefix[1]) - 1,):
+        if prefix != "each.":
+            side = int(prefix[1]) - 1
+            if is_human((p1, p2)[side]):
+                raise UserError(f"--option {key}: p{side + 1} is the human seat, which takes "
+                                "no options")
             own[side][name] = value
+            continue
+        every[name] = value
     specs = []
     for side, spec in enumerate((p1, p2)):
-        if own[side] and is_human(spec):
-            raise UserError(f"--option p{side + 1}.{next(iter(own[side]))}: p{side + 1} is "
-                            "the human seat, which takes no options")
-        specs.append(msgspec.structs.replace(spec, options={**spec.options, **own[side]})
-                     if own[side] else spec)
+        given = own[side] if is_human(spec) else {**every, **own[side]}
+        specs.append(msgspec.structs.replace(spec, options={**spec.options, **given})
+                     if given else spec)
     return game, specs[0], specs[1]
 
 
