@@ -103,6 +103,10 @@ def test_bot_option_mistakes_are_user_errors(tmp_path: Path,
     assert "no option name after 'p2.'" in capsys.readouterr().err
     engines = tmp_path / "engines.toml"
     engines.write_text('[[bots]]\nname = "opt"\ncmd = ["./missing"]\n')
+    assert main(["play", "dobutsu", "--bots-file", str(engines), "--p1", "otp",
+                 "--p2", RANDOM]) == 2
+    assert "--p1 'otp': neither an entry of the bots file nor a program; did you mean 'opt'?" \
+        in capsys.readouterr().err
     assert main(["play", "dobutsu", "--bots-file", str(engines), "--p1", "opt",
                  "--p2", RANDOM]) == 2
     assert f"{engines}:3: bots[0].cmd: bot 'opt': program './missing' not found" in \

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
+import shutil
 import sys
 from pathlib import Path
 from typing import Any, Final
@@ -106,6 +107,10 @@ def _spec(command: str, name: str | None, protocol: Protocol | None, flag: str,
         raise UserError(f"{flag}: cannot split command {command!r}: {exc}") from None
     if not cmd:
         raise UserError(f"{flag}: empty command")
+    if (bots is not None and len(cmd) == 1 and shutil.which(cmd[0]) is None
+            and not os.path.exists(cmd[0])):
+        raise UserError(f"{flag} {command!r}: neither an entry of the bots file nor a program; "
+                        f"{bots.unknown(command.strip())}")
     return BotSpec(name=name or _name_from(cmd), cmd=cmd, protocol=protocol or "native")
 
 
