@@ -20,7 +20,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Final, Literal, Protocol
+from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, Protocol
 
 import msgspec
 
@@ -31,6 +31,9 @@ from referee.botspec import BotSpec
 from referee.gameoptions import game_options_for  # names checked as the referee will
 from referee.games import GameError, game_names, get_game, is_game
 from referee.timecontrol import TimeControl
+
+if TYPE_CHECKING:
+    from arena.botsfile import EntryOrigin
 
 PYTHON_PLACEHOLDER: Final = "{python}"
 """Replaced in every ``cmd`` element by ``sys.executable``."""
@@ -83,6 +86,9 @@ class Config(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
 
     game: str
     bots: list[BotSpec]
+    bots_file: str | None = None
+    """A file of ``[[bots]]`` entries (relative to the config file) that a bot table names
+    with ``use = "NAME"`` (:mod:`arena.botsfile`)."""
     format: Literal["round-robin", "gauntlet"] = "round-robin"
     """``gauntlet``: the first bot plays every other bot; the others do not meet."""
     rounds: Annotated[int, msgspec.Meta(gt=0)] = 1
@@ -121,6 +127,17 @@ class LoadedConfig:
     @property
     def base_dir(self) -> Path:
         return self.path.parent
+
+    @property
+    def copy_text(self) -> str:
+        """What the run directory keeps as its config copy: the config as written, or, when
+        its bots come from a bots file, the config with every bot written out as it plays
+        (so that the copy alone says what ran, and the report can read it)."""
+        if self.config.bots_file is None:
+            return self.text
+        whole = msgspec.structs.replace(self.config, bots=list(self.bots), bots_file=None)
+        return (f"# {self.path}, its bots taken from {self.config.bots_file}\n"
+                + msgspec.toml.encode(whole).decode())
 
     @property
     def event(self) -> str:
@@ -334,24 +351,54 @@ def load_config(path: str | os.PathLike[str]) -> LoadedConfig:
     except OSError as exc:
         raise UserError(f"cannot read config {file}: {exc.strerror or exc}") from None
     text = raw.decode("utf-8", errors="replace")
+    origins: Sequence[EntryOrigin | None] = ()
     try:
-        config = msgspec.toml.decode(raw, type=Config)
+        # Decoded as a whole first: ``use`` tables are filled from the bots file before
+        # the typed conversion checks every key.
+        from arena.botsfile import expand_uses  # it builds on this module's helpers
+
+        data = msgspec.toml.decode(raw)
+        origins = expand_uses(data, file.resolve().parent,
+                              lambda where, problem, fix="": _fail(file, text, where,
+                                                                   problem, fix))
+        config = msgspec.convert(data, type=Config)
     except msgspec.ValidationError as exc:
         raise _validation_error(file, text, exc) from None
     except msgspec.DecodeError as exc:
         raise ConfigError(f"{file}: not valid TOML: {exc}") from None
-    return check_config(file.resolve(), text, config, shown_as=file)
+    return check_config(file.resolve(), text, config, shown_as=file, origins=origins)
 
 
 def check_config(
-    path: Path, text: str, config: Config, *, shown_as: Path | None = None
+    path: Path, text: str, config: Config, *, shown_as: Path | None = None,
+    origins: Sequence[EntryOrigin | None] = (),
 ) -> LoadedConfig:
-    """Everything the decoder cannot see: names, paths, time controls, counts."""
+    """Everything the decoder cannot see: names, paths, time controls, counts. ``origins``
+    says which bots came from a bots file (by index; none when empty): their keys are
+    checked, and their paths resolved, where they were written."""
     show = shown_as or path
     base = path.parent
 
     def fail(where: Sequence[str | int], problem: str, fix: str = "") -> ConfigError:
         return _fail(show, text, where, problem, fix)
+
+    def bot_fail(i: int) -> _Fail:
+        """Errors about bot ``i``: at the config's line for a key its table wrote, else at
+        the bots file's entry."""
+        origin = origins[i] if i < len(origins) else None
+        if origin is None:
+            return fail
+
+        def at_origin(where: Sequence[str | int], problem: str, fix: str = "") -> ConfigError:
+            key = where[2] if len(where) > 2 else None
+            if key in origin.overrides:
+                return fail(where, problem, fix)
+            return origin.file.fail(["bots", origin.index, *where[2:]], problem, fix)
+        return at_origin
+
+    def bot_base(i: int) -> Path:
+        origin = origins[i] if i < len(origins) else None
+        return base if origin is None else origin.file.folder
 
     if not is_game(config.game):
         raise fail(
@@ -389,7 +436,7 @@ def check_config(
             )
         seen[bot.name] = i
         if bot.protocol == "hub" and config.game != "draughts":
-            raise fail(
+            raise bot_fail(i)(
                 ["bots", i, "protocol"],
                 f"bot {bot.name!r} speaks Hub, a draughts protocol; it cannot play "
                 f"{config.game}",
@@ -408,8 +455,8 @@ def check_config(
     bots: list[BotSpec] = []
     time_controls: dict[str, TimeControl] = {}
     for i, bot in enumerate(config.bots):
-        own = _parse_tc(bot.tc, ["bots", i, "tc"], fail)
-        bots.append(_prepare_bot(bot, i, base, fail))
+        own = _parse_tc(bot.tc, ["bots", i, "tc"], bot_fail(i))
+        bots.append(_prepare_bot(bot, i, bot_base(i), bot_fail(i)))
         resolved = own if own is not None else default_tc
         assert resolved is not None  # a bot without a time control is refused above
         time_controls[bot.name] = resolved

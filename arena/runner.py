@@ -217,6 +217,9 @@ class Tournament:
                 except JournalWriteError as exc:
                     self._arena_fault(str(exc), abort=True)
                     return
+                # Journaled: no longer in progress for watchers, before the listeners run
+                # (the PGN, a report) while the worker's next game has begun.
+                self._live.finish(game.id)
                 self.result.played += 1
                 self.progress.finished(record)
                 self.on_record(record)

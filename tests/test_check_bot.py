@@ -118,3 +118,37 @@ def test_bot_options_replace_defaults_and_must_be_declared(
             "option(s) the bot does not declare: Dept (declared: Depth, Hash, Seed)") in out
     assert main(["check-bot", "jungle", "--bot-option", "Depth", "--", *ALPHABETA]) == 2
     assert "--bot-option 'Depth': expected NAME=VALUE" in capsys.readouterr().err
+
+
+OPTIONS_BOT = [sys.executable, str(ROOT / "tests" / "bots" / "options_bot.py")]
+
+
+def test_a_passing_bots_stderr_is_shown_bounded(capsys: pytest.CaptureFixture[str]) -> None:
+    """An author's own warnings are printed after a PASS: the first and last 20 lines, the
+    count of those left out between, each line cut at 300 characters."""
+    status = main(["check-bot", "dobutsu", "--", *OPTIONS_BOT, "--noisy", "100"])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    shown = out.split("the bot's stderr (not part of the protocol; shown for its author):\n")[1]
+    lines = shown.splitlines()
+    assert lines[0] == "  options: Depth=6"  # check-bot sets declared options to their defaults
+    assert "  sanity warning 18: evaluation table not tuned" in lines  # the first 20 lines
+    assert "  [... 61 lines left out ...]" in lines
+    assert "  sanity warning 99: evaluation table not tuned" in lines  # the last 20
+    assert "sanity warning 50" not in shown
+    assert lines[-1] == "all steps passed"
+    assert len(lines) == 20 + 1 + 20 + 1
+
+
+def test_a_quiet_passing_bot_shows_no_stderr_section(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check-bot", "jungle", "--", *RANDOM, "--seed", "2"]) == 0
+    assert "the bot's stderr" not in capsys.readouterr().out
+
+
+def test_stderr_excerpt_cuts_long_lines(tmp_path: Path) -> None:
+    from arena.commands.check_bot import stderr_excerpt
+
+    log = tmp_path / "stderr.log"
+    log.write_text("x" * 5000 + "\nshort\n")
+    assert stderr_excerpt(log, 20, 20) == ["x" * 300 + " ...", "short"]
+    assert stderr_excerpt(tmp_path / "none.log", 20, 20) == []

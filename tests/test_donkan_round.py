@@ -160,3 +160,20 @@ def test_random_rounds_keep_score_and_undo_across_parties() -> None:
             g.pop()
             texts.pop()
             assert g.position() == texts[-1]
+
+
+def test_after_a_drawn_partie_the_side_that_did_not_start_it_starts_the_next() -> None:
+    """docs/rules.md: who starts after a drawn partie depends on who started it, not on who
+    made its last move. Here south starts and also makes the last move (the position after
+    south's first move stands for the third time after ply 9): north starts the next one.
+    (The ply-cap test above has north make the last move: north starts there too.)"""
+    g = Donkan.start()
+    g.play("d1e1")  # ply 1: the position that will repeat, north to move
+    for move in ["d7c7", "e1e2", "c7d7", "e2e1"] * 2:
+        assert g.parties == []
+        g.play(move)
+    assert g.parties == [
+        PartieRecord(starter=0, winner=None, points=0, plies=9, reason="repetition")
+    ]
+    assert g.partie_starter == 1 and g.side_to_move == 1
+    assert g.position() == f"{START_BOARD} n 0-0 10 n 0 9"

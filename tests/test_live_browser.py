@@ -8,12 +8,14 @@ no console error, and a finished game must open in the report's viewer.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
 import subprocess
 import sys
 import time
+import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -138,3 +140,82 @@ def test_live_page_follows_a_running_tournament(tmp_path: Path) -> None:
                     Path(SCREENS).mkdir(parents=True, exist_ok=True)
                     (Path(SCREENS) / "live-page.png").write_bytes(shot.read_bytes())
     assert runner.returncode in (0, 130), (tmp_path / "run.log").read_text()
+
+
+@needs_chromium
+@pytest.mark.slow
+def test_live_page_without_javascript_shows_the_running_games_and_standings(
+        tmp_path: Path) -> None:
+    """The first response carries the run (a plain screenshot, a slow browser, no script):
+    with JavaScript disabled in Chromium, the page shows each game in progress (players,
+    ply, clocks, the board as the rules draw it), the standings, the crosstable and the
+    finished games with a link that exists now (their PGN)."""
+    from arena.rundir.live_files import LiveFiles, LiveHeader
+    from bench.synthetic import round_robin, write_journal
+    from referee.games import get_game
+
+    records = round_robin("dobutsu", games_per_pairing=1, seed=3, max_plies=30)
+    run_dir = tmp_path / "run"
+    write_journal(run_dir, records[:-1])
+    playing = records[-1]
+    on_move = LiveFiles(run_dir).start(LiveHeader(
+        id="r2-live", game="dobutsu", p1=playing.p1, p2=playing.p2, time_control="60+1"))
+    moves = playing.moves[:5]
+    for move in moves:
+        on_move(move)
+    board = get_game("dobutsu").new(None)
+    for move in moves:
+        board.play(move.move)
+    clocks = {move.side: move.clock_ms for move in moves if move.clock_ms is not None}
+    assert set(clocks) == {0, 1}  # the simulated bots play on clocks
+    bots = sorted({r.p1 for r in records[:-1]} | {r.p2 for r in records[:-1]})
+    arena = [sys.executable, "-m", "arena.cli"]
+    with started([*arena, "serve", str(run_dir), "--port", "0", "--no-report"],
+                 tmp_path / "serve.log") as server:
+        url = served_url(tmp_path / "serve.log", server)
+        with browser() as page:
+            page.call("Emulation.setScriptExecutionDisabled", value=True)
+            page.events.clear()
+            page.call("Page.navigate", url=url)
+            page.wait_event("Page.loadEventFired")
+            # All that is read, in one evaluation right after the load (DevTools evaluates
+            # with the page's scripts off): the page reloads itself 10 s later.
+            seen = page.js(
+                "JSON.stringify({live: typeof LIVE, texts: Object.fromEntries(["
+                "'.board-card', '.board-card .hint', '.board-card pre.diagram',"
+                "'#standings-table tbody tr', '#crosstable-table tbody tr',"
+                "'#finished-table tbody tr', '#progress'].map(function (s) {"
+                "return [s, Array.prototype.map.call(document.querySelectorAll(s),"
+                "function (n) { return n.textContent; })]; }))})")
+            found = json.loads(seen)
+
+            def text_of(selector: str) -> list[str]:
+                texts: list[str] = found["texts"][selector]
+                return texts
+
+            assert found["live"] == "undefined"  # live.js never ran
+            cards = text_of(".board-card")
+            assert len(cards) == 1, cards
+            assert f"r2-live: {playing.p1} vs {playing.p2}" in cards[0]
+            hint = text_of(".board-card .hint")[0]
+            assert "dobutsu 60+1, ply 5, last move " + moves[-1].move in hint
+            for side, ms in clocks.items():
+                assert f"p{side + 1} {ms / 1000:.1f} s" in hint
+            assert text_of(".board-card pre.diagram") == [board.diagram()]
+            standings = text_of("#standings-table tbody tr")
+            assert len(standings) == len(bots)
+            for bot in bots:
+                assert any(bot in row for row in standings), (bot, standings)
+            assert len(text_of("#crosstable-table tbody tr")) == len(bots)
+            finished = text_of("#finished-table tbody tr")
+            assert len(finished) == len(records) - 1
+            assert finished[0].startswith("PGN" + records[-2].id)  # newest first
+            progress = text_of("#progress")[0]
+            assert progress == f"{len(records) - 1} games finished, 1 in progress"
+            shot = page.screenshot(tmp_path / "live-no-js.png", full=True)
+            assert shot.stat().st_size > 0
+        links = re.findall(r'href="(/game/[^"]+\.pgn)"', urllib.request.urlopen(
+            url, timeout=30).read().decode())
+        assert len(links) == len(records) - 1
+        pgn = urllib.request.urlopen(url.rstrip("/") + links[0], timeout=30).read().decode()
+        assert f'[GameId "{records[-2].id}"]' in pgn and records[-2].result in pgn

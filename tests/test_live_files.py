@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from arena.rundir.live_files import LiveFiles, header_for, live_name
+from arena.web.livepage import final_caption, running_hint
 from arena.web.watch import RunWatcher, read_live
 from referee.botspec import BotSpec
 from referee.order import GameOrder
@@ -93,3 +94,66 @@ def test_watcher_offers_a_game_to_view_only_once_the_report_page_exists(tmp_path
     page.write_bytes(html)
     assert watcher.refresh()
     assert all(g["viewer"] for g in watcher.snapshot["finished"])
+
+
+def test_a_journaled_game_leaves_the_games_in_progress_at_once(tmp_path: Path) -> None:
+    """The runner journals a game, then removes its live file: a watcher that reads between
+    the two showed the game twice (3 "in progress" at concurrency 2). A game in the journal
+    is finished, whatever the live folder still holds."""
+    from bench.synthetic import round_robin, write_journal
+
+    records = round_robin("dobutsu", games_per_pairing=1, seed=3, max_plies=30)
+    done, running = records[0], records[1]
+    live = LiveFiles(tmp_path)
+    for record in (done, running):
+        on_move = live.start(header_for(order(record.id)))
+        for move in record.moves[:3]:
+            on_move(move)
+    watcher = RunWatcher(tmp_path, rebuild_report=False)
+    watcher.refresh()
+    assert [g["id"] for g in watcher.snapshot["running"]] == sorted([done.id, running.id])
+    write_journal(tmp_path, [done])  # journaled; its live file not removed yet
+    assert watcher.refresh()
+    snap = watcher.snapshot
+    assert [g["id"] for g in snap["running"]] == [running.id]
+    assert [g["id"] for g in snap["finished"]] == [done.id] and snap["done"] == 1
+
+
+def test_the_ply_count_and_the_board_agree_while_the_opening_is_written(
+        tmp_path: Path) -> None:
+    """A game's live header names its opening before the referee writes the opening's moves
+    (as book moves, once the bots are ready): the board showed the opening played ("partie 1
+    ply 2") under "ply 0". The board shows exactly the plies the file holds."""
+    live = LiveFiles(tmp_path)
+    on_move = live.start(header_for(
+        GameOrder.checked("donkan", BotSpec(name="a", cmd=["a"]), BotSpec(name="b", cmd=["b"]),
+                          opening=["d1d2", "d7d6"], id="g1")))
+    watcher = RunWatcher(tmp_path, rebuild_report=False)
+    plies_seen = []
+    for played in (None, ("d1d2", 0, True), ("d7d6", 1, True), ("d2d3", 0, False)):
+        if played is not None:
+            move, side, book = played
+            on_move(MoveRecord(move=move, side=side, elapsed_ms=0.0, book=book))
+        watcher.refresh()
+        game = watcher.snapshot["running"][0]
+        assert "error" not in game["doc"], game["doc"]
+        assert game["plies"] == len(game["doc"]["moves"])
+        assert f"partie 1 ply {game['plies']}," in final_caption(game["doc"])
+        assert f", ply {game['plies']}" in running_hint(game)
+        plies_seen.append(game["plies"])
+    assert plies_seen == [0, 1, 2, 3]
+
+
+def test_a_finished_games_pgn_is_there_before_the_report(tmp_path: Path) -> None:
+    from bench.synthetic import round_robin, write_journal
+
+    records = round_robin("dobutsu", games_per_pairing=1, seed=3, max_plies=30)
+    write_journal(tmp_path, records)
+    watcher = RunWatcher(tmp_path, rebuild_report=False)
+    watcher.refresh()
+    key = watcher.snapshot["finished"][0]["key"]
+    pgn = watcher.pgn(key)
+    last = records[-1]
+    assert pgn is not None and f'[GameId "{last.id}"]' in pgn and last.result in pgn
+    assert last.moves[0].move in pgn
+    assert watcher.pgn("no-such-game") is None

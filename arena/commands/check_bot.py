@@ -2,7 +2,9 @@
 
 Like fastchess's ``--compliance``: every step is one request with a clear expectation; on the
 first failure the bot's recent conversation and the tail of its stderr are printed and the
-remaining steps are skipped, and the exit status is 1.
+remaining steps are skipped, and the exit status is 1. When every step passes, what the bot
+wrote to stderr is printed too (its first and last lines): an author's own sanity warnings
+must not go unseen because the protocol was right.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import tempfile
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import trio
 
@@ -341,22 +343,61 @@ async def check(spec: BotSpec, game: str, stderr_path: Path,
     finally:
         if checker.connection is not None:
             await checker.connection.aclose()
+    if not failed:
+        _show_stderr(checker, out)  # after aclose: the log holds the bot's last lines
     return not failed
+
+
+SHOWN_LINE_CHARS: Final = 300
+"""A longer line of the bot's is cut here (with `` ...``) when shown."""
+STDERR_HEAD: Final = 20
+STDERR_TAIL: Final = 20
+"""Lines of the bot's stderr shown after a PASS (its first and last) and after a FAIL (its
+last, nearest the failure)."""
+STDERR_READ_BYTES: Final = 1 << 20
+"""At most this much of the stderr log is read (the arena keeps about as much per process)."""
+
+
+def _clip(line: str) -> str:
+    return line if len(line) <= SHOWN_LINE_CHARS else line[:SHOWN_LINE_CHARS] + " ..."
+
+
+def stderr_excerpt(path: Path, head: int, tail: int) -> list[str]:
+    """The first ``head`` and last ``tail`` lines of the bot's stderr log, each cut to
+    :data:`SHOWN_LINE_CHARS`, with a line saying how many were left out between; [] when it
+    wrote nothing."""
+    try:
+        with path.open("rb") as handle:
+            lines = handle.read(STDERR_READ_BYTES).decode("utf-8", "replace").splitlines()
+    except OSError:
+        return []
+    if len(lines) <= head + tail:
+        return [_clip(line) for line in lines]
+    left_out = len(lines) - head - tail
+    return ([_clip(line) for line in lines[:head]]
+            + [f"[... {left_out} line{'s' if left_out > 1 else ''} left out ...]"]
+            + [_clip(line) for line in lines[len(lines) - tail:]])
 
 
 def _show_conversation(checker: Checker, out: Callable[[str], None]) -> None:
     if checker.connection is not None:
         out("      last lines exchanged ('>' sent to the bot, '<' from the bot):")
         for line in checker.connection.channel.transcript:
-            out("        " + (line if len(line) <= 300 else line[:300] + " ..."))
-    try:
-        tail = checker.stderr_path.read_text(errors="replace").splitlines()[-20:]
-    except OSError:
-        tail = []
+            out("        " + _clip(line))
+    tail = stderr_excerpt(checker.stderr_path, 0, STDERR_TAIL)
     if tail:
         out("      the bot's stderr (last lines):")
         for line in tail:
             out("        " + line)
+
+
+def _show_stderr(checker: Checker, out: Callable[[str], None]) -> None:
+    """After a PASS: what the bot wrote to stderr (the arena ignores it; its author may not)."""
+    lines = stderr_excerpt(checker.stderr_path, STDERR_HEAD, STDERR_TAIL)
+    if lines:
+        out("the bot's stderr (not part of the protocol; shown for its author):")
+        for line in lines:
+            out("  " + line)
 
 
 def bot_name(cmd: list[str]) -> str:

@@ -10,19 +10,22 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
+import shutil
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
+import msgspec
 import trio
 
+from arena.botsfile import BotsFile, read_bots_file
 from arena.commands._arguments import key_values
 from arena.errors import UserError
 from arena.rundir.journal import append_record
 from arena.rundir.layout import RunDir
 from arena.terminal_seat import TerminalFront
 from referee.adjudication import Adjudication
-from referee.botspec import BotSpec
+from referee.botspec import BotSpec, Protocol
 from referee.connection import BotConnection, BotError
 from referee.games import Game, GameError, game_names
 from referee.human import HUMAN, HumanSeat, human_spec, is_human
@@ -46,13 +49,21 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     parser.add_argument("game", choices=game_names(), help="the game")
     parser.add_argument("--p1", required=True, metavar="CMD",
-                        help="first bot's command line, or 'human' to play yourself")
+                        help="first bot's command line, an entry of --bots-file, or 'human' "
+                        "to play yourself")
     parser.add_argument("--p2", required=True, metavar="CMD",
-                        help="second bot's command line, or 'human' to play yourself")
+                        help="second bot's command line, an entry of --bots-file, or 'human' "
+                        "to play yourself")
+    parser.add_argument("--bots-file", type=Path, metavar="FILE",
+                        help="a bots file ([[bots]] tables, as a config's bots_file): a --p1 "
+                        "or --p2 that is the name of one of its entries plays that entry")
     parser.add_argument("--p1-name", help="first bot's name (default: from its command)")
     parser.add_argument("--p2-name", help="second bot's name (default: from its command)")
-    parser.add_argument("--p1-protocol", choices=("native", "uci", "hub"), default="native")
-    parser.add_argument("--p2-protocol", choices=("native", "uci", "hub"), default="native")
+    parser.add_argument("--p1-protocol", choices=("native", "uci", "hub"),
+                        help="first bot's protocol (default: native, or its bots file entry's)")
+    parser.add_argument("--p2-protocol", choices=("native", "uci", "hub"),
+                        help="second bot's protocol (default: native, or its bots file "
+                        "entry's)")
     parser.add_argument("--tc", default="10+0.1",
                         help="time control, cutechess style: 40/60+0.6, 10+0.1, st=0.5, inf "
                         "(extras: timemargin=MS nodes=N depth=D); default 10+0.1")
@@ -63,7 +74,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser.add_argument("--no-draw-rules", action="store_true",
                         help="switch off the game's default draw adjudication")
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
-                        help="game option, e.g. --option target=5 for donkan (repeatable)")
+                        help="game option, e.g. --option target=5 for donkan; with a p1., p2. "
+                        "or each. prefix a bot's option, sent with setoption (Hub: set-param): "
+                        "--option p1.Depth=3 (repeatable)")
     parser.add_argument("--show", action="store_true", help="print the board after every move")
     parser.add_argument("--quiet", action="store_true", help="print results only, not moves")
     parser.add_argument("--out", type=Path, help="directory for games.jsonl and bot stderr logs")
@@ -80,16 +93,63 @@ def _name_from(cmd: list[str]) -> str:
     return os.path.basename(cmd[0]) or cmd[0]
 
 
-def _spec(command: str, name: str | None, protocol: str, flag: str) -> BotSpec:
+def _spec(command: str, name: str | None, protocol: Protocol | None, flag: str,
+          bots: BotsFile | None) -> BotSpec:
     if command.strip() == HUMAN:
         return human_spec(name or HUMAN)
+    if bots is not None and bots.index(command.strip()) is not None:
+        spec = bots.prepared(command.strip())
+        return msgspec.structs.replace(spec, name=name or spec.name,
+                                       protocol=protocol or spec.protocol)
     try:
         cmd = shlex.split(command)
     except ValueError as exc:
         raise UserError(f"{flag}: cannot split command {command!r}: {exc}") from None
     if not cmd:
         raise UserError(f"{flag}: empty command")
-    return BotSpec(name=name or _name_from(cmd), cmd=cmd, protocol=protocol)  # type: ignore[arg-type]
+    if (bots is not None and len(cmd) == 1 and shutil.which(cmd[0]) is None
+            and not os.path.exists(cmd[0])):
+        raise UserError(f"{flag} {command!r}: neither an entry of the bots file nor a program; "
+                        f"{bots.unknown(command.strip())}")
+    return BotSpec(name=name or _name_from(cmd), cmd=cmd, protocol=protocol or "native")
+
+
+BOT_PREFIXES: Final = ("p1.", "p2.", "each.")
+"""An ``--option`` key with one of these prefixes is a bot's option (cutechess's
+``option.Name=value`` of ``-engine`` and ``-each``), any other a game option."""
+
+
+def split_options(options: dict[str, str], p1: BotSpec, p2: BotSpec
+                  ) -> tuple[dict[str, str], BotSpec, BotSpec]:
+    """``--option`` values divided: the game's, and each bot's merged into its spec (they win
+    over a bots file entry's, and ``p1.``/``p2.`` over ``each.``). ``each.`` reaches the bots
+    only; ``p1.``/``p2.`` naming the human seat is an error."""
+    game: dict[str, str] = {}
+    every: dict[str, str] = {}
+    own: tuple[dict[str, str], dict[str, str]] = ({}, {})
+    for key, value in options.items():
+        prefix = next((p for p in BOT_PREFIXES if key.startswith(p)), None)
+        if prefix is None:
+            game[key] = value
+            continue
+        name = key.removeprefix(prefix)
+        if not name:
+            raise UserError(f"--option {key}={value}: no option name after {prefix!r}; "
+                            "expected e.g. p1.Depth=3")
+        if prefix != "each.":
+            side = int(prefix[1]) - 1
+            if is_human((p1, p2)[side]):
+                raise UserError(f"--option {key}: p{side + 1} is the human seat, which takes "
+                                "no options")
+            own[side][name] = value
+            continue
+        every[name] = value
+    specs = []
+    for side, spec in enumerate((p1, p2)):
+        given = own[side] if is_human(spec) else {**every, **own[side]}
+        specs.append(msgspec.structs.replace(spec, options={**spec.options, **given})
+                     if given else spec)
+    return game, specs[0], specs[1]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -99,11 +159,12 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"--tc: {exc}") from None
     if args.games < 1:
         raise UserError(f"--games must be at least 1, got {args.games}")
-    p1 = _spec(args.p1, args.p1_name, args.p1_protocol, "--p1")
-    p2 = _spec(args.p2, args.p2_name, args.p2_protocol, "--p2")
+    bots = read_bots_file(args.bots_file) if args.bots_file is not None else None
+    p1 = _spec(args.p1, args.p1_name, args.p1_protocol, "--p1", bots)
+    p2 = _spec(args.p2, args.p2_name, args.p2_protocol, "--p2", bots)
     if p1.name == p2.name:
         p1.name, p2.name = p1.name + "-1", p2.name + "-2"
-    options = key_values(args.option, "--option")
+    options, p1, p2 = split_options(key_values(args.option, "--option"), p1, p2)
     adjudication = Adjudication(max_plies=args.max_plies, draw_rules=not args.no_draw_rules)
     prepare_start(_order(args, p1, p2, tc, options, adjudication, 0))  # checks before any start
     if args.out is not None:

@@ -56,7 +56,7 @@ def prepare_run_dir(loaded: LoadedConfig, schedule: Schedule, out: RunDir, warn:
                 "bots, format, rounds, games per pairing, openings, seed or game options changed. "
                 "Use a new --output directory, or undo the change to resume that run"
             )
-        if out.config.exists() and out.config.read_text(encoding="utf-8") != loaded.text:
+        if out.config.exists() and out.config.read_text(encoding="utf-8") != loaded.copy_text:
             warn(
                 f"{loaded.path} differs from the copy in {out.config} in ways that keep the "
                 "schedule (time control, commands, concurrency...); resuming with the new config"
@@ -66,10 +66,10 @@ def prepare_run_dir(loaded: LoadedConfig, schedule: Schedule, out: RunDir, warn:
             f"{out.journal} exists but {out.schedule} does not: this directory was not made by "
             "'arena run'; use a new --output directory"
         )
-    if not out.config.exists() or out.config.read_text(encoding="utf-8") != loaded.text:
+    if not out.config.exists() or out.config.read_text(encoding="utf-8") != loaded.copy_text:
         # Through a temporary file: a full disk must not leave a truncated copy behind.
         tmp = out.config.with_name(CONFIG_COPY + ".tmp")
-        tmp.write_text(loaded.text, encoding="utf-8")
+        tmp.write_text(loaded.copy_text, encoding="utf-8")
         tmp.replace(out.config)
     if not out.schedule.exists():
         payload = ScheduleFile(schedule.fingerprint, schedule.total, list(schedule.games))

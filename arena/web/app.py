@@ -1,12 +1,15 @@
 """The Starlette app of ``arena serve RUN_DIR``: the live page, its events and the run's files.
 
-Routes: ``/`` the live page; ``/events`` server-sent events, one ``state`` event per new
+Routes: ``/`` the live page (its first response drawn from the current snapshot:
+:mod:`arena.web.livepage`); ``/events`` server-sent events, one ``state`` event per new
 snapshot of the run (plus a comment every few seconds to keep proxies from closing the
 stream); ``/state`` the current snapshot as JSON; ``/assets/...`` the page's script and style
 (shared with the report); ``/run/...`` the run directory's report and its files, so a finished
 game opens in the report's own viewer (each file sent whole while the runner rewrites it:
-:mod:`arena.web.runfiles`). Every app is :func:`guarded`: a request that changes something
-must come from the app's own page (:mod:`arena.web.guard`).
+:mod:`arena.web.runfiles`); ``/game/KEY.pgn`` a finished game's PGN from the journal, there as
+soon as the game is (the report's viewer has it only after the next rebuild). Every app is
+:func:`guarded`: a request that changes something must come from the app's own page
+(:mod:`arena.web.guard`).
 """
 
 from __future__ import annotations
@@ -22,14 +25,24 @@ import trio
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
+from starlette.responses import (
+    HTMLResponse,
+    JSONResponse,
+    PlainTextResponse,
+    Response,
+    StreamingResponse,
+)
 from starlette.routing import BaseRoute, Route
 
 from arena.web.guard import TOKEN_META, SameOriginGuard, new_token
+from arena.web.livepage import live_body, no_script_head
 from arena.web.runfiles import run_files
 from arena.web.watch import RunWatcher
 
 KEEPALIVE_SECONDS: Final = 10.0
+FIRST_PAINT_WAIT_SECONDS: Final = 10.0
+"""The live page's first response waits this long at most for the watcher's first snapshot
+(a server just started; a long journal), then is sent with what there is."""
 ASSETS: Final = {
     "board.js": ("reports", "application/javascript"),
     "report.css": ("reports", "text/css"),
@@ -76,13 +89,14 @@ def event_stream(wait: Callable[[int, float], Awaitable[dict[str, Any] | None]],
                              headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 
-def page(title: str, script: str, body: str, token: str) -> str:
+def page(title: str, script: str, body: str, token: str, head: str = "") -> str:
     """The HTML of a page: ``token`` is this server start's (:mod:`arena.web.guard`), which the
-    page's script sends back with every request that changes something."""
+    page's script sends back with every request that changes something; ``head`` goes into
+    the head as it is."""
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="{TOKEN_META}" content="{token}">
+<meta name="{TOKEN_META}" content="{token}">{head}
 <title>{title}</title><link rel="icon" href="data:,">
 <link rel="stylesheet" href="/assets/report.css"><link rel="stylesheet" href="/assets/live.css">
 </head><body>{body}
@@ -91,42 +105,20 @@ def page(title: str, script: str, body: str, token: str) -> str:
 """
 
 
-LIVE_BODY = """
-<header><h1>Arena live: <span id="run-name"></span></h1>
-<div class="meta"><span id="progress"></span> · <span id="conn">connecting...</span> ·
-<a href="/run/report.html" id="report-link">full report</a></div></header>
-<main>
-<section id="running"><h2>Games in progress</h2><div id="boards" class="boards"></div>
-<p class="hint" id="no-running">No game in progress.</p></section>
-<section id="standings"><h2>Standings</h2>
-<p class="hint">Updated as games finish. Elo: maximum-likelihood fit with 95% error
-(≥/≤: a bound, for a bot that won or lost every game).</p>
-<div class="scroll"><table class="data" id="standings-table"><thead><tr><th>rank</th><th>bot</th>
-<th>Elo</th><th>games</th><th>W</th><th>D</th><th>L</th><th>score %</th><th>note</th></tr></thead>
-<tbody></tbody></table></div></section>
-<section id="crosstable"><h2>Crosstable</h2><p class="hint">Points of the row bot against the
-column bot / games played.</p><div class="scroll"><table class="data" id="crosstable-table">
-<thead></thead><tbody></tbody></table></div></section>
-<section id="finished"><h2>Finished games</h2>
-<p class="hint">Newest first; "view" opens the game in the report's viewer (the report is
-rebuilt a few seconds after games finish).</p>
-<div class="scroll"><table class="data" id="finished-table"><thead><tr><th></th><th>id</th>
-<th>p1</th><th>p2</th><th>result</th><th>ending</th><th>plies</th><th>reason</th></tr></thead>
-<tbody></tbody></table></div></section>
-</main>
-"""
-
-
 def guarded(routes: list[BaseRoute], token: str) -> Starlette:
     """An app of ``routes`` whose state-changing requests must come from its own page."""
     return Starlette(routes=routes, middleware=[Middleware(SameOriginGuard, token=token)])
 
 
-def live_app(run_dir: Path, watcher: RunWatcher) -> Starlette:
-    token = new_token()
+def live_routes(path: str, title: str, watcher: RunWatcher, token: str) -> list[BaseRoute]:
+    """The live page of ``watcher``'s run at ``path`` and what it reads: its events, its
+    state, the run's files and its finished games' PGN (``arena serve RUN_DIR`` and a
+    league's newest night)."""
 
-    async def home(request: Request) -> Response:
-        return HTMLResponse(page(f"Arena live: {run_dir.name}", "live.js", LIVE_BODY, token))
+    async def live_page(request: Request) -> Response:
+        snap = await watcher.first_snapshot(FIRST_PAINT_WAIT_SECONDS)
+        return HTMLResponse(page(title, "live.js", live_body(snap), token,
+                                 head=no_script_head()))
 
     async def events(request: Request) -> Response:
         return event_stream(watcher.wait_newer, lambda: watcher.snapshot)
@@ -134,12 +126,26 @@ def live_app(run_dir: Path, watcher: RunWatcher) -> Starlette:
     async def state(request: Request) -> Response:
         return JSONResponse(watcher.snapshot)
 
-    return guarded([
-        Route("/", home),
+    async def game_pgn(request: Request) -> Response:
+        pgn = await trio.to_thread.run_sync(watcher.pgn, request.path_params["key"])
+        if pgn is None:
+            return PlainTextResponse("no such finished game", status_code=404)
+        return PlainTextResponse(pgn, headers={"Cache-Control": "no-cache"})
+
+    return [
+        Route(path, live_page),
         Route("/events", events),
         Route("/state", state),
+        Route("/game/{key}.pgn", game_pgn),
+        Route("/run/{path:path}", run_files(watcher.run_dir)),
+    ]
+
+
+def live_app(run_dir: Path, watcher: RunWatcher) -> Starlette:
+    token = new_token()
+    return guarded([
+        *live_routes("/", f"Arena live: {run_dir.name}", watcher, token),
         Route("/assets/{name}", asset),
-        Route("/run/{path:path}", run_files(run_dir)),
     ], token)
 
 

@@ -14,13 +14,13 @@ from typing import Final
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from arena.league.layout import EXPORT_DIR, NIGHTS_DIR, REPORT_DIR, REPORT_PAGE, LeagueDir
-from arena.web.app import LIVE_BODY, asset, event_stream, guarded, page
+from arena.web.app import asset, guarded, live_routes
 from arena.web.guard import new_token
-from arena.web.runfiles import file_response, resolve, run_files
+from arena.web.runfiles import file_response, resolve
 from arena.web.watch import RunWatcher
 
 SERVED: Final = (REPORT_PAGE, REPORT_DIR, EXPORT_DIR, NIGHTS_DIR)
@@ -56,21 +56,6 @@ def league_app(league: LeagueDir, watcher: RunWatcher | None) -> Starlette:
         Route("/assets/{name}", asset),
     ]
     if watcher is not None:
-        night = watcher.run_dir
-        live = watcher
-
-        async def live_page(request: Request) -> Response:
-            return HTMLResponse(page(f"Arena live: night {night.name}", "live.js", LIVE_BODY,
-                                     token))
-
-        async def events(request: Request) -> Response:
-            return event_stream(live.wait_newer, lambda: live.snapshot)
-
-        async def state(request: Request) -> Response:
-            from starlette.responses import JSONResponse
-
-            return JSONResponse(live.snapshot)
-
-        routes += [Route("/live", live_page), Route("/events", events), Route("/state", state),
-                   Route("/run/{path:path}", run_files(night))]
+        routes += live_routes("/live", f"Arena live: night {watcher.run_dir.name}", watcher,
+                              token)
     return guarded(routes, token)

@@ -7,6 +7,10 @@ it stopped, by the report's reader: a last line still being written is read once
 ``report/index.js`` for the games the report's viewer already has. Each change makes a new
 snapshot (standings, crosstable, finished games, running boards) with a higher version;
 :meth:`RunWatcher.wait_newer` hands it to every page that waits for one.
+
+A game is in progress while its live file exists and its record is not in the journal: the
+runner journals a game and then removes its file, and a watcher that reads between the two
+must not list the game twice (finished and in progress).
 """
 
 from __future__ import annotations
@@ -46,13 +50,19 @@ class LiveGame:
     offset: int = 0
     """Bytes of the file read so far (always at a line end)."""
     doc: dict[str, Any] | None = None
+    diagram: str = ""
+    """The position after the moves read, as the rules draw it in text (the page's first
+    paint, readable without JavaScript)."""
 
     def record(self) -> GameRecord:
+        """The game so far. Without the header's opening: the referee writes the opening's
+        moves to the file as book moves when the game starts, so the board shows exactly the
+        plies the file holds (the page's ply count), not an opening not yet played."""
         h = self.header
         return GameRecord(
             game=h.game, p1=h.p1, p2=h.p2, result="*", termination=Termination.INTERRUPT,
             reason="in progress", id=h.id, round=h.round, start_position=h.start_position,
-            opening=list(h.opening), moves=list(self.moves), time_control=h.time_control,
+            moves=list(self.moves), time_control=h.time_control,
             started_at=h.started_at, options=dict(h.options),
         )
 
@@ -99,6 +109,8 @@ class RunWatcher(Snapshots):
         self._journal = JournalSummary(path=self.files.journal)
         self._journal_size = -1
         self._live: dict[str, LiveGame] = {}
+        self._finished_ids: set[str] = set()
+        """Ids of the games in the journal: their live files are leftovers, not games."""
         self._report_keys: set[str] = set()
         self._report_mtime = 0.0
         self._report_page = False
@@ -126,6 +138,8 @@ class RunWatcher(Snapshots):
         except JournalError as exc:
             self._tables["error"] = str(exc)
             return True
+        if added:
+            self._finished_ids.update(g.id for g in self._journal.games[-added:])
         if added or not self._tables:
             self._tables = self._compute_tables()
             self._report_due = time.monotonic() + REPORT_DELAY
@@ -167,7 +181,7 @@ class RunWatcher(Snapshots):
         }
 
     def _poll_live(self) -> bool:
-        from reports.replay import replay
+        from reports.replay import replay, start_game
 
         folder = self.files.live
         try:
@@ -186,9 +200,14 @@ class RunWatcher(Snapshots):
                 continue
             if known is None or game.doc is None or len(game.moves) != len(game.doc["moves"]):
                 try:
-                    game.doc = replay(game.record()).doc
+                    record = game.record()
+                    played = replay(record)
+                    game.doc = played.doc
+                    game.diagram = start_game(msgspec.structs.replace(
+                        record, start_position=played.final_position)).diagram()
                 except Exception as exc:  # a bad live file must not stop the page
-                    game.doc = {"error": f"{type(exc).__name__}: {exc}"}
+                    game.doc = {"error": f"{type(exc).__name__}: {exc}", "moves": []}
+                    game.diagram = ""
                 self._live[name] = game
                 changed = True
         return changed
@@ -215,6 +234,23 @@ class RunWatcher(Snapshots):
         self._report_keys = {row[0] for row in data["rows"] if row[9]} if page else set()
         return True
 
+    def pgn(self, key: str) -> str | None:
+        """The PGN of the finished game ``key`` (the page's link before the report's viewer
+        has it), read back from the journal; None when there is no such game."""
+        from reports.journal import read_record
+        from reports.pgn import game_to_pgn
+
+        game = next((g for g in reversed(self._journal.games) if g.key == key), None)
+        if game is None:
+            return None
+        return game_to_pgn(read_record(self._journal, game), event=self.run_dir.name)
+
+    async def first_snapshot(self, timeout: float) -> dict[str, Any]:
+        """The first snapshot of the run once made (the watcher's first poll), or whatever
+        there is after ``timeout`` seconds: the page's first paint waits for it."""
+        await self.wait_newer(0, timeout)
+        return self.snapshot
+
     def _schedule_total(self) -> int | None:
         try:
             doc = json.loads(self.files.schedule.read_bytes())
@@ -227,6 +263,8 @@ class RunWatcher(Snapshots):
         running = []
         for game in sorted(self._live.values(), key=lambda g: g.header.id):
             h = game.header
+            if h.id in self._finished_ids:
+                continue  # journaled, its live file not yet removed: finished, not running
             last = game.moves[-1] if game.moves else None
             clocks: list[float | None] = [None, None]
             for move in game.moves:
@@ -235,7 +273,7 @@ class RunWatcher(Snapshots):
             running.append({
                 "id": h.id, "game": h.game, "p1": h.p1, "p2": h.p2, "plies": len(game.moves),
                 "last": last.move if last else "", "doc": game.doc, "clocks": clocks,
-                "time_control": h.time_control,
+                "time_control": h.time_control, "diagram": game.diagram,
             })
         tables = dict(self._tables)
         for g in tables.get("finished", []):

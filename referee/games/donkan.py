@@ -3,10 +3,11 @@
 One :class:`Donkan` object is a whole round ("manche"): a partie ends when a king is taken
 (+1 for the capturer) or a king enters the castle d4 (+2), then ``push`` resets the board and
 the loser moves first. The round is over when a side reaches ``target`` points. The partie-level
-draw rules (no score in 200 plies, or a threefold repetition inside the partie: no point and the
-other side starts the next partie) also live in ``push``, because they are part of the round's
-flow; they are switched off with ``draw_rules=False``. The round's own ply cap (2000) is the
-referee's adjudication (:meth:`Donkan.adjudication`, reason ``"ply-cap"``).
+draw rules (no score in 200 plies, or a threefold repetition inside the partie: no point, and
+the side that did not start that partie starts the next) also live in ``push``, because they
+are part of the round's flow; they are switched off with ``draw_rules=False``. The round's own
+ply cap (2000) is the referee's adjudication (:meth:`Donkan.adjudication`, reason
+``"ply-cap"``).
 
 Position text (our own design, FEN-like), seven fields separated by single spaces::
 

@@ -1,6 +1,8 @@
 /* The live page of `arena serve RUN_DIR`: one EventSource on /events; every "state" event is a
  * full snapshot of the run (standings, crosstable, finished games, boards in progress), drawn
- * in place without a reload. Boards are drawn by board.js, as in the report's viewer.
+ * in place without a reload. Boards are drawn by board.js, as in the report's viewer. The server
+ * sends the page already filled from the current snapshot (arena/web/livepage.py: the same ids,
+ * the boards as text); the first event redraws it all, the boards as pictures.
  */
 "use strict";
 
@@ -58,7 +60,9 @@ function renderFinished(games) {
                           target: "_blank", "class": "view" }, "view");
       cell.appendChild(a);
     } else {
-      cell.appendChild(node("span", { "class": "hint" }, "soon"));
+      /* the report's viewer has it only after the next rebuild: its PGN exists now */
+      cell.appendChild(node("a", { href: "/game/" + encodeURIComponent(g.key) + ".pgn",
+                                   target: "_blank", "class": "pgn" }, "PGN"));
     }
     tr.appendChild(cell);
     [g.id, g.p1, g.p2, g.result, g.termination, g.plies, g.reason].forEach(function (v) {
