@@ -542,6 +542,21 @@ def _unusual_move(board: Game[Any], side: int, name: str, text: str) -> tuple[An
     return move, board.format_move(move)
 
 
+def unfinished_record(order: GameOrder, moves: Sequence[MoveRecord], started_at: float,
+                      reason: str) -> GameRecord:
+    """The record of ``order``'s game stopped before its end (Ctrl-C, a server stopped) after
+    ``moves`` (book moves included, as ``on_move`` saw them): result ``*``, termination
+    ``interrupt``, no winner, the position the moves lead to. Readers skip such games in
+    ratings and count them as interrupted in reports, as they do the runner's."""
+    start = prepare_start(order)
+    board = start.initial()
+    for move in moves:
+        board.play(move.move)
+    names = (order.bots[0].name, order.bots[1].name)
+    end = _End(None, Termination.INTERRUPT, reason, result="*")
+    return _record(order, names, start, board, list(moves), end, started_at)
+
+
 def _record(order: GameOrder, names: tuple[str, str], start: GameStart, board: Game[Any],
             moves: list[MoveRecord], end: _End, started_at: float) -> GameRecord:
     parties, score = _parties(board)
@@ -568,4 +583,5 @@ __all__ = [
     "play_on",
     "game_options_for",
     "prepare_start",
+    "unfinished_record",
 ]
