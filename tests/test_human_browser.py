@@ -1,0 +1,137 @@
+"""The human seat in the browser (``arena serve --play``), in headless Chromium: the clocks start
+when the page is there and the side to move's clock runs on screen; help, a draw offer and
+resigning from the page's buttons; a game in progress when the server stops is written to
+``--out`` as unfinished (``*``) with its moves."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from test_live_browser import served_url, started, wait_until
+from test_report_browser import browser, needs_chromium
+
+from referee.record import Termination, decode_record
+
+pytestmark = [needs_chromium, pytest.mark.slow]
+
+ROOT = Path(__file__).resolve().parents[1]
+BOT = ROOT / "sample_bots" / "random_bot.py"
+
+
+def seconds(page, side: int) -> float:  # type: ignore[no-untyped-def]
+    """What clock ``side`` shows, in seconds ("p1 you: 4:59.3" -> 299.3)."""
+    text = page.js(f"document.getElementById('clock{side}').textContent")
+    match = re.search(r"(?:(\d+):)?(\d+\.\d) ?s?$", text)
+    assert match, text
+    return int(match.group(1) or 0) * 60 + float(match.group(2))
+
+
+def running(page) -> int | None:  # type: ignore[no-untyped-def]
+    """The side whose clock the page shows running (class ``turn``)."""
+    for side in (0, 1):
+        if "turn" in page.js(f"document.getElementById('clock{side}').className"):
+            return side
+    return None
+
+
+def serve(tmp_path: Path, human: str, delay: float) -> list[str]:
+    return [sys.executable, "-m", "arena.cli", "serve", "--play", "dobutsu", "--bot",
+            f"{sys.executable} {BOT} --seed 3 --delay {delay}", "--tc", "300+0", "--human",
+            human, "--port", "0", "--out", str(tmp_path / "out")]
+
+
+def records(tmp_path: Path) -> list:  # type: ignore[type-arg]
+    return [decode_record(line)
+            for line in (tmp_path / "out" / "games.jsonl").read_text().splitlines()]
+
+
+def test_clocks_start_with_the_page_and_run_for_the_side_to_move(tmp_path: Path) -> None:
+    """The bot moves first and thinks 3 s a move; the page opens 4 s after the server."""
+    log = tmp_path / "serve.log"
+    with started(serve(tmp_path, "p2", 3.0), log) as server:
+        url = served_url(log, server)
+        assert (tmp_path / "out").is_dir()  # --out exists from the start
+        time.sleep(4)  # the game has not started: nobody is there
+        with browser() as page:
+            page.open(url)
+            wait_until(page, "document.body.getAttribute('data-ready') === '1'")
+            # The bot's turn began when the page connected: nothing played yet, its clock
+            # full but for a second or two, and running down on screen; ours waits at 5:00.
+            assert page.js("PLAY.snap.doc.moves.length") == 0
+            assert page.js("document.body.getAttribute('data-turn')") == "bot"
+            first = seconds(page, 0)
+            assert 296.0 <= first <= 300.0, first
+            assert running(page) == 0
+            time.sleep(1.2)
+            assert page.js("PLAY.snap.doc.moves.length") == 0
+            assert seconds(page, 0) <= first - 0.8
+            assert seconds(page, 1) == 300.0
+            # Our turn: the bot's clock stops where its move left it, ours runs.
+            wait_until(page, "document.body.getAttribute('data-turn') === 'human'", timeout=60)
+            bot_left = seconds(page, 0)
+            assert 290.0 <= bot_left <= 298.5, bot_left
+            assert running(page) == 1
+            ours = seconds(page, 1)
+            # help and a draw offer: answered on the page, no move spent, the clock runs on.
+            page.js("document.querySelector('#commands button[data-command=help]').click()")
+            wait_until(page, "document.getElementById('note').textContent"
+                             ".indexOf('legal moves (') >= 0", timeout=30)
+            note = page.js("document.getElementById('note').textContent")
+            assert "resign" in note and "draw" in note and "clock keeps running" in note
+            page.js("document.querySelector('#commands button[data-command=draw]').click()")
+            wait_until(page, "document.getElementById('note').textContent"
+                             ".indexOf('draw offer declined') >= 0", timeout=30)
+            time.sleep(1.0)
+            assert page.js("document.body.getAttribute('data-turn')") == "human"
+            assert page.js("PLAY.snap.doc.moves.length") == 1
+            assert page.js("document.getElementById('problem').textContent") == ""
+            assert seconds(page, 1) <= ours - 1.0
+            assert seconds(page, 0) == bot_left
+            # A move, typed; the bot's clock runs again from where it stood.
+            move = page.js("PLAY.snap.turn.legal[0]")
+            page.js(f"document.getElementById('move-text').value = '{move}';"
+                    "document.querySelector('#typed button').click()")
+            wait_until(page, "PLAY.snap.doc.moves.length === 2", timeout=30)
+            assert running(page) == 0
+            time.sleep(1.0)
+            assert seconds(page, 0) <= bot_left - 0.8
+            assert page.errors == [], page.errors
+        # The server stops mid-game: the game is kept, unfinished, with its two moves.
+        os.killpg(server.pid, signal.SIGINT)
+        server.wait(timeout=30)
+    [record] = records(tmp_path)
+    assert record.result == "*" and record.termination == Termination.INTERRUPT, record
+    assert (record.p1, record.p2) == ("random_bot", "you")
+    assert [m.move for m in record.moves][1] == move and record.plies == 2
+    assert "server was stopped" in record.reason
+
+
+def test_resign_from_the_page_at_first_load(tmp_path: Path) -> None:
+    """We move first: at the page's first load our clock is full although the server has been
+    up for seconds (it started with the page), and the resign button ends the game."""
+    log = tmp_path / "serve.log"
+    with started(serve(tmp_path, "p1", 0.0), log) as server:
+        url = served_url(log, server)
+        time.sleep(4)
+        with browser() as page:
+            page.open(url)
+            wait_until(page, "document.body.getAttribute('data-turn') === 'human'")
+            assert seconds(page, 0) >= 297.0
+            assert running(page) == 0
+            page.js("document.querySelector('#commands button[data-command=resign]').click()")
+            wait_until(page, "document.body.getAttribute('data-turn') === 'over'", timeout=30)
+            status = page.js("document.getElementById('status').textContent")
+            assert status.startswith("Game over: 0-1 (resignation)"), status
+            assert running(page) is None
+            assert page.js("document.querySelector('#commands button').disabled")
+            assert page.errors == [], page.errors
+    [record] = records(tmp_path)
+    assert (record.result, record.termination, record.plies) == (
+        "0-1", Termination.RESIGNATION, 0)
+    assert record.reason == "p1 (you): resigned"
