@@ -135,3 +135,79 @@ def test_resign_from_the_page_at_first_load(tmp_path: Path) -> None:
     assert (record.result, record.termination, record.plies) == (
         "0-1", Termination.RESIGNATION, 0)
     assert record.reason == "p1 (you): resigned"
+
+
+INSIDE = """(function (name, cell) {
+  var text = Array.prototype.filter.call(document.querySelectorAll('#board text.square-name'),
+      function (t) { return t.textContent === name; });
+  if (text.length !== 1) return 'square names ' + name + ': ' + text.length;
+  var t = text[0].getBoundingClientRect(), c = cell.getBoundingClientRect();
+  return t.left >= c.left && t.right <= c.right && t.top >= c.top && t.bottom <= c.bottom
+      ? 'inside' : 'outside: ' + JSON.stringify([t, c]);
+})"""
+"""Whether the board writes square ``name`` once, inside the cell element ``cell``."""
+
+EDGE_LETTERS = ("Array.prototype.filter.call(document.querySelectorAll('#board text'), "
+                "function (t) { return /^[a-j]$/.test(t.textContent); }).length")
+
+
+def test_draughts_square_numbers_in_the_report_viewer(tmp_path: Path) -> None:
+    """The viewer writes each square's number on its dark square (32 where the rules put it),
+    and no a-j edge letters, which the draughts moves never use."""
+    from bench.synthetic import write_journal
+    from referee.games import get_game
+    from referee.record import GameRecord, MoveRecord
+    from reports.html import build_report
+    from reports.journal import summarise_journal
+
+    board = get_game("draughts").new(None)
+    view = board.board_view()
+    cell32 = view.names.index("32")
+    x, y = view.cells[cell32].x, view.cells[cell32].y
+    assert (x, y) == (3, 3)
+    moves = ["32-27", "18-22", "27x18", "12x23"]
+    for move in moves:
+        board.play(move)
+    record = GameRecord(game="draughts", p1="a", p2="b", result="1/2-1/2",
+                        termination=Termination.ADJUDICATION, reason="test", id="g1",
+                        moves=[MoveRecord(m, i % 2, 10.0) for i, m in enumerate(moves)],
+                        plies=len(moves), final_position=board.position())
+    write_journal(tmp_path, [record])
+    build_report(tmp_path)
+    key = summarise_journal(tmp_path).games[0].key
+    with browser() as page:
+        page.open(f"{(tmp_path / 'report.html').as_uri()}#game={key}&ply=0")
+        page.wait_for("ARENA.game !== null && ARENA.positions !== null")
+        # the cell of square 32: the board's rects are drawn in the cells' order
+        rect = (f"document.querySelectorAll('#board svg > g > rect')[{cell32}]")
+        assert page.js(f"{INSIDE}('32', {rect})") == "inside"
+        names = page.js("Array.prototype.map.call(document.querySelectorAll("
+                        "'#board text.square-name'), function (t) { return t.textContent; })")
+        assert sorted(names, key=int) == [str(n) for n in range(1, 51)]
+        assert page.js(EDGE_LETTERS) == 0
+        # After 32-27 the piece stands on the cell named 27, and 32 is empty.
+        page.key("ArrowRight")
+        cell27 = view.names.index("27")
+        assert page.js("ARENA.positions[1].cells")[cell27][2] == "m"
+        assert page.js("ARENA.positions[1].cells")[cell32][2] == ""
+        assert page.errors == [], page.errors
+
+
+def test_draughts_square_numbers_on_the_play_page(tmp_path: Path) -> None:
+    """On the play page too, also with the board flipped (square 32 stays on its cell)."""
+    log = tmp_path / "serve.log"
+    argv = [sys.executable, "-m", "arena.cli", "serve", "--play", "draughts", "--bot",
+            f"{sys.executable} {BOT} --seed 3", "--tc", "300+0", "--port", "0"]
+    with started(argv, log) as server:
+        url = served_url(log, server)
+        with browser() as page:
+            page.open(url)
+            wait_until(page, "document.body.getAttribute('data-turn') === 'human'")
+            cell = "document.querySelector('#board rect.hit[data-cell=\"3,3\"]')"
+            assert page.js(f"{INSIDE}('32', {cell})") == "inside"
+            assert page.js(EDGE_LETTERS) == 0
+            page.js("document.getElementById('flip').click()")
+            assert page.js(f"{INSIDE}('32', {cell})") == "inside"
+            assert page.js(f"{INSIDE}('1', document.querySelector("
+                           "'#board rect.hit[data-cell=\"1,9\"]'))") == "inside"
+            assert page.errors == [], page.errors
