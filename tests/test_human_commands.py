@@ -196,6 +196,12 @@ def test_arena_play_interrupted_writes_the_unfinished_game(tmp_path: Path) -> No
     assert record.plies == 2 and record.final_position
     pgn = game_to_pgn(record)
     assert '[Result "*"]' in pgn and '[Termination "unterminated"]' in pgn
+    # The folder is a run directory like any other: its report counts the game as interrupted
+    # (a folder of one unfinished game made the report divide by zero once).
+    from reports.html import build_report
+
+    html = build_report(tmp_path / "out").read_text()
+    assert "1 game(s) were interrupted." in html
 
 
 @pytest.mark.slow
