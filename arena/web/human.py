@@ -322,6 +322,8 @@ class HumanGames(Snapshots):
                                    f"stopped)")
         self.out.mkdir(parents=True, exist_ok=True)
         append_record(RunDir(self.out).journal, record)
+        print(f"arena: game {self.number} stopped after {record.plies} plies, written "
+              f"unfinished (*) to {RunDir(self.out).journal}", flush=True)
 
     def _finish(self, record: GameRecord) -> None:
         self.record = record
