@@ -49,8 +49,8 @@ of them (no game has one today) is played as the move."""
 
 DRAW_DECLINED: Final = (
     "draw offer declined: the other side cannot agree to a draw, so play goes on; the game is "
-    "drawn only by its own rules (docs/rules.md) or the referee's adjudication (its draw rules, "
-    "--max-plies). Your clock is running.")
+    "drawn only by its own rules or the referee's adjudication (the game's draw rules, a move "
+    "cap; docs/rules.md). Your clock is running.")
 
 
 def help_text(turn: Turn) -> str:

@@ -56,9 +56,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     parser.add_argument("game", choices=game_names(), help="the game")
     parser.add_argument("--p1", required=True, metavar="CMD",
-                        help="first bot's command line, or 'human' to play yourself")
+                        help="first bot's command line, or 'human' to play yourself (at "
+                        "the prompt: a move, help, resign or draw)")
     parser.add_argument("--p2", required=True, metavar="CMD",
-                        help="second bot's command line, or 'human' to play yourself")
+                        help="second bot's command line, or 'human' to play yourself (at "
+                        "the prompt: a move, help, resign or draw)")
     parser.add_argument("--p1-name", help="first bot's name (default: from its command)")
     parser.add_argument("--p2-name", help="second bot's name (default: from its command)")
     parser.add_argument("--p1-protocol", choices=("native", "uci", "hub"), default="native")
