@@ -543,11 +543,14 @@ def _unusual_move(board: Game[Any], side: int, name: str, text: str) -> tuple[An
 
 
 def unfinished_record(order: GameOrder, moves: Sequence[MoveRecord], started_at: float,
-                      reason: str) -> GameRecord:
+                      why: str) -> GameRecord:
     """The record of ``order``'s game stopped before its end (Ctrl-C, a server stopped) after
     ``moves`` (book moves included, as ``on_move`` saw them): result ``*``, termination
-    ``interrupt``, no winner, the position the moves lead to. Readers skip such games in
-    ratings and count them as interrupted in reports, as they do the runner's."""
+    ``interrupt``, no winner, the position the moves lead to, the reason "stopped after N
+    plies (``why``)". Readers skip such games in ratings and count them as interrupted in
+    reports, as they do the runner's."""
+    plies = f"{len(moves)} ply" if len(moves) == 1 else f"{len(moves)} plies"
+    reason = f"stopped after {plies} ({why})"
     start = prepare_start(order)
     board = start.initial()
     for move in moves:

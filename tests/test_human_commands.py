@@ -185,7 +185,8 @@ def test_arena_play_interrupted_writes_the_unfinished_game(tmp_path: Path) -> No
             proc.kill()
             proc.wait()
     text = "".join(seen)
-    assert "unfinished" in text, text[-2000:]
+    assert ("Result: human vs random_bot: * {interrupt: stopped after 2 plies (arena play "
+            "interrupted)}, written to") in text, text[-2000:]
     records = [decode_record(line) for line in
                (tmp_path / "out" / "games.jsonl").read_text().splitlines()]
     assert len(records) == 1

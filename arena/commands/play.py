@@ -258,13 +258,12 @@ async def _play_all(args: argparse.Namespace, p1: BotSpec, p2: BotSpec, tc: Time
 def _keep_unfinished(order: GameOrder, moves: list[MoveRecord], started_at: float,
                      out: Path | None) -> None:
     """Write the game being played when ``arena play`` was stopped, as unfinished."""
-    record = unfinished_record(order, moves, started_at,
-                               f"stopped after {len(moves)} plies (arena play interrupted)")
+    record = unfinished_record(order, moves, started_at, "arena play interrupted")
     where = ""
     if out is not None:
         append_record(RunDir(out).journal, record)
         where = f", written to {RunDir(out).journal}"
-    print(f"\nResult: {record.p1} vs {record.p2}: * (unfinished) after {record.plies} plies"
+    print(f"\nResult: {record.p1} vs {record.p2}: * {{{record.termination}: {record.reason}}}"
           f"{where}", flush=True)
 
 

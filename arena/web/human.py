@@ -317,13 +317,11 @@ class HumanGames(Snapshots):
         """Write the game in progress as unfinished (``*``), with its moves."""
         if self.out is None:
             return
-        record = unfinished_record(order, self.moves, self.started_at,
-                                   f"stopped after {len(self.moves)} plies (the server was "
-                                   f"stopped)")
+        record = unfinished_record(order, self.moves, self.started_at, "the server was stopped")
         self.out.mkdir(parents=True, exist_ok=True)
         append_record(RunDir(self.out).journal, record)
-        print(f"arena: game {self.number} stopped after {record.plies} plies, written "
-              f"unfinished (*) to {RunDir(self.out).journal}", flush=True)
+        print(f"arena: game {self.number} {record.reason}: written unfinished (*) to "
+              f"{RunDir(self.out).journal}", flush=True)
 
     def _finish(self, record: GameRecord) -> None:
         self.record = record
