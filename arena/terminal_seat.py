@@ -1,5 +1,6 @@
 """The terminal front of a human seat (``arena play GAME --p1 human``): the position as a
-diagram, both clocks, the legal moves, a prompt, and a clear re-prompt after bad input.
+diagram, both clocks, the legal moves, a prompt, a clear re-prompt after bad input, and the
+answers to the seat's commands (``help``, ``draw``; ``resign`` ends the game).
 
 Input is read from standard input asynchronously (a trio stream over a duplicate of the
 descriptor), so the clock keeps running and a move that comes too late loses on time, exactly
@@ -16,6 +17,7 @@ import trio
 
 from protocol.messages import GameOver, Partie
 from referee.connection import BotCrashed, Turn
+from referee.human import COMMANDS
 
 
 def _clock(ms: int | None) -> str:
@@ -35,6 +37,8 @@ class TerminalFront:
         self.out = out or sys.stdout
         self._stream: trio.lowlevel.FdStream | None = None
         self._buffer = b""
+        self._shown: Turn | None = None
+        """The turn whose position is on the screen already (asked again: only the prompt)."""
 
     def _print(self, text: str) -> None:
         print(text, file=self.out, flush=True)
@@ -55,19 +59,25 @@ class TerminalFront:
     async def ask(self, turn: Turn, seconds_left: float | None, problem: str | None) -> str:
         board = turn.board
         side = board.side_to_move
-        if problem:
-            self._print(f"  not accepted: {problem}")
-        else:
+        if turn is not self._shown:
+            self._shown = turn
             self._print("")
             self._print(board.diagram())
             go = turn.go
             self._print(f"  clocks: p1 {_clock(go.p1time)}, p2 {_clock(go.p2time)}")
             self._print(f"  legal moves ({len(turn.legal)}): {' '.join(turn.legal)}")
+            self._print(f"  or: {', '.join(COMMANDS)}")
+        if problem:
+            self._print(f"  not accepted: {problem}")
         left = "" if seconds_left is None else f", {seconds_left:.1f} s left"
         label = board.SIDE_LABELS[side]
         print(f"{self.name} ({label}, p{side + 1}{left}) move> ", end="", file=self.out,
               flush=True)
         return await self._line()
+
+    def tell(self, text: str) -> None:
+        for line in text.splitlines():
+            self._print(f"  {line}")
 
     def game_over(self, message: GameOver) -> None:
         score = f" score {message.score[0]}-{message.score[1]}" if message.score else ""

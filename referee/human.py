@@ -6,21 +6,24 @@ through the same referee, rules and clocks as any bot's. The person is reached t
 :class:`Front` (the terminal of ``arena play``, the browser of ``arena serve --play``): the
 seat asks it for a move with the time left, checks the answer against the legal moves and asks
 again, with the reason, until a legal one comes or the clock runs out (a loss on time, as for
-a bot). Nothing here reads a terminal or a socket.
+a bot). Besides moves the person has the words of :data:`COMMANDS` (``help``, ``resign``,
+``draw``), the same in every front; none of them costs a move, and the clock runs on while
+they are answered, as it does over a real board. Nothing here reads a terminal or a socket.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Protocol
+from typing import Final, Protocol
 
 import trio
 
 from protocol.lines import BadLine
 from protocol.messages import GameOver, Partie
 from referee.botspec import BotSpec
-from referee.connection import BotConnection, BotTimedOut, MoveReply, Turn
+from referee.connection import BotConnection, BotError, BotTimedOut, MoveReply, Turn
 from referee.games import GameError
+from referee.record import Termination
 
 HUMAN: str = "human"
 """What ``--p1`` / ``--p2`` say for a seat taken by a person."""
@@ -35,12 +38,46 @@ def is_human(spec: BotSpec) -> bool:
     return spec.cmd == [HUMAN]
 
 
+COMMANDS: Final[dict[str, str]] = {
+    "help": "the legal moves and these commands (your clock keeps running)",
+    "resign": "end the game now: you lose, recorded as a resignation",
+    "draw": "offer a draw: the other side declines (a bot cannot accept one), so play goes "
+            "on; the game is drawn only by its rules or the referee's adjudication",
+}
+"""What a person may type instead of a move, and what each does. A legal move spelt like one
+of them (no game has one today) is played as the move."""
+
+DRAW_DECLINED: Final = (
+    "draw offer declined: the other side cannot agree to a draw, so play goes on; the game is "
+    "drawn only by its own rules or the referee's adjudication (the game's draw rules, a move "
+    "cap; docs/rules.md). Your clock is running.")
+
+
+def help_text(turn: Turn) -> str:
+    """What ``help`` shows: the legal moves here and the commands."""
+    lines = [f"legal moves ({len(turn.legal)}): {' '.join(turn.legal)}", "commands:"]
+    lines += [f"  {word:<7} {what}" for word, what in COMMANDS.items()]
+    lines.append("Your clock keeps running while you read this, as over a real board.")
+    return "\n".join(lines)
+
+
+class Resigned(BotError):
+    """The person resigned: the game ends, lost, with its own termination."""
+
+    termination = Termination.RESIGNATION
+
+
 class Front(Protocol):
     """Where a person sees the game and answers."""
 
     async def ask(self, turn: Turn, seconds_left: float | None, problem: str | None) -> str:
-        """The person's move text for ``turn``; ``problem`` says why the last one was refused."""
+        """The person's move text (or command) for ``turn``; ``problem`` says why the last one
+        was refused. The same ``turn`` object is asked again after a refusal or a command: a
+        front shows its position once."""
         ...
+
+    def tell(self, text: str) -> None:
+        """A note that needs no answer (the help, a declined draw offer)."""
 
     def game_over(self, message: GameOver) -> None: ...
 
@@ -79,7 +116,7 @@ def check_move(turn: Turn, text: str) -> tuple[str | None, str]:
     """The canonical legal move ``text`` names, or None and why not."""
     text = text.strip()
     if not text:
-        return None, "empty move: type one of the legal moves"
+        return None, "empty move: type one of the legal moves (or help)"
     if text in turn.legal:
         return text, ""
     board = turn.board
@@ -116,7 +153,8 @@ class HumanSeat(BotConnection):
         return None
 
     async def request_move(self, turn: Turn, budget_s: float | None) -> MoveReply:
-        """Ask until a legal move comes; the clock runs from the first question."""
+        """Ask until a legal move comes; the clock runs from the first question, through
+        refusals and commands alike. ``resign`` raises :class:`Resigned`."""
         sent_at = trio.current_time()
         deadline = sent_at + budget_s if budget_s is not None else float("inf")
         problem: str | None = None
@@ -124,6 +162,13 @@ class HumanSeat(BotConnection):
             while True:
                 left = None if budget_s is None else max(0.0, deadline - trio.current_time())
                 text = await self.front.ask(turn, left, problem)
+                word = text.strip().lower()
+                if word in COMMANDS and text.strip() not in turn.legal:
+                    problem = None
+                    if word == "resign":
+                        raise Resigned(self.name, "resigned")
+                    self.front.tell(help_text(turn) if word == "help" else DRAW_DECLINED)
+                    continue
                 move, problem = check_move(turn, text)
                 if move is not None:
                     read_at = trio.current_time()

@@ -542,6 +542,24 @@ def _unusual_move(board: Game[Any], side: int, name: str, text: str) -> tuple[An
     return move, board.format_move(move)
 
 
+def unfinished_record(order: GameOrder, moves: Sequence[MoveRecord], started_at: float,
+                      why: str) -> GameRecord:
+    """The record of ``order``'s game stopped before its end (Ctrl-C, a server stopped) after
+    ``moves`` (book moves included, as ``on_move`` saw them): result ``*``, termination
+    ``interrupt``, no winner, the position the moves lead to, the reason "stopped after N
+    plies (``why``)". Readers skip such games in ratings and count them as interrupted in
+    reports, as they do the runner's."""
+    plies = f"{len(moves)} ply" if len(moves) == 1 else f"{len(moves)} plies"
+    reason = f"stopped after {plies} ({why})"
+    start = prepare_start(order)
+    board = start.initial()
+    for move in moves:
+        board.play(move.move)
+    names = (order.bots[0].name, order.bots[1].name)
+    end = _End(None, Termination.INTERRUPT, reason, result="*")
+    return _record(order, names, start, board, list(moves), end, started_at)
+
+
 def _record(order: GameOrder, names: tuple[str, str], start: GameStart, board: Game[Any],
             moves: list[MoveRecord], end: _End, started_at: float) -> GameRecord:
     parties, score = _parties(board)
@@ -568,4 +586,5 @@ __all__ = [
     "play_on",
     "game_options_for",
     "prepare_start",
+    "unfinished_record",
 ]

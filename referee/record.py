@@ -34,7 +34,11 @@ class Termination(StrEnum):
     PROTOCOL_ERROR = "protocol-error"
     """A bot sent something the protocol forbids where a reply was due (garbage, overlong line)."""
     INTERRUPT = "interrupt"
-    """The runner was stopped before the game ended; such games are replayed on resume."""
+    """The runner was stopped before the game ended; such games are replayed on resume. Result
+    ``*``: a game of ``arena play`` or ``arena serve --play`` stopped half-way is written so."""
+    RESIGNATION = "resignation"
+    """A person in a human seat resigned (``resign``); bots never resign themselves (the score
+    adjudication's resignations are ``adjudication``)."""
 
 
 BOT_FAULTS: Final[tuple[Termination, ...]] = (

@@ -34,6 +34,7 @@ PGN_TERMINATION: Final[dict[str, str]] = {
     Termination.STALL: "stalled connection",
     Termination.PROTOCOL_ERROR: "rules infraction",
     Termination.INTERRUPT: "unterminated",
+    Termination.RESIGNATION: "normal",  # PGN's word for a game resigned, as for one mated
 }
 
 

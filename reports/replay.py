@@ -155,6 +155,8 @@ def replay(rec: GameRecord, keep_views: bool = False) -> Replay:
         "frames": frames,
         "moves": rows,
     }
+    if first.names:  # square numbers (draughts): drawn on the board, as the moves use them
+        doc["names"] = list(first.names)
     if error:
         doc["error"] = error
     return Replay(doc=doc, final_position=game.position(), error=error, views=views)

@@ -95,6 +95,7 @@ def wdl(games: pd.DataFrame, bots: list[str]) -> pd.DataFrame:
     table[["games", "wins", "draws", "losses"]] = table[
         ["games", "wins", "draws", "losses"]
     ].astype(int)
+    table["points"] = table["points"].astype(float)  # no finished game: an empty object column
     with np.errstate(invalid="ignore", divide="ignore"):
         table["score_pct"] = (100.0 * table["points"] / table["games"]).round(1)
     return table

@@ -215,6 +215,9 @@ async def test_a_human_who_does_not_answer_loses_on_time(autojump_clock: MockClo
             self.asked += 1
             await trio.sleep_forever()
 
+        def tell(self, text: str) -> None:
+            pass
+
         def game_over(self, message: GameOver) -> None:
             self.over.append(message)
 

@@ -3,6 +3,8 @@
 The bots are started once and reused from game to game (``uginewgame``); a bot that crashed,
 stalled, broke the protocol, played an illegal move or lost on time is restarted before the
 next game, so a stale reply can never leak into a new game. Colours alternate between games.
+A game stopped half-way (Ctrl-C) is still written to ``--out``, unfinished (``*``), with the
+moves played so far.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import os
 import shlex
 import shutil
 import sys
+import time
 from pathlib import Path
 from typing import Any, Final
 
@@ -29,7 +32,14 @@ from referee.botspec import BotSpec, Protocol
 from referee.connection import BotConnection, BotError
 from referee.games import Game, GameError, game_names
 from referee.human import HUMAN, HumanSeat, human_spec, is_human
-from referee.match import FreshBots, open_bot, play_game, play_on, prepare_start
+from referee.match import (
+    FreshBots,
+    open_bot,
+    play_game,
+    play_on,
+    prepare_start,
+    unfinished_record,
+)
 from referee.order import GameOrder
 from referee.process.botview import hide_from_bots
 from referee.process.errors import BotStartError
@@ -50,10 +60,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser.add_argument("game", choices=game_names(), help="the game")
     parser.add_argument("--p1", required=True, metavar="CMD",
                         help="first bot's command line, an entry of --bots-file, or 'human' "
-                        "to play yourself")
+                        "to play yourself (at the prompt: a move, help, resign or draw)")
     parser.add_argument("--p2", required=True, metavar="CMD",
                         help="second bot's command line, an entry of --bots-file, or 'human' "
-                        "to play yourself")
+                        "to play yourself (at the prompt: a move, help, resign or draw)")
     parser.add_argument("--bots-file", type=Path, metavar="FILE",
                         help="a bots file ([[bots]] tables, as a config's bots_file): a --p1 "
                         "or --p2 that is the name of one of its entries plays that entry")
@@ -186,8 +196,11 @@ class _Printer:
         self.names = names
         self.show = show
         self.quiet = quiet
+        self.moves: list[MoveRecord] = []
+        """The game's moves so far (book moves included), for an unfinished game's record."""
 
     def __call__(self, record: MoveRecord) -> None:
+        self.moves.append(record)
         self.board.play(record.move)
         if self.quiet:
             return
@@ -210,6 +223,27 @@ class _Printer:
               f"{record.move:<12} {detail}", flush=True)
         if self.show:
             print(self.board.diagram(), flush=True)
+
+
+class _Lent(FreshBots):
+    """Fresh processes for a game where a bot did not start, except the connections that are
+    up (a human seat above all: its command is no program), which are lent, not closed."""
+
+    def __init__(self, connections: dict[str, BotConnection | None],
+                 log_dir: Path | None) -> None:
+        super().__init__(log_dir)
+        self.lent = [c for c in connections.values() if c is not None and c.alive]
+
+    async def acquire(self, spec: BotSpec, game_id: str) -> BotConnection:
+        for connection in self.lent:
+            if connection.spec.name == spec.name:
+                return connection
+        return await super().acquire(spec, game_id)
+
+    async def release(self, connection: BotConnection, side: int,
+                      record: GameRecord | None) -> None:
+        if connection not in self.lent:
+            await super().release(connection, side, record)
 
 
 async def _connect(spec: BotSpec, log_dir: Path | None) -> BotConnection | None:
@@ -254,11 +288,17 @@ async def _play_all(args: argparse.Namespace, p1: BotSpec, p2: BotSpec, tc: Time
             print(f"Game {index + 1}: {first.name} (p1) vs {second.name} (p2), tc {tc}",
                   flush=True)
             c1, c2 = connections[first.name], connections[second.name]
-            if c1 is None or c2 is None:
-                # Let play_game start them afresh and record the failure the standard way.
-                record = await play_game(order, FreshBots(log_dir), on_move=printer)
-            else:
-                record = await play_on(order, (c1, c2), on_move=printer)
+            started_at = time.time()
+            try:
+                if c1 is None or c2 is None:
+                    # Let play_game start them afresh and record the failure the standard way.
+                    record = await play_game(order, _Lent(connections, log_dir),
+                                             on_move=printer)
+                else:
+                    record = await play_on(order, (c1, c2), on_move=printer)
+            except BaseException:  # Ctrl-C (or a fault of ours): keep what was played
+                _keep_unfinished(order, printer.moves, started_at, args.out)
+                raise
             _report(record, scores, args.out)
             if record.termination in RESTART_AFTER and record.winner is not None:
                 loser = (first, second)[1 - record.winner].name
@@ -272,6 +312,18 @@ async def _play_all(args: argparse.Namespace, p1: BotSpec, p2: BotSpec, tc: Time
                 if connection is not None:
                     await connection.aclose()
     return scores
+
+
+def _keep_unfinished(order: GameOrder, moves: list[MoveRecord], started_at: float,
+                     out: Path | None) -> None:
+    """Write the game being played when ``arena play`` was stopped, as unfinished."""
+    record = unfinished_record(order, moves, started_at, "arena play interrupted")
+    where = ""
+    if out is not None:
+        append_record(RunDir(out).journal, record)
+        where = f", written to {RunDir(out).journal}"
+    print(f"\nResult: {record.p1} vs {record.p2}: * {{{record.termination}: {record.reason}}}"
+          f"{where}", flush=True)
 
 
 def _report(record: GameRecord, scores: dict[str, float], out: Path | None) -> None:

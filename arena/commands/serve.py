@@ -109,8 +109,13 @@ def _serve(args: argparse.Namespace, app: Any, background: Any, what: str) -> in
     print(f"arena: serving {what} at http://{shown}:{port}/ (Ctrl-C stops)", flush=True)
     from arena.web.app import serve
 
-    with sock:
+    try:
         trio.run(serve, app, sock, background)
+    finally:
+        # Hypercorn closed the descriptor it was given (``fd://``) when it stopped: closing
+        # it again failed with EBADF after every Ctrl-C, or could close a descriptor reused
+        # since. Forget it instead (a server that never started leaves it to the exit).
+        sock.detach()
     return 0
 
 

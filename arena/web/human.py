@@ -7,7 +7,12 @@ clicks, both clocks) to the page over server-sent events and takes the person's 
 ``POST /move`` (from its own page only: :mod:`arena.web.guard`). Clicks are worked out here
 from the rules: for every legal move, the cell its piece leaves (or the hand piece it drops),
 the cell it lands on, so the page needs no rules of its own. A move no click can express (a
-pass) is a button.
+pass) is a button, and so are the seat's commands (help, resign, offer a draw).
+
+The first game starts when a page first connects, so the clocks start at the first move
+request with the person there, as in a bot game; each snapshot says whose clock runs and from
+when, so the page runs it. Closing the page stops nothing (reload it: the clock has run on);
+stopping the server writes the game in progress to ``--out`` as unfinished (``*``).
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ from referee.botspec import BotSpec
 from referee.connection import BotConnection, BotError, Turn
 from referee.games import Game, GameError, get_game
 from referee.human import HumanSeat, human_spec
-from referee.match import open_bot, play_on, prepare_start
+from referee.match import open_bot, play_on, prepare_start, unfinished_record
 from referee.order import GameOrder
 from referee.process.errors import BotStartError
 from referee.record import GameRecord, MoveRecord, Termination
@@ -105,11 +110,16 @@ class BrowserFront:
         self.deadline: float | None = None
         """``time.time()`` at which the person's clock runs out (None: no clock)."""
         self.messages: list[str] = []
+        self._asked: Turn | None = None
+        self.note = ""
+        """The answer to the person's last command (help, draw), until the turn changes."""
         self._send, self._inbox = trio.open_memory_channel[str](16)
 
     async def ask(self, turn: Turn, seconds_left: float | None, problem: str | None) -> str:
-        if self.turn is not turn:
+        if self._asked is not turn:  # a new turn (asked again after a refusal or a command)
+            self._asked = turn
             self.clicks = click_map(turn.board, list(turn.legal))
+            self.note = ""
         self.turn = turn
         self.problem = problem
         self.deadline = None if seconds_left is None else time.time() + seconds_left
@@ -130,7 +140,12 @@ class BrowserFront:
             return False
         return True
 
+    def tell(self, text: str) -> None:
+        self.note = text
+        self.publish()
+
     def game_over(self, message: GameOver) -> None:
+        self.note = ""
         self.messages.append(f"game over: {message.result} ({message.termination}) "
                              f"{message.text}".rstrip())
         self.publish()
@@ -164,11 +179,43 @@ class HumanGames(Snapshots):
         """The person's and the bot's points over the games played."""
         self.error = ""
         self._next = trio.Event()
+        self.attended = trio.Event()
+        """Set when a page first connects: the first game waits for it."""
+        self.board: Game[Any] | None = None
+        """The game's position as the moves so far leave it (whose turn it is)."""
+        self.running: dict[str, Any] | None = None
+        """The clock running now: ``side``, ``since`` (``time.time()``), ``left_ms`` (that
+        side's time at the start of its turn, None without a clock)."""
+        self.started_at = 0.0
 
     # ----- state for the page ----------------------------------------------------------
     def names(self) -> tuple[str, str]:
         you, bot = self.seat.name, self.bot.name
         return (you, bot) if self.human == 0 else (bot, you)
+
+    def attend(self) -> dict[str, Any]:
+        """A page connected: the first game may start. Returns the current snapshot."""
+        self.attended.set()
+        return {**self.snapshot, "now": time.time()}  # sent now: the page's clock offset
+
+    def _clock_at_turn(self, side: int) -> float | None:
+        """``side``'s time as its turn starts: what its last move left, else the base."""
+        if self.tc.movetime_ms is not None:
+            return self.tc.movetime_ms
+        left = self.tc.base_ms
+        for move in self.moves:
+            if move.side == side and move.clock_ms is not None:
+                left = move.clock_ms
+        return left
+
+    def _turn_starts(self) -> None:
+        board = self.board
+        if board is None or board.outcome() is not None:
+            self.running = None
+            return
+        side = int(board.side_to_move)
+        self.running = {"side": side, "since": time.time(),
+                        "left_ms": self._clock_at_turn(side)}
 
     def publish(self) -> None:
         self.version += 1
@@ -198,7 +245,8 @@ class HumanGames(Snapshots):
                 "clicks": front.clicks, "deadline": front.deadline,
                 "go": [turn.go.p1time, turn.go.p2time],
             },
-            "problem": front.problem, "messages": front.messages[-6:],
+            "running": None if self.record is not None else self.running,
+            "problem": front.problem, "note": front.note, "messages": front.messages[-6:],
             "result": None if self.record is None else {
                 "result": self.record.result, "termination": str(self.record.termination),
                 "reason": self.record.reason, "score": list(self.record.score)},
@@ -221,6 +269,9 @@ class HumanGames(Snapshots):
 
     def _on_move(self, move: MoveRecord) -> None:
         self.moves.append(move)
+        if self.board is not None:
+            self.board.play(move.move)
+        self._turn_starts()
         self.publish()
 
     async def run(self) -> None:
@@ -230,7 +281,10 @@ class HumanGames(Snapshots):
                 self.number += 1
                 self.moves = []
                 self.record = None
+                self.running = None
                 self.front.messages.clear()
+                order = self.order()
+                self.board = prepare_start(order).initial()
                 self.publish()
                 if bot is None or not bot.alive:
                     try:
@@ -241,7 +295,15 @@ class HumanGames(Snapshots):
                         return
                 seats: tuple[BotConnection, BotConnection] = (
                     (self.seat, bot) if self.human == 0 else (bot, self.seat))
-                record = await play_on(self.order(), seats, on_move=self._on_move)
+                await self.attended.wait()  # the clocks start with the person there
+                self.started_at = time.time()
+                self._turn_starts()
+                self.publish()
+                try:
+                    record = await play_on(order, seats, on_move=self._on_move)
+                except BaseException:  # the server stopped (or a fault of ours)
+                    self._keep_unfinished(order)
+                    raise
                 self._finish(record)
                 await self._next.wait()
                 self._next = trio.Event()
@@ -251,8 +313,19 @@ class HumanGames(Snapshots):
                 with trio.CancelScope(shield=True):
                     await bot.aclose()
 
+    def _keep_unfinished(self, order: GameOrder) -> None:
+        """Write the game in progress as unfinished (``*``), with its moves."""
+        if self.out is None:
+            return
+        record = unfinished_record(order, self.moves, self.started_at, "the server was stopped")
+        self.out.mkdir(parents=True, exist_ok=True)
+        append_record(RunDir(self.out).journal, record)
+        print(f"arena: game {self.number} {record.reason}: written unfinished (*) to "
+              f"{RunDir(self.out).journal}", flush=True)
+
     def _finish(self, record: GameRecord) -> None:
         self.record = record
+        self.running = None
         you = self.human
         if record.winner is None:
             self.score[0] += 0.5
@@ -278,6 +351,10 @@ PLAY_BODY = """
 <div class="clock" id="clock0"></div><div class="clock" id="clock1"></div>
 <div id="status"></div><div class="err" id="problem"></div>
 <div class="buttons" id="choices"></div>
+<div class="buttons" id="commands"><button type="button" data-command="help">help</button>
+<button type="button" data-command="draw">offer a draw</button>
+<button type="button" data-command="resign">resign</button></div>
+<pre class="hint" id="note"></pre>
 <form id="typed"><label>or type a move <input id="move-text" size="10"></label>
 <button type="submit">play</button></form>
 <div class="buttons"><button type="button" id="flip">flip board</button>
@@ -310,6 +387,12 @@ def play_app(game: str, bot_cmd: list[str], *, tc: str, human: int, options: dic
         prepare_start(games.order())  # the options checked before the page is served
     except GameError as exc:
         raise UserError(str(exc)) from None
+    if out is not None:
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UserError(f"--out {out}: cannot create the folder: "
+                            f"{exc.strerror or exc}") from None
 
     token = new_token()
 
@@ -317,7 +400,7 @@ def play_app(game: str, bot_cmd: list[str], *, tc: str, human: int, options: dic
         return HTMLResponse(page(f"Arena: play {game}", "play.js", PLAY_BODY, token))
 
     async def events(request: Request) -> Response:
-        return event_stream(games.wait_newer, lambda: games.snapshot)
+        return event_stream(games.wait_newer, games.attend)
 
     async def move(request: Request) -> Response:
         try:

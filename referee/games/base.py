@@ -89,6 +89,11 @@ class BoardView(msgspec.Struct, omit_defaults=True):
     """Pieces in hand per side (Dobutsu), as piece labels."""
     caption: str = ""
     """One line under the board: score, phase, side to move."""
+    names: list[str] = []
+    """Per cell, in the order of ``cells``, its name in the game's moves where the notation
+    numbers squares instead of naming coordinates (draughts: 1-50 on the dark squares, "" on
+    the others). Empty: moves name cells by column letter and row number, as the pictures'
+    edges show."""
 
 
 class Outcome(msgspec.Struct, frozen=True):

@@ -26,6 +26,13 @@ from referee.games.base import (
 
 _MOVE_TEXT = re.compile(r"^\d{1,2}(?:-\d{1,2}|(?:x\d{1,2})+)$")
 
+_CELL_NAMES: list[str] = [
+    "" if (sq := bits._square_at(9 - y, x)) is None else str(sq)
+    for y in range(10) for x in range(10)
+]
+"""The square numbers of :meth:`Draughts.board_view`'s cells (in its order: rows from p1's
+side, columns from its left): what the board pictures write on the dark squares."""
+
 KINGS_ONLY_PLIES = 50
 """FMJD: 25 successive moves by each side with only kings moved and no capture = draw."""
 ENDGAME_PLIES = {16: 32, 5: 10}
@@ -189,7 +196,8 @@ class Draughts(Game[DraughtsMove]):
                     cells.append(CellView(x, y, terrain="dark"))
                 else:
                     cells.append(CellView(x, y, piece[1], piece[0], terrain="dark"))
-        return BoardView("square", 10, 10, cells, caption=f"{self.SIDE_LABELS[self._side]} to move")
+        return BoardView("square", 10, 10, cells, caption=f"{self.SIDE_LABELS[self._side]} to move",
+                         names=_CELL_NAMES)
 
     def repetition_key(self) -> Hashable:
         return (self._white, self._black, self._kings, self._side)

@@ -1,7 +1,7 @@
 /* Board pictures for the report's viewer and the live pages of `arena serve`: an SVG drawn
  * from one position of a viewer document (cells [x, y, piece, side, terrain, extra], hands,
- * shape "square" or "hex"), made by reports/replay.py. Shared, so every page draws a board
- * the same way.
+ * shape "square" or "hex", and for games whose moves number the squares (draughts) the
+ * cells' names), made by reports/replay.py. Shared, so every page draws a board the same way.
  */
 "use strict";
 
@@ -138,6 +138,17 @@ function drawBoard(doc, pos, host, opts) {
                                         fill: "#4a3b28" }, c[4]));
     }
   });
+  /* square numbers in the top left corner, clear of a piece, where moves name squares so */
+  var names = doc.names || [];
+  if (names.length && !hex) {
+    pos.cells.forEach(function (c, i) {
+      if (!names[i]) return;
+      var p = place(c);
+      board.appendChild(svgNode("text", { x: p[0] - S / 2 + 2, y: p[1] - S / 2 + Math.max(6, S * 0.2),
+                                      "font-size": Math.max(6, S * 0.2), fill: c[4] === "dark" ? "#f4e9d8" : "#4a3b28",
+                                      "font-family": "system-ui, sans-serif", "class": "square-name" }, names[i]));
+    });
+  }
   pos.cells.forEach(function (c) {
     var p = place(c);
     drawPiece(board, p[0], p[1], S * 0.38, c, doc.sides || []);
@@ -164,8 +175,8 @@ function drawBoard(doc, pos, host, opts) {
       board.appendChild(hit);
     });
   }
-  /* coordinates along the bottom and left for square boards */
-  if (!hex) {
+  /* coordinates along the bottom and left for square boards whose moves use them */
+  if (!hex && !names.length) {
     for (var x = 0; x < cols; x++) {
       var cx = pad + (flip ? cols - 1 - x : x) * S + S / 2;
       board.appendChild(svgNode("text", { x: cx, y: height - pad + 14, "text-anchor": "middle", "font-size": 10,

@@ -1,11 +1,13 @@
 /* The human seat's page (`arena serve --play`): the board from the server's snapshots (server-
  * sent events), clicks turned into moves with the click map the server computed from the
  * rules (select a piece or a hand piece, its targets light up, click one), buttons for moves
- * no click expresses (a pass) or when several moves share a click, and both clocks.
+ * no click expresses (a pass) or when several moves share a click, the seat's commands (help,
+ * offer a draw, resign: sent as the move text, the seat answers them), and both clocks: the
+ * side to move's runs from the time the server says its turn began.
  */
 "use strict";
 
-var PLAY = { snap: null, selected: null, flip: false, choices: [] };
+var PLAY = { snap: null, selected: null, flip: false, choices: [], offset: 0 };
 
 /* A POST to this server: with the token it wrote into the page, without which it refuses any
  * request that changes something (arena/web/guard.py). */
@@ -83,15 +85,17 @@ function fmt(ms) {
   return m ? m + ":" + (s - 60 * m).toFixed(1).padStart(4, "0") : s.toFixed(1) + " s";
 }
 
+/* Both clocks: the one of the side to move runs down from what it had when its turn began
+ * (the server's time, corrected by the difference between its clock and this one). */
 function drawClocks() {
   var s = PLAY.snap;
   if (!s) return;
+  var run = s.result ? null : s.running;
   [0, 1].forEach(function (side) {
     var ms = s.clocks[side] !== null ? s.clocks[side] : s.base_ms;
-    if (s.turn && s.turn.go && s.turn.go[side] !== null && s.turn.go[side] !== undefined) ms = s.turn.go[side];
-    var running = s.turn && s.turn.side === side && !s.result;
-    if (running && s.turn.deadline && side === s.human)
-      ms = s.turn.deadline * 1000 - Date.now();
+    var running = !!run && run.side === side;
+    if (running)
+      ms = run.left_ms === null ? null : run.left_ms - (Date.now() + PLAY.offset - run.since * 1000);
     var el = byId("clock" + side);
     el.textContent = "p" + (side + 1) + " " + s.names[side] + ": " + (ms === null ? "no clock" : fmt(ms));
     el.className = "clock" + (running ? " turn" : "");
@@ -134,6 +138,10 @@ function draw() {
     box.appendChild(b);
   });
   byId("new-game").disabled = !s.result;
+  Array.prototype.forEach.call(document.querySelectorAll("#commands button"), function (b) {
+    b.disabled = !myTurn();
+  });
+  byId("note").textContent = s.note || "";
   var list = byId("moves-list");
   list.textContent = (doc.moves || []).map(function (m, i) {
     return (i % 2 === 0 ? (Math.floor(i / 2) + 1) + ". " : "") + m[0];
@@ -150,6 +158,7 @@ document.addEventListener("DOMContentLoaded", function () {
   var source = new EventSource("/events"), conn = byId("conn");
   source.addEventListener("state", function (ev) {
     var snap = JSON.parse(ev.data);
+    PLAY.offset = snap.now * 1000 - Date.now();
     if (!PLAY.snap || !snap.turn || !PLAY.snap.turn || snap.version !== PLAY.snap.version) {
       if (!snap.turn || snap.problem) { PLAY.selected = null; PLAY.choices = []; }
     }
@@ -165,6 +174,9 @@ document.addEventListener("DOMContentLoaded", function () {
     if (t) { submit(t); byId("move-text").value = ""; }
   });
   byId("flip").addEventListener("click", function () { PLAY.flip = !PLAY.flip; draw(); });
+  Array.prototype.forEach.call(document.querySelectorAll("#commands button"), function (b) {
+    b.addEventListener("click", function () { if (myTurn()) submit(b.getAttribute("data-command")); });
+  });
   byId("new-game").addEventListener("click", function () {
     post("/new");
   });
