@@ -192,8 +192,10 @@ def terminations(games: pd.DataFrame, bots: list[str]) -> pd.DataFrame:
         counts = lost[lost["termination"] == fault].groupby("bot").size()
         table[fault] = counts.reindex(bots, fill_value=0).astype(int)
     table["faults"] = table[list(BOT_FAULTS)].sum(axis=1)
-    for kind in ("normal", "adjudication"):
+    for kind in ("normal", "adjudication", "resignation"):
         counts = long[long["termination"] == kind].groupby("bot").size()
+        if kind == "resignation" and counts.empty:
+            continue  # only a human seat resigns: no column in a tournament of bots
         table[kind] = counts.reindex(bots, fill_value=0).astype(int)
     interrupted = games[games["result"] == "*"]
     counts = pd.concat([interrupted["p1"], interrupted["p2"]]).value_counts()

@@ -21,6 +21,8 @@ from referee.adjudication import Adjudication
 from referee.connection import Turn
 from referee.human import DRAW_DECLINED, HumanSeat, human_spec
 from referee.record import GameRecord, Termination, decode_record
+from reports import tables
+from reports.journal import summarise_journal
 from reports.pgn import game_to_pgn
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -162,6 +164,10 @@ def test_arena_play_help_draw_resign_in_a_real_terminal_session(tmp_path: Path) 
                (tmp_path / "out" / "games.jsonl").read_text().splitlines()]
     assert [(r.result, r.termination, r.plies) for r in records] == [
         ("0-1", Termination.RESIGNATION, 2)]
+    games = tables.games_frame(summarise_journal(tmp_path / "out"))
+    ended = tables.terminations(games, ["human", "random_bot"])
+    assert ended["resignation"].to_dict() == {"human": 1, "random_bot": 1}  # counted, not lost
+    assert ended["faults"].sum() == 0
 
 
 @pytest.mark.slow
