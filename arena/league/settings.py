@@ -48,6 +48,9 @@ class Policy(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
     """Wall-clock limit of a submission's build."""
     build_memory_mb: Annotated[int, msgspec.Meta(ge=16, le=1 << 20)] = 2048
     """Memory limit of a submission's build."""
+    pending_per_author: Annotated[int, msgspec.Meta(ge=1, le=100)] = 3
+    """Submissions an author may have waiting or running at once on ``arena serve
+    --submissions`` (their builds run one at a time)."""
     cluster: str | None = None
     """Play the nights on a Dask cluster (``local:N`` or ``tcp://HOST:8786``), as ``--cluster``."""
 

@@ -36,6 +36,7 @@ from arena.commands.check_bot import check
 from arena.config import ConfigError, OptionValue
 from arena.errors import UserError
 from arena.league import store
+from arena.league.authors import claim_bot
 from arena.league.botfile import infer_cmd, read_bot_file
 from arena.league.build import build_spec, run_build
 from arena.league.layout import BUILD_LOG, CHECK_LOG, NAME_PATTERN, LeagueDir
@@ -71,11 +72,13 @@ def submit(league: LeagueDir, settings: LeagueSettings, sub: Submission,
            say: Say = print, *, check_timeout: float | None = None) -> Version:
     """Make ``sub`` a version of the league and return it, active or rejected. Raises
     :class:`UserError` (and takes no number) only for a bad name or a missing folder or
-    command. ``check_timeout`` bounds the check's handshake and ``isready`` answers (default
+    command, or a name that belongs to another author (:mod:`.authors`). ``check_timeout`` bounds the check's handshake and ``isready`` answers (default
     ``check-bot``'s own). Synchronous: it runs the check under its own ``trio.run``."""
     _validate(sub)
     cmd = _installed_cmd(sub.cmd) if sub.folder is None and sub.cmd is not None else sub.cmd
     with league_lock(league):
+        if sub.author is not None:
+            claim_bot(league, sub.name, sub.author)
         number = next_number(league, sub.name)
         version = Version(name=sub.name, number=number, cmd=list(cmd or []),
                           submitted_at=time.time(), protocol=sub.protocol or "native",
