@@ -71,9 +71,10 @@ class Submission:
 def submit(league: LeagueDir, settings: LeagueSettings, sub: Submission,
            say: Say = print, *, check_timeout: float | None = None) -> Version:
     """Make ``sub`` a version of the league and return it, active or rejected. Raises
-    :class:`UserError` (and takes no number) only for a bad name or a missing folder or
-    command, or a name that belongs to another author (:mod:`.authors`). ``check_timeout`` bounds the check's handshake and ``isready`` answers (default
-    ``check-bot``'s own). Synchronous: it runs the check under its own ``trio.run``."""
+    :class:`UserError` (and takes no number) only for a bad name, a missing folder or
+    command, or a name that belongs to another author (:mod:`.authors`). ``check_timeout``
+    bounds the check's handshake and ``isready`` answers (default ``check-bot``'s own).
+    Synchronous: it runs the check under its own ``trio.run``."""
     _validate(sub)
     cmd = _installed_cmd(sub.cmd) if sub.folder is None and sub.cmd is not None else sub.cmd
     with league_lock(league):

@@ -25,6 +25,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
+from arena.web.bodylimit import DEFAULT_LIMIT, BodyLimit, BodyTooLarge, too_large
 from arena.web.guard import TOKEN_META, SameOriginGuard, new_token
 from arena.web.runfiles import run_files
 from arena.web.watch import RunWatcher
@@ -36,6 +37,7 @@ ASSETS: Final = {
     "live.js": ("arena.web", "application/javascript"),
     "play.js": ("arena.web", "application/javascript"),
     "live.css": ("arena.web", "text/css"),
+    "submit.js": ("arena.web", "application/javascript"),
 }
 
 
@@ -117,9 +119,18 @@ rebuilt a few seconds after games finish).</p>
 """
 
 
-def guarded(routes: list[BaseRoute], token: str) -> Starlette:
-    """An app of ``routes`` whose state-changing requests must come from its own page."""
-    return Starlette(routes=routes, middleware=[Middleware(SameOriginGuard, token=token)])
+def guarded(routes: list[BaseRoute], token: str, *,
+            bearer: Callable[[str], bool] | None = None, hosts: frozenset[str] = frozenset(),
+            limit_of: Callable[[str], int] = lambda path: DEFAULT_LIMIT) -> Starlette:
+    """An app of ``routes`` whose state-changing requests must come from its own page (or
+    carry a Bearer token ``bearer`` accepts), reached by this machine's names or ``hosts``,
+    and whose request bodies are at most ``limit_of(path)`` bytes (:mod:`.bodylimit`)."""
+    app = Starlette(routes=routes, middleware=[
+        Middleware(BodyLimit, limit_of=limit_of),
+        Middleware(SameOriginGuard, token=token, bearer=bearer, hosts=hosts)],
+        exception_handlers={BodyTooLarge: too_large})
+    app.state.page_token = token
+    return app
 
 
 def live_app(run_dir: Path, watcher: RunWatcher) -> Starlette:
