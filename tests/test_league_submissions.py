@@ -51,10 +51,14 @@ def make_league(root: Path, extra: str = "") -> LeagueDir:
 
 
 def bot_folder(folder: Path, build: str | None = COMPILE, seed: int = 1) -> Path:
-    """The random sample bot as ``bot.py`` with the protocol package it imports: the folder
-    an author zips."""
+    """The random sample bot with the protocol package it imports, started by a ``bot.py``
+    that first says hello on stderr (so that nights keep a stderr log of it): the folder an
+    author zips."""
     folder.mkdir(parents=True)
-    shutil.copy(ROOT / "sample_bots" / "random_bot.py", folder / "bot.py")
+    shutil.copy(ROOT / "sample_bots" / "random_bot.py", folder / "random_bot.py")
+    (folder / "bot.py").write_text(
+        "import runpy, sys\nprint('hello from', sys.argv, file=sys.stderr, flush=True)\n"
+        "runpy.run_path('random_bot.py', run_name='__main__')\n")
     shutil.copytree(ROOT / "protocol", folder / "protocol",
                     ignore=shutil.ignore_patterns("__pycache__"))
     (folder / "bot.toml").write_text(
@@ -170,14 +174,18 @@ def test_an_author_submits_in_the_browser_and_finds_the_bot_after_a_night(
         page.open(url + "login")
         page.js(f"document.getElementById('token').value = {json.dumps(token)};"
                 "document.getElementById('login-button').click()")
-        wait_until(page, "location.pathname === '/authors/ada' && "
+        wait_until(page, "location.pathname === '/authors/ada' && !!document.body && "
                    "document.body.getAttribute('data-ready') === '1'", 30)
         root = page.call("DOM.getDocument")["root"]["nodeId"]
         node = page.call("DOM.querySelector", nodeId=root, selector="#bot-file")["nodeId"]
         page.call("DOM.setFileInputFiles", nodeId=node, files=[str(archive)])
         page.js("document.getElementById('bot-name').value = 'adabot';"
                 "document.getElementById('submit-button').click()")
-        wait_until(page, "document.querySelector('#jobs tr[data-job]')", 30)
+        try:
+            wait_until(page, "!!document.querySelector('#jobs tr[data-job]')", 30)
+        except TimeoutError:
+            raise AssertionError(page.js("document.getElementById('submit-message')"
+                                         ".textContent") + page.state()) from None
         stages = set()
         deadline = time.monotonic() + 180
         while time.monotonic() < deadline:

@@ -116,7 +116,7 @@ folder (with its optional <code>bot.toml</code>), or a single source file; at mo
 {upload_mb:g} MB. A new name becomes yours; a name of yours gets a new version. At most
 {pending_per_author} submissions wait at once; they are built one at a time.</p>
 <form id="submit-form"><label>bot name <input id="bot-name" name="bot" required
-pattern="[A-Za-z0-9][A-Za-z0-9._-]{{0,63}}"></label>
+pattern="[A-Za-z0-9][A-Za-z0-9._\\-]{{0,63}}"></label>
 <label>file <input id="bot-file" name="file" type="file" required></label>
 <button type="submit" id="submit-button">submit</button></form>
 <p id="submit-message" class="hint"></p>

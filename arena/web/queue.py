@@ -47,7 +47,7 @@ MAX_PROGRESS_BYTES: Final = 64 << 10
 INTERRUPT_GRACE_S: Final = 10.0
 """After Ctrl-C, how long a child may take to mark its version rejected before it is killed."""
 LINE: Final = re.compile(r"^(?P<label>[A-Za-z0-9][A-Za-z0-9._-]*@\d+): (?P<word>[a-z]+)"
-                         r"(?: at (?P<step>[^:]+): (?P<reason>.*))?$")
+                         r"(?: at (?P<step>[^:]+): (?P<reason>.*)|\b.*)$")
 """A line of :func:`arena.league.submit.submit`'s progress."""
 STAGE_OF_WORD: Final = {"submitted": "submitted", "copying": "submitted", "unpacking": "submitted",
                         "building": "building", "checking": "checking", "active": "accepted",
