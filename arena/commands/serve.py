@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import shlex
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 from urllib.parse import urlsplit
 
 import trio
@@ -21,8 +21,6 @@ from arena.commands._arguments import key_values
 from arena.errors import UserError
 from arena.league.layout import LeagueDir, is_league
 from arena.rundir.layout import RunDir
-
-DEFAULT_UPLOAD_MB: Final = 16
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -139,9 +137,8 @@ def _submissions(league: LeagueDir, https: bool) -> Any:
     from arena.web.submissions import Submissions
 
     policy = load_settings(league.config).policy
-    upload_mb = getattr(policy, "upload_mb", DEFAULT_UPLOAD_MB)
     return Submissions(league=league, queue=SubmissionQueue(league, policy.pending_per_author),
-                       upload_bytes=int(upload_mb * (1 << 20)), secure_cookie=https)
+                       upload_bytes=policy.upload_mb << 20, secure_cookie=https)
 
 
 def _serve(args: argparse.Namespace, app: Any, background: Any, what: str) -> int:
