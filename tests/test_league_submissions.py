@@ -254,7 +254,7 @@ def test_other_authors_and_foreign_requests_change_nothing_and_read_nothing(
                       for p in league.night(night_name).logs.rglob("adabot*")
                       if p.is_file())
         assert logs, "the night left no stderr log of adabot"
-        own = [f"/authors/ada/logs/adabot/1/check.log", f"/authors/ada/logs/adabot/1/build.log",
+        own = ["/authors/ada/logs/adabot/1/check.log", "/authors/ada/logs/adabot/1/build.log",
                f"/authors/ada/nights/{night_name}/logs/{logs[0]}"]
         for path in own:  # ada reads her own files...
             assert request(url, "GET", path, bearer(ada))[0] == 200, path
