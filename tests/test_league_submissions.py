@@ -14,6 +14,7 @@ author in a real headless Chromium.
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import re
@@ -250,9 +251,10 @@ def test_other_authors_and_foreign_requests_change_nothing_and_read_nothing(
                       "--no-report")
         assert night.returncode == 0, night.stdout + night.stderr
         night_name = league.night_names()[-1]
-        logs = sorted(p.relative_to(league.night(night_name).logs).as_posix()
-                      for p in league.night(night_name).logs.rglob("adabot*")
-                      if p.is_file())
+        night_logs = league.night(night_name).logs
+        logs = sorted(p.relative_to(night_logs).as_posix()
+                      for p in night_logs.rglob("*.stderr.log")
+                      if p.relative_to(night_logs).as_posix().startswith("adabot_1"))
         assert logs, "the night left no stderr log of adabot"
         own = ["/authors/ada/logs/adabot/1/check.log", "/authors/ada/logs/adabot/1/build.log",
                f"/authors/ada/nights/{night_name}/logs/{logs[0]}"]
@@ -294,6 +296,18 @@ def test_other_authors_and_foreign_requests_change_nothing_and_read_nothing(
                                    f"/authors/{author}/submit?bot={bot}&filename={path.name}",
                                    headers, path.read_bytes())
             assert (status, message in body.decode()) == (code, True), (headers, status, body)
+        # over upload_mb, sent in chunks with no length announced: cut at the limit
+        host = url.split("//", 1)[1].rstrip("/")
+        conn = http.client.HTTPConnection(host, timeout=30)
+        try:
+            conn.request("POST", "/authors/ada/submit?bot=adabot&filename=big.zip",
+                         body=iter([big.read_bytes()[i:i + 65536]
+                                    for i in range(0, big.stat().st_size, 65536)]),
+                         headers=bearer(ada))
+            response = conn.getresponse()
+            assert (response.status, b"at most 1 MB" in response.read()) == (413, True)
+        finally:
+            conn.close()
         # a login from another site, and a form post to log in without the page's token
         status, _ = request(url, "POST", "/login", {"Origin": "http://evil.example",
                                                      "Content-Type": "application/json"},
@@ -351,6 +365,7 @@ def test_a_looping_build_is_stopped_at_its_limit_while_pages_stay_fast(tmp_path:
 def zip_bomb(path: Path, gib: int = 1) -> Path:
     """A zip of ``gib`` GiB of zeros in one member (about 1 MB on disk)."""
     chunk = bytes(1 << 20)
+    path.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
         (path.parent / "bot.toml").write_text('cmd = ["{python}", "bot.py"]\n')
         zf.write(path.parent / "bot.toml", "bot.toml")

@@ -17,6 +17,11 @@ And every request, reads too, must name this machine in its ``Host``: an IP addr
 points at 127.0.0.1 (DNS rebinding) would be same-origin with this server, read the page and
 its token, and send them back.
 
+A server that authors log in to (``arena serve LEAGUE_DIR --submissions``) also takes an
+``Authorization: Bearer`` token that names an author instead of the page's token: a browser
+never adds that header by itself, so a page of another site cannot send it. Behind a reverse
+proxy, the proxy's public name (``--origin``) counts as this machine's.
+
 Starlette has no such middleware (its ``CORSMiddleware`` only sets response headers), and the
 CSRF packages for ASGI rest on cookies and forms; a header token fits a single page that
 talks ``fetch`` to a server of its own. The guard is plain ASGI, so streamed responses
