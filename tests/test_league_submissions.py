@@ -327,7 +327,8 @@ LOOP = '["sh", "-c", "while :; do :; done"]'
 @pytest.mark.slow
 def test_a_looping_build_is_stopped_at_its_limit_while_pages_stay_fast(tmp_path: Path) -> None:
     limit = 4.0
-    league = make_league(tmp_path / "league", f"build_seconds = {limit}\n")
+    league = make_league(tmp_path / "league",
+                         f"build_seconds = {limit}\npending_per_author = 1\n")
     ada = add_author(league, "ada")
     archive = zipped(bot_folder(tmp_path / "loop", build=LOOP), tmp_path / "loop.zip")
     with server(league, tmp_path / "serve.log") as url:
@@ -342,6 +343,9 @@ def test_a_looping_build_is_stopped_at_its_limit_while_pages_stay_fast(tmp_path:
             building = building or job["stage"] == "building"
             if job["state"] in ("done", "failed"):
                 break
+            if job["stage"] == "building" and not loads:  # one waits: no second one now
+                status, body = upload(url, ada, "ada", "looper2", archive)
+                assert status == 429 and b"at most 1" in body, (status, body)
             if job["stage"] == "building":  # the loop is spinning: how fast are the pages?
                 for path in ("/league/report.html", "/authors/ada"):
                     t0 = time.monotonic()
@@ -351,6 +355,8 @@ def test_a_looping_build_is_stopped_at_its_limit_while_pages_stay_fast(tmp_path:
             time.sleep(0.2)
         took = time.monotonic() - started_at
         assert building and loads, "never saw the build running"
+        print(f"page loads during the looping build: {len(loads)}, slowest "
+              f"{max(loads):.3f} s; rejected after {took:.1f} s")
         assert max(loads) < 1.0, loads
         assert job["stage"] == "rejected" and job["step"] == "build", job
         assert "build.log" in job["logs"], job
@@ -407,6 +413,8 @@ def test_a_zip_bomb_is_refused_while_the_server_stays_small(tmp_path: Path) -> N
         assert job["stage"] in ("rejected", "failed"), job
         assert job["reason"], job
         assert "\n" not in job["reason"]
+        print(f"server memory while the bomb was refused: VmHWM {hwm:.0f} MB, VmRSS peak "
+              f"{peak:.0f} MB; reason: {job['reason']}")
         assert max(hwm, peak) < 200, (hwm, peak, rss)
     stored = sum(p.stat().st_size for p in league.root.rglob("*") if p.is_file())
     assert stored < 16 << 20, stored  # nothing of the bomb unpacked into the league

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Final
 from urllib.parse import quote
 
+import trio
 from starlette.requests import Request
 from starlette.responses import (
     HTMLResponse,
@@ -130,8 +131,10 @@ def submission_routes(sub: Submissions) -> list[BaseRoute]:
         author = who(request)
         if isinstance(author, Response):
             return author
-        body = author_body(league, author, sub.queue.pending_per_author,
-                           sub.upload_bytes / (1 << 20))
+        # The fit and the journals are read in a thread: the event loop keeps serving.
+        body = await trio.to_thread.run_sync(author_body, league, author,
+                                             sub.queue.pending_per_author,
+                                             sub.upload_bytes / (1 << 20))
         return HTMLResponse(html_page(f"Arena league: {author}", "submit.js", body,
                                       request.app.state.page_token))
 
