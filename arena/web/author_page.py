@@ -74,7 +74,8 @@ def own_file(league: LeagueDir, author: str, night: str, kind: str, relative: st
         for label in labels:
             pooled = stderr_path(run.logs, label)
             per_game = stderr_path(run.logs, label, "g")
-            assert pooled is not None and per_game is not None
+            if pooled is None or per_game is None:
+                continue
             allowed = (pooled.relative_to(run.logs).as_posix(),)
             folder = per_game.parent.relative_to(run.logs).as_posix()
             parts = relative.split("/")
@@ -108,7 +109,7 @@ def author_body(league: LeagueDir, author: str, pending_per_author: int,
     base = f"/authors/{quote(author)}"
     out = [f"""<header><h1>Arena league: {e(author)}</h1>
 <div class="meta"><a href="/league/report.html">league report</a> ·
-<a href="/live">tonight live</a> · <button type="button" id="logout">log out</button></div>
+<button type="button" id="logout">log out</button></div>
 </header><main>
 <section id="submit"><h2>Submit a bot</h2>
 <p class="hint">A <code>.zip</code>, <code>.tar.gz</code> or <code>.tar</code> of the bot's

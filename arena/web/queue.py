@@ -194,7 +194,10 @@ class SubmissionQueue:
     def status(self, job: Job) -> dict[str, Any]:
         """What the page shows of a job: its stage, the progress lines, and once done the
         version's state, step, reason and logs."""
-        lines = _progress_lines(self.folder(job) / PROGRESS_LOG)
+        # The child names files by absolute path: shown relative to the league.
+        root = f"{self.league.root.resolve()}/"
+        lines = [line.replace(root, "") for line in _progress_lines(self.folder(job) /
+                                                                    PROGRESS_LOG)]
         label, stage, seen = "", "queued" if job.state == "queued" else "started", []
         step = reason = ""
         for line in lines:
