@@ -274,7 +274,7 @@ def test_other_authors_and_foreign_requests_change_nothing_and_read_nothing(
         small = zipped(bot_folder(tmp_path / "bobbot"), tmp_path / "bobbot.zip")
         big = tmp_path / "big.zip"
         big.write_bytes(os.urandom((1 << 20) + 1))
-        refused = [
+        refused: list[tuple[dict[str, str], str, str, Path, int, str]] = [
             # bob submits to ada's bot
             (bearer(bob), "bob", "adabot", small, 403, "belongs to author 'ada'"),
             # bob submits as ada
@@ -291,10 +291,10 @@ def test_other_authors_and_foreign_requests_change_nothing_and_read_nothing(
             # over upload_mb
             (bearer(ada), "ada", "adabot", big, 413, "at most 1 MB"),
         ]
-        for headers, author, bot, path, code, message in refused:
+        for headers, author, bot, sent, code, message in refused:
             status, body = request(url, "POST",
-                                   f"/authors/{author}/submit?bot={bot}&filename={path.name}",
-                                   headers, path.read_bytes())
+                                   f"/authors/{author}/submit?bot={bot}&filename={sent.name}",
+                                   headers, sent.read_bytes())
             assert (status, message in body.decode()) == (code, True), (headers, status, body)
         # over upload_mb, sent in chunks with no length announced: cut at the limit
         host = url.split("//", 1)[1].rstrip("/")
