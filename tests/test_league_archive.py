@@ -18,6 +18,7 @@ import struct
 import subprocess
 import sys
 import tarfile
+import time
 import warnings
 import zipfile
 import zlib
@@ -424,7 +425,40 @@ def test_a_tar_header_built_to_fill_memory_is_refused(area: Area) -> None:
     info.size = 64 * MB
     data = (gzip.compress(info.tobuf(format=tarfile.USTAR_FORMAT))
             + gzip.compress(b"a" * (64 * MB), compresslevel=1))
-    area.refused("b.tar.gz", data, "", "a header of more than 64 KB")
+    area.refused("b.tar.gz", data, "", "a header of 67,108,864 bytes, more than 4 KB")
+
+
+def pax_tar(records: list[bytes], members: int = 1) -> bytes:
+    """A tar of ``members`` files, each after a pax header holding ``records`` as they are."""
+    payload = b"".join(records)
+    out = io.BytesIO()
+    for i in range(members):
+        pax = tarfile.TarInfo(f"././@PaxHeader/{i}")
+        pax.type = tarfile.XHDTYPE
+        pax.size = len(payload)
+        out.write(pax.tobuf(format=tarfile.USTAR_FORMAT))
+        out.write(payload + b"\0" * (-len(payload) % tarfile.BLOCKSIZE))
+        out.write(tarfile.TarInfo(f"bot/{i}.py").tobuf(format=tarfile.USTAR_FORMAT))
+    return out.getvalue() + b"\0" * 1024
+
+
+@pytest.mark.parametrize(("records", "members", "words"), [
+    ([b"1" * 1500 + b" " + b"a" * 1500 + b"\n"], 1, "a number of more than 64 digits"),
+    ([b"1 hdrcharset=" * 300], 12, "long headers of more than 32 KB in all"),
+    ([b"9" * 65 + b" x"], 1, "a number of more than 64 digits")])
+def test_a_pax_header_built_to_take_time_is_refused_quickly(
+        area: Area, records: list[bytes], members: int, words: str) -> None:
+    """Python's pax parser (before 3.11.10) takes quadratic time on such headers: seconds for
+    each; refused before it parses them."""
+    started = time.monotonic()
+    area.refused("b.tar", pax_tar(records, members), "", words)
+    assert time.monotonic() - started < 5
+
+
+def test_ordinary_pax_headers_are_read(area: Area) -> None:
+    name = "bot/" + "é" * 100 + ".py"  # not ASCII and over 100 characters: a pax path
+    upload = area.upload("b.tar", tar_bytes([member(name, data=b"e")]))
+    assert (unpack(upload, "b.tar", area.dest, LIMITS) / name[4:]).read_bytes() == b"e"
 
 
 def test_a_zip_claiming_a_million_members_is_refused_from_its_end_record(area: Area) -> None:
