@@ -729,3 +729,18 @@ def test_a_folder_and_an_upload_at_once_take_no_number(league: LeagueDir,
     with pytest.raises(UserError, match="x.zip: no such file"):
         submit(league, settings, Submission("b", upload=tmp_path / "x.zip"))
     assert read_versions(league) == []
+
+
+def test_the_upload_limits_are_league_toml_keys_written_by_init(tmp_path: Path) -> None:
+    assert main(["league", "init", str(tmp_path / "lg"), "--game", "dobutsu", "--tc",
+                 "1+0.01"]) == 0
+    text = (tmp_path / "lg" / "league.toml").read_text()
+    for key in ["upload_mb = 20", "unpacked_mb = 200", "upload_files = 2000",
+                "upload_path_chars = 200"]:
+        assert key in text
+    settings = load_settings(tmp_path / "lg" / "league.toml")
+    assert upload_limits(settings.policy) == UploadLimits(20 * MB, 200 * MB, 2000, 200)
+    (tmp_path / "lg" / "league.toml").write_text(text.replace("upload_files = 2000",
+                                                              "upload_files = 0"))
+    with pytest.raises(UserError, match="upload_files"):
+        load_settings(tmp_path / "lg" / "league.toml")
