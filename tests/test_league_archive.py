@@ -13,11 +13,13 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import shutil
 import stat
 import struct
 import subprocess
 import sys
 import tarfile
+import time
 import warnings
 import zipfile
 import zlib
@@ -26,8 +28,13 @@ from pathlib import Path
 
 import pytest
 
+from arena.cli import main
+from arena.errors import UserError
 from arena.league.archive import ArchiveRefused, UploadLimits, kind_of, unpack, upload_limits
-from arena.league.settings import Policy
+from arena.league.layout import LeagueDir
+from arena.league.settings import Policy, load_settings
+from arena.league.submit import Submission, submit
+from arena.league.versions import read_versions
 
 LIMITS = upload_limits(Policy())
 """The defaults of league.toml: 20 MB upload, 200 MB unpacked, 2000 members, 200 characters."""
@@ -424,7 +431,40 @@ def test_a_tar_header_built_to_fill_memory_is_refused(area: Area) -> None:
     info.size = 64 * MB
     data = (gzip.compress(info.tobuf(format=tarfile.USTAR_FORMAT))
             + gzip.compress(b"a" * (64 * MB), compresslevel=1))
-    area.refused("b.tar.gz", data, "", "a header of more than 64 KB")
+    area.refused("b.tar.gz", data, "", "a header of 67,108,864 bytes, more than 4 KB")
+
+
+def pax_tar(records: list[bytes], members: int = 1) -> bytes:
+    """A tar of ``members`` files, each after a pax header holding ``records`` as they are."""
+    payload = b"".join(records)
+    out = io.BytesIO()
+    for i in range(members):
+        pax = tarfile.TarInfo(f"././@PaxHeader/{i}")
+        pax.type = tarfile.XHDTYPE
+        pax.size = len(payload)
+        out.write(pax.tobuf(format=tarfile.USTAR_FORMAT))
+        out.write(payload + b"\0" * (-len(payload) % tarfile.BLOCKSIZE))
+        out.write(tarfile.TarInfo(f"bot/{i}.py").tobuf(format=tarfile.USTAR_FORMAT))
+    return out.getvalue() + b"\0" * 1024
+
+
+@pytest.mark.parametrize(("records", "members", "words"), [
+    ([b"1" * 1500 + b" " + b"a" * 1500 + b"\n"], 1, "a number of more than 64 digits"),
+    ([b"1 hdrcharset=" * 300], 12, "long headers of more than 32 KB in all"),
+    ([b"9" * 65 + b" x"], 1, "a number of more than 64 digits")])
+def test_a_pax_header_built_to_take_time_is_refused_quickly(
+        area: Area, records: list[bytes], members: int, words: str) -> None:
+    """Python's pax parser (before 3.11.10) takes quadratic time on such headers: seconds for
+    each; refused before it parses them."""
+    started = time.monotonic()
+    area.refused("b.tar", pax_tar(records, members), "", words)
+    assert time.monotonic() - started < 5
+
+
+def test_ordinary_pax_headers_are_read(area: Area) -> None:
+    name = "bot/" + "é" * 100 + ".py"  # not ASCII and over 100 characters: a pax path
+    upload = area.upload("b.tar", tar_bytes([member(name, data=b"e")]))
+    assert (unpack(upload, "b.tar", area.dest, LIMITS) / name[4:]).read_bytes() == b"e"
 
 
 def test_a_zip_claiming_a_million_members_is_refused_from_its_end_record(area: Area) -> None:
@@ -553,3 +593,154 @@ def test_unpacking_gigabyte_bombs_stays_under_200_mb(tmp_path: Path) -> None:
     assert peak_mb < 200, f"peak RSS {peak_mb:.0f} MB"
 
 
+
+
+# ----- through arena league submit ----------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[1]
+FIRST_MOVE_BOT = '''"""Plays the first legal move: a whole bot in one file, standard library."""
+import sys
+
+legal = []
+for raw in sys.stdin:
+    words = raw.split()
+    if not words:
+        continue
+    if words[0] == "ugi":
+        print("id name first-move\\nugiok", flush=True)
+    elif words[0] == "isready":
+        print("readyok", flush=True)
+    elif words[0] == "legal":
+        legal = words[1:]
+    elif words[0] == "go":
+        print("bestmove " + legal[0], flush=True)
+    elif words[0] == "quit":
+        break
+'''
+
+
+@pytest.fixture
+def league(tmp_path: Path) -> LeagueDir:
+    root = tmp_path / "league"
+    root.mkdir()
+    (root / "league.toml").write_text('game = "dobutsu"\ntc = "2+0.02"\n')
+    return LeagueDir(root)
+
+
+def random_bot_folder(folder: Path) -> Path:
+    """The random sample bot as ``bot.py`` with the protocol package it imports."""
+    folder.mkdir(parents=True)
+    shutil.copy(ROOT / "sample_bots" / "random_bot.py", folder / "bot.py")
+    shutil.copytree(ROOT / "protocol", folder / "protocol",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    (folder / "bot.toml").write_text('author = "Ada"\n')
+    return folder
+
+
+def archive_of(folder: Path, upload: Path) -> Path:
+    if upload.name.endswith(".zip"):
+        with zipfile.ZipFile(upload, "w", zipfile.ZIP_DEFLATED) as z:
+            for path in sorted(folder.rglob("*")):
+                z.write(path, str(path.relative_to(folder.parent)))
+    else:
+        with tarfile.open(upload, "w:gz" if upload.name.endswith("gz") else "w") as tar:
+            tar.add(folder, folder.name)
+    return upload
+
+
+def quiet(line: str) -> None:
+    pass
+
+
+@pytest.mark.slow
+def test_archives_of_a_bot_folder_are_submitted_and_accepted(
+        league: LeagueDir, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A zip through the command line, a tar.gz and a tar through :func:`submit`: each
+    accepted, all three the very content of the folder (one digest, one store entry)."""
+    folder = random_bot_folder(tmp_path / "author" / "rnd")
+    settings = load_settings(league.config)
+    by_folder = submit(league, settings, Submission("rnd", folder), quiet)
+    zipped = archive_of(folder, tmp_path / "author" / "rnd.zip")
+    assert main(["league", "submit", str(league.root), "rnd", str(zipped)]) == 0
+    assert "rnd@2: unpacking rnd.zip" in capsys.readouterr().out
+    versions = [by_folder, read_versions(league)[1]]
+    for name in ["rnd.tar.gz", "rnd.tar"]:
+        upload = archive_of(folder, tmp_path / "author" / name)
+        versions.append(submit(league, settings, Submission("rnd", upload=upload), quiet))
+    assert [(v.state, v.author, v.cmd) for v in versions] == [
+        ("active", "Ada", ["{python}", "bot.py"])] * 4
+    assert {v.source for v in versions} == {by_folder.source}
+    assert sorted(p.name for p in league.store.iterdir()) == [by_folder.source]
+
+
+@pytest.mark.slow
+def test_a_single_source_file_is_submitted_and_accepted(
+        league: LeagueDir, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = tmp_path / "first_move.py"
+    source.write_text(FIRST_MOVE_BOT)
+    assert main(["league", "submit", str(league.root), "first", str(source)]) == 0
+    [version] = read_versions(league)
+    assert (version.state, version.cmd) == ("active", ["{python}", "first_move.py"])
+    assert version.source is not None
+    assert sorted(p.name for p in league.stored(version.source).iterdir()) == [
+        "first_move.py"]
+    check_log = (league.version_dir("first", 1) / "check.log").read_text()
+    assert "PASS  15. quit" in check_log and "FAIL" not in check_log
+
+
+def test_a_hostile_upload_is_rejected_at_step_upload(
+        league: LeagueDir, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Rejected with step ``upload`` and the one-line reason; nothing stored, no scratch
+    folder left, nothing written beside the league; ``bots`` shows the reason, no log."""
+    upload = tmp_path / "evil.zip"
+    upload.write_bytes(zip_bytes([("bot/bot.py", b"x", None), ("../../owned.py", b"x", None)]))
+    before = snapshot(tmp_path)
+    assert main(["league", "submit", str(league.root), "evil", str(upload)]) == 1
+    [version] = read_versions(league)
+    assert (version.state, version.step) == ("rejected", "upload")
+    assert version.reason == ("evil.zip: member '../../owned.py': '..' in the path (it would "
+                              "lead outside the bot's folder)")
+    assert list(league.store.iterdir()) == []
+    after = snapshot(tmp_path)
+    assert {k for k in after if not k.startswith("league")} == {
+        k for k in before if not k.startswith("league")}
+    capsys.readouterr()
+    assert main(["league", "bots", str(league.root)]) == 0
+    out = capsys.readouterr().out
+    assert f"upload: {version.reason}" in out and "log:" not in out
+
+
+def test_the_later_steps_name_the_upload(league: LeagueDir, tmp_path: Path) -> None:
+    """The steps after the unpacking name the upload, not the scratch folder it was
+    unpacked in."""
+    upload = tmp_path / "mine.tar"
+    upload.write_bytes(tar_bytes([member("bot/bot.toml", data=b"cmd = 3\n")]))
+    version = submit(league, load_settings(league.config), Submission("b", upload=upload),
+                     quiet)
+    assert (version.state, version.step) == ("rejected", "bot.toml")
+    assert version.reason.startswith("mine.tar/bot/bot.toml:1: cmd:")
+
+
+def test_a_folder_and_an_upload_at_once_take_no_number(league: LeagueDir,
+                                                      tmp_path: Path) -> None:
+    settings = load_settings(league.config)
+    with pytest.raises(UserError, match="not both"):
+        submit(league, settings, Submission("b", tmp_path, upload=tmp_path / "x.zip"))
+    with pytest.raises(UserError, match="x.zip: no such file"):
+        submit(league, settings, Submission("b", upload=tmp_path / "x.zip"))
+    assert read_versions(league) == []
+
+
+def test_the_upload_limits_are_league_toml_keys_written_by_init(tmp_path: Path) -> None:
+    assert main(["league", "init", str(tmp_path / "lg"), "--game", "dobutsu", "--tc",
+                 "1+0.01"]) == 0
+    text = (tmp_path / "lg" / "league.toml").read_text()
+    for key in ["upload_mb = 20", "unpacked_mb = 200", "upload_files = 2000",
+                "upload_path_chars = 200"]:
+        assert key in text
+    settings = load_settings(tmp_path / "lg" / "league.toml")
+    assert upload_limits(settings.policy) == UploadLimits(20 * MB, 200 * MB, 2000, 200)
+    (tmp_path / "lg" / "league.toml").write_text(text.replace("upload_files = 2000",
+                                                              "upload_files = 0"))
+    with pytest.raises(UserError, match="upload_files"):
+        load_settings(tmp_path / "lg" / "league.toml")

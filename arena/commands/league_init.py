@@ -82,6 +82,13 @@ def league_toml(args: argparse.Namespace, openings_name: str | None) -> str:
         "# A submission's build (bot.toml's build command): wall-clock and memory limits.",
         "build_seconds = 600",
         "build_memory_mb = 2048",
+        "# An uploaded archive (.tar.gz, .tgz, .tar, .zip) or single source file: its size,",
+        "# what it may unpack to, its files and folders, its longest path. Anything over a",
+        "# limit is refused before it is unpacked (zip bombs, a million tiny files).",
+        "upload_mb = 20",
+        "unpacked_mb = 200",
+        "upload_files = 2000",
+        "upload_path_chars = 200",
         '# cluster = "tcp://scheduler:8786"   # play the nights on a Dask cluster',
         "",
     ]

@@ -25,7 +25,8 @@ folder as it is on disk, that no path or link leads outside), after this module'
 zip members by :mod:`zipfile`, each streamed in chunks into a file this module creates. The
 real bytes are counted as they are written, never trusted from a header, so that a zip bomb
 (small upload, huge content) stops at the limit; no single read is larger than a chunk or a
-tar header (:data:`MAX_HEADER_BYTES`), so memory stays small whatever the archive claims.
+tar header (:data:`MAX_HEADER_BYTES`), so memory stays small whatever the archive claims, and
+the time to read the headers is bounded too.
 
 A refusal is an :class:`ArchiveRefused` whose message is one line naming the upload, the
 member and the rule; the destination is then emptied: nothing of a refused upload stays, and
@@ -61,14 +62,21 @@ KINDS: Final[tuple[tuple[str, Kind], ...]] = (
 OTHER_ARCHIVES: Final = (".tar.bz2", ".tbz", ".tbz2", ".tar.xz", ".txz", ".tar.zst", ".tzst",
                          ".tar.lz", ".7z", ".rar", ".gz", ".bz2", ".xz", ".zst", ".jar", ".whl")
 """Archives that are not accepted: refused by name rather than taken as one source file."""
-MAX_HEADER_BYTES: Final = 64 << 10
-"""The largest single read of a tar header (a GNU long name or a pax header): a member's path
-is at most a few hundred characters, and a larger read would be a header built to eat memory."""
+MAX_HEADER_BYTES: Final = 4 << 10
+"""The largest tar header read at once (a GNU long name or a pax header): a member's path is
+at most a few hundred characters, and a larger header would be one built to eat memory or
+time (Python's pax parser is quadratic on some inputs before 3.11.10)."""
+MAX_EXTENDED_BYTES: Final = 32 << 10
+"""All tar headers longer than one block, together: the same bound on the parser's time."""
+MAX_DIGITS: Final = 64
+"""The longest run of digits a tar header may hold (numbers in headers are at most 20
+digits); longer runs are what makes the pax parser of Python before 3.11.10 slow."""
 MAX_NAME_BYTES: Final = 255
 """One path component, in bytes (the file systems' limit)."""
 MACOS_FOLDER: Final = "__MACOSX"
 """The resource-fork folder macOS's "Compress" adds to a zip: not the bot, dropped."""
 _CHUNK: Final = 1 << 16
+_DIGIT_RUN: Final = re.compile(rb"[0-9]{%d}" % (MAX_DIGITS + 1))
 _TAR_MEMBER_OVERHEAD: Final = 4 << 10
 """Tar bytes that are not file content, allowed per member (header, pax header, padding)."""
 _MACHINE_ERRNOS: Final = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.ENOMEM,
@@ -355,22 +363,39 @@ class _Seekable(Protocol):
 
 
 class _BoundedReader:
-    """The (decompressed) tar stream as :mod:`tarfile` reads it, held to the limits: no read
-    larger than a header may be, no position past what the members may add up to."""
+    """The (decompressed) tar stream as :mod:`tarfile` reads it, held to the limits: no
+    position past what the members may add up to and, while headers are scanned (every read
+    is then a header: data is skipped by seeking), no header longer than
+    :data:`MAX_HEADER_BYTES`, :data:`MAX_EXTENDED_BYTES` of long headers in all, no run of
+    digits over :data:`MAX_DIGITS`."""
 
-    def __init__(self, raw: _Seekable, budget: int) -> None:
+    def __init__(self, raw: _Seekable, budget: int, headers_only: bool) -> None:
         self.raw = raw
         self.budget = budget
+        self.headers_only = headers_only
+        self.extended = 0
 
-    def read(self, n: int = -1) -> bytes:
-        if n is None or n < 0 or n > MAX_HEADER_BYTES:
-            raise _Refusal(f"a header of more than {MAX_HEADER_BYTES >> 10} KB (a long name "
-                           "or pax header built to fill memory?)")
+    def read(self, n: int = -1, /) -> bytes:
+        if n is None or n < 0:
+            raise _Refusal("the archive asked for an unbounded read")
         if self.raw.tell() + n > self.budget:
             raise _Refusal("unpacks to more than the league's limit")
-        return self.raw.read(n)
+        if not self.headers_only:
+            return self.raw.read(n)
+        if n > tarfile.BLOCKSIZE:
+            self.extended += n
+            if n > MAX_HEADER_BYTES:
+                raise _Refusal(f"a header of {n:,} bytes, more than {MAX_HEADER_BYTES >> 10} "
+                               "KB (a long name or pax header built to fill memory?)")
+            if self.extended > MAX_EXTENDED_BYTES:
+                raise _Refusal(f"long headers of more than {MAX_EXTENDED_BYTES >> 10} KB in "
+                               "all (long names or pax headers built to take time?)")
+        data = self.raw.read(n)
+        if _DIGIT_RUN.search(data):
+            raise _Refusal(f"a header with a number of more than {MAX_DIGITS} digits")
+        return data
 
-    def seek(self, pos: int, whence: int = os.SEEK_SET) -> int:
+    def seek(self, pos: int, whence: int = os.SEEK_SET, /) -> int:
         if whence != os.SEEK_SET:
             raise _Refusal("the archive asked for an unexpected seek")
         if pos > self.budget:
@@ -475,7 +500,7 @@ def _unpack_tar(upload: Path, gzipped: bool, shown: str, dest: Path,
                         raise ArchiveRefused(f"{shown}: a gzip file, but not of a tar archive "
                                              f"(inside, it looks like {_looks_like(inner)})")
                     stream.seek(0)
-                reader = _BoundedReader(stream, budget)
+                reader = _BoundedReader(stream, budget, headers_only=not extract)
                 with tarfile.open(fileobj=reader, mode="r:",
                                   errorlevel=2) as tar:
                     if extract:
