@@ -410,8 +410,8 @@ def test_a_zip_bomb_is_refused_while_the_server_stays_small(tmp_path: Path) -> N
                 break
             time.sleep(0.1)
         hwm, rss = rss_mb(proc.pid)
-        assert job["stage"] in ("rejected", "failed"), job
-        assert job["reason"], job
+        assert (job["stage"], job["step"]) == ("rejected", "upload"), job
+        assert "bot.py" in job["reason"] and "limit" in job["reason"], job
         assert "\n" not in job["reason"]
         print(f"server memory while the bomb was refused: VmHWM {hwm:.0f} MB, VmRSS peak "
               f"{peak:.0f} MB; reason: {job['reason']}")
