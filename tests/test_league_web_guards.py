@@ -15,7 +15,7 @@ import trio
 from arena.league.authors import add_author, revoke_author
 from arena.league.layout import LeagueDir
 from arena.web.league import league_app
-from arena.web.queue import JOB_FILE, PROGRESS_LOG, Job, SubmissionQueue
+from arena.web.queue import JOB_FILE, PROGRESS_LOG, SubmissionQueue
 from arena.web.submissions import Submissions
 
 Response = tuple[int, dict[str, str], bytes]
