@@ -89,6 +89,9 @@ def league_toml(args: argparse.Namespace, openings_name: str | None) -> str:
         "unpacked_mb = 200",
         "upload_files = 2000",
         "upload_path_chars = 200",
+        "# `arena serve DIR --submissions`: submissions an author may have waiting at once",
+        "# (each author's are built one at a time).",
+        "pending_per_author = 3",
         '# cluster = "tcp://scheduler:8786"   # play the nights on a Dask cluster',
         "",
     ]
