@@ -43,6 +43,7 @@ import re
 import shutil
 import stat
 import struct
+import sys
 import tarfile
 import zipfile
 import zlib
@@ -481,6 +482,9 @@ def _unpack_tar(upload: Path, gzipped: bool, shown: str, dest: Path,
                 limits: UploadLimits) -> None:
     """Scan every header first (count, names, sizes: nothing written), then extract with the
     same checks and tarfile's ``data`` filter."""
+    if not hasattr(tarfile, "data_filter"):  # Python 3.11.0 to 3.11.3
+        raise ArchiveRefused(f"{shown}: this machine's Python ({sys.version.split()[0]}) has "
+                             "no safe tar extraction (3.11.4 or newer has); upload a .zip")
     with open(upload, "rb") as f:
         head = f.read(512)
     if gzipped and head[:2] != b"\x1f\x8b":
@@ -544,7 +548,6 @@ def _zip_directory(f: IO[bytes], shown: str) -> tuple[int, int]:
     start = max(size - _EOCD.size - 0xFFFF, 0)
     f.seek(start)
     tail = f.read()
-    at = -1
     if len(tail) >= _EOCD.size and tail[-_EOCD.size:][:4] == b"PK\x05\x06" \
             and tail[-2:] == b"\0\0":
         at = len(tail) - _EOCD.size
@@ -554,7 +557,7 @@ def _zip_directory(f: IO[bytes], shown: str) -> tuple[int, int]:
         raise ArchiveRefused(f"{shown}: a damaged zip archive: no central directory at its end "
                              "(cut short?)")
     _, _, _, _, entries, dir_bytes, dir_offset, _ = _EOCD.unpack_from(tail, at)
-    if 0xFFFF in (entries,) or 0xFFFFFFFF in (dir_bytes, dir_offset):
+    if entries == 0xFFFF or 0xFFFFFFFF in (dir_bytes, dir_offset):
         loc = at - _EOCD64_LOCATOR.size
         if loc >= 0 and tail[loc:loc + 4] == b"PK\x06\x07":
             _, _, offset, _ = _EOCD64_LOCATOR.unpack_from(tail, loc)
