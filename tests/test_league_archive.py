@@ -247,6 +247,21 @@ def test_an_archive_of_several_top_level_entries_is_the_bot_folder_itself(area: 
     assert tree_of(got) == {"bot.py": b"1", "lib": None, "lib/x.py": b"2"}
 
 
+@pytest.mark.parametrize("fmt", [tarfile.GNU_FORMAT, tarfile.PAX_FORMAT, tarfile.USTAR_FORMAT])
+def test_a_tar_of_dot_in_each_format_unpacks(area: Area, fmt: int) -> None:
+    """``tar -C mybot -czf mybot.tgz .``: members ``./``, ``./bot.py``...; a long name is a
+    GNU long-name header, a pax header, or ustar's prefix field."""
+    folder = bot_folder(area.root / "src")
+    deep = folder / "d" / ("n" * 60) / ("m" * 60)
+    deep.mkdir(parents=True)
+    (deep / "x.py").write_text("x = 1\n")
+    upload = area.root / "mybot.tgz"
+    with tarfile.open(upload, "w:gz", format=fmt) as tar:
+        tar.add(folder, ".")
+    got = unpack(upload, "mybot.tgz", area.dest, LIMITS)
+    assert got == area.dest and tree_of(got) == tree_of(folder)
+
+
 def test_a_tar_keeps_links_that_stay_inside(area: Area) -> None:
     upload = area.upload("b.tar", tar_bytes([
         member("b/data/book.txt", data=b"e4"), member("b/book", tarfile.SYMTYPE,

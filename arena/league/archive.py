@@ -370,9 +370,10 @@ class _BoundedReader:
     :data:`MAX_HEADER_BYTES`, :data:`MAX_EXTENDED_BYTES` of long headers in all, no run of
     digits over :data:`MAX_DIGITS`."""
 
-    def __init__(self, raw: _Seekable, budget: int, headers_only: bool) -> None:
+    def __init__(self, raw: _Seekable, limits: UploadLimits, headers_only: bool) -> None:
         self.raw = raw
-        self.budget = budget
+        self.budget = limits.unpacked_bytes + (limits.files + 4) * _TAR_MEMBER_OVERHEAD
+        self.over = f"unpacks to more than the league's limit of {_size(limits.unpacked_bytes)}"
         self.headers_only = headers_only
         self.extended = 0
 
@@ -380,7 +381,7 @@ class _BoundedReader:
         if n is None or n < 0:
             raise _Refusal("the archive asked for an unbounded read")
         if self.raw.tell() + n > self.budget:
-            raise _Refusal("unpacks to more than the league's limit")
+            raise _Refusal(self.over)
         if not self.headers_only:
             return self.raw.read(n)
         if n > tarfile.BLOCKSIZE:
@@ -400,7 +401,7 @@ class _BoundedReader:
         if whence != os.SEEK_SET:
             raise _Refusal("the archive asked for an unexpected seek")
         if pos > self.budget:
-            raise _Refusal("unpacks to more than the league's limit")
+            raise _Refusal(self.over)
         return self.raw.seek(pos)
 
     def tell(self) -> int:
@@ -492,7 +493,6 @@ def _unpack_tar(upload: Path, gzipped: bool, shown: str, dest: Path,
                              f"{_looks_like(head)})")
     if not gzipped and head[257:262] != b"ustar":
         raise ArchiveRefused(f"{shown}: not a tar archive (it looks like {_looks_like(head)})")
-    budget = limits.unpacked_bytes + (limits.files + 4) * _TAR_MEMBER_OVERHEAD
     for extract in (False, True):
         checks = _TarChecks(limits)
         with open(upload, "rb") as raw:
@@ -504,7 +504,7 @@ def _unpack_tar(upload: Path, gzipped: bool, shown: str, dest: Path,
                         raise ArchiveRefused(f"{shown}: a gzip file, but not of a tar archive "
                                              f"(inside, it looks like {_looks_like(inner)})")
                     stream.seek(0)
-                reader = _BoundedReader(stream, budget, headers_only=not extract)
+                reader = _BoundedReader(stream, limits, headers_only=not extract)
                 with tarfile.open(fileobj=reader, mode="r:",
                                   errorlevel=2) as tar:
                     if extract:
