@@ -304,14 +304,15 @@ def test_a_member_with_an_absolute_path_is_refused(area: Area, kind: str) -> Non
     area.refused(f"b.{kind}", data, target, "an absolute path")
 
 
+@pytest.mark.parametrize("kind", ["tar", "zip"])
 @pytest.mark.parametrize(("name", "words"), [
     ("C:/evil.py", "a drive letter"), ("bot\\..\\..\\evil.py", "a backslash"),
-    ("bot/evil\n.py", "a control character")])
-def test_windows_paths_and_control_characters_are_refused(area: Area, name: str,
+    ("bot/evil\n.py", "a control character"), ("bot/\x1b[2Jevil.py", "a control character")])
+def test_windows_paths_and_control_characters_are_refused(area: Area, kind: str, name: str,
                                                           words: str) -> None:
-    message = area.refused("b.zip", zip_bytes([(name, b"x", None)]), name.split("\n")[0],
-                           words)
-    assert "\\x0a" in message or "\n" not in name
+    data = tar_bytes([member(name)]) if kind == "tar" else zip_bytes([(name, b"x", None)])
+    shown = name.replace("\n", "\\x0a").replace("\x1b", "\\x1b")
+    area.refused(f"b.{kind}", data, shown, words)
 
 
 @pytest.mark.parametrize(("link", "words"), [
