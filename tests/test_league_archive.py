@@ -80,7 +80,7 @@ class Area:
         ``words``, in one line; nothing changed around, the destination empty."""
         upload = self.upload(name, data)
         self.dest.mkdir(parents=True, exist_ok=True)
-        before = snapshot(self.root.parent)
+        before = self.surroundings()
         with pytest.raises(ArchiveRefused) as refused:
             unpack(upload, name, self.dest, limits)
         message = str(refused.value)
@@ -89,8 +89,13 @@ class Area:
         assert member in message, message
         assert words in message, message
         assert list(self.dest.iterdir()) == []
-        assert snapshot(self.root.parent) == before
+        assert self.surroundings() == before
         return message
+
+    def surroundings(self) -> tuple[dict[str, tuple[int, int, str]], list[str]]:
+        """Everything under ``root`` (three levels above the destination's contents), and
+        the names beside ``root`` (other tests' folders, left unread)."""
+        return snapshot(self.root), sorted(os.listdir(self.root.parent))
 
 
 @pytest.fixture
@@ -544,14 +549,17 @@ def test_a_path_too_long_is_refused(area: Area, kind: str) -> None:
 
 
 @pytest.mark.parametrize(("name", "data", "words"), [
-    ("b.zip", gzip.compress(b"hello"), "not a zip archive (it looks like a gzip file)"),
+    ("b.zip", gzip.compress(b"hello", mtime=0), "not a zip archive (it looks like a gzip file)"),
     ("b.zip", b"print('a bot')\n", "not a zip archive (it looks like text)"),
     ("b.tar.gz", b"PK\x03\x04" + b"\0" * 100, "not a gzip-compressed tar archive (it looks "
      "like a zip archive)"),
-    ("b.tar.gz", gzip.compress(b"just text\n" * 100), "a gzip file, but not of a tar archive"),
+    ("b.tar.gz", gzip.compress(b"just text\n" * 100, mtime=0),
+     "a gzip file, but not of a tar archive"),
     ("b.tar", b"\x7fELF" + b"\0" * 600, "not a tar archive (it looks like a program (ELF))"),
     ("b.zip", b"PK\x03\x04" + b"\0" * 100, "a damaged zip archive"),
-    ("b.tar.gz", b"\x1f\x8b\x08\0" + b"\xff" * 100, "damaged")])
+    ("b.tar.gz", b"\x1f\x8b\x08\0" + b"\xff" * 100, "damaged")],
+    ids=["zip-gzip", "zip-text", "tgz-zip", "tgz-text", "tar-elf", "zip-damaged",
+         "tgz-damaged"])
 def test_a_file_that_is_not_what_its_name_says_is_refused(area: Area, name: str, data: bytes,
                                                           words: str) -> None:
     area.refused(name, data, "", words)
