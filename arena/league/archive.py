@@ -4,7 +4,8 @@ machine.
 
 An upload comes from a stranger, so every archive is hostile until read. The kind comes from
 the file's name and its first bytes must agree (a ``.zip`` that is not a zip is refused in one
-line). Then, before anything is written:
+line). The bot's folder is the archive's single top-level folder when it has one. Before
+anything is written:
 
 * the upload's own size, the number of members (from the zip's central directory, or from at
   most ``files + 1`` tar headers), the longest path and the declared unpacked size are held to
@@ -16,7 +17,10 @@ line). Then, before anything is written:
   anything but a regular file earlier in the archive; sparse tar members; symbolic links in a
   zip (zip has no portable links); tar symbolic links that are absolute or lead outside the
   folder; encrypted zip members and compression other than stored and deflate (bzip2 and LZMA
-  expand without bound in one read).
+  expand without bound in one read); tar headers over :data:`MAX_HEADER_BYTES`, over
+  :data:`MAX_EXTENDED_BYTES` of long headers in all, or holding a number of more than
+  :data:`MAX_DIGITS` digits (built to fill memory or, with the pax parser of Python before
+  3.11.10, to take quadratic time);
 * dropped: ownership (files are the unpacking user's), group and other write bits, the
   sticky bit and set-id bits of folders, and the ``__MACOSX/`` folder of macOS's "Compress".
 
