@@ -10,6 +10,7 @@ and chown, so a missing check would show.
 
 from __future__ import annotations
 
+import functools
 import gzip
 import io
 import os
@@ -177,6 +178,7 @@ def raw_zip(members: list[RawMember], claim_entries: int | None = None) -> bytes
     return bytes(out)
 
 
+@functools.cache
 def deflated_zeros(size: int) -> tuple[bytes, int]:
     """``size`` zero bytes deflated cheaply (one megabyte compressed once, its independent
     blocks repeated) and their CRC-32."""
