@@ -10,6 +10,7 @@ and chown, so a missing check would show.
 
 from __future__ import annotations
 
+import functools
 import gzip
 import io
 import os
@@ -80,7 +81,7 @@ class Area:
         ``words``, in one line; nothing changed around, the destination empty."""
         upload = self.upload(name, data)
         self.dest.mkdir(parents=True, exist_ok=True)
-        before = snapshot(self.root.parent)
+        before = self.surroundings()
         with pytest.raises(ArchiveRefused) as refused:
             unpack(upload, name, self.dest, limits)
         message = str(refused.value)
@@ -89,8 +90,13 @@ class Area:
         assert member in message, message
         assert words in message, message
         assert list(self.dest.iterdir()) == []
-        assert snapshot(self.root.parent) == before
+        assert self.surroundings() == before
         return message
+
+    def surroundings(self) -> tuple[dict[str, tuple[int, int, str]], list[str]]:
+        """Everything under ``root`` (three levels above the destination's contents), and
+        the names beside ``root`` (other tests' folders, left unread)."""
+        return snapshot(self.root), sorted(os.listdir(self.root.parent))
 
 
 @pytest.fixture
@@ -172,6 +178,7 @@ def raw_zip(members: list[RawMember], claim_entries: int | None = None) -> bytes
     return bytes(out)
 
 
+@functools.cache
 def deflated_zeros(size: int) -> tuple[bytes, int]:
     """``size`` zero bytes deflated cheaply (one megabyte compressed once, its independent
     blocks repeated) and their CRC-32."""
@@ -247,6 +254,21 @@ def test_an_archive_of_several_top_level_entries_is_the_bot_folder_itself(area: 
     assert tree_of(got) == {"bot.py": b"1", "lib": None, "lib/x.py": b"2"}
 
 
+@pytest.mark.parametrize("fmt", [tarfile.GNU_FORMAT, tarfile.PAX_FORMAT, tarfile.USTAR_FORMAT])
+def test_a_tar_of_dot_in_each_format_unpacks(area: Area, fmt: int) -> None:
+    """``tar -C mybot -czf mybot.tgz .``: members ``./``, ``./bot.py``...; a long name is a
+    GNU long-name header, a pax header, or ustar's prefix field."""
+    folder = bot_folder(area.root / "src")
+    deep = folder / "d" / ("n" * 60) / ("m" * 60)
+    deep.mkdir(parents=True)
+    (deep / "x.py").write_text("x = 1\n")
+    upload = area.root / "mybot.tgz"
+    with tarfile.open(upload, "w:gz", format=fmt) as tar:
+        tar.add(folder, ".")
+    got = unpack(upload, "mybot.tgz", area.dest, LIMITS)
+    assert got == area.dest and tree_of(got) == tree_of(folder)
+
+
 def test_a_tar_keeps_links_that_stay_inside(area: Area) -> None:
     upload = area.upload("b.tar", tar_bytes([
         member("b/data/book.txt", data=b"e4"), member("b/book", tarfile.SYMTYPE,
@@ -289,14 +311,15 @@ def test_a_member_with_an_absolute_path_is_refused(area: Area, kind: str) -> Non
     area.refused(f"b.{kind}", data, target, "an absolute path")
 
 
+@pytest.mark.parametrize("kind", ["tar", "zip"])
 @pytest.mark.parametrize(("name", "words"), [
     ("C:/evil.py", "a drive letter"), ("bot\\..\\..\\evil.py", "a backslash"),
-    ("bot/evil\n.py", "a control character")])
-def test_windows_paths_and_control_characters_are_refused(area: Area, name: str,
+    ("bot/evil\n.py", "a control character"), ("bot/\x1b[2Jevil.py", "a control character")])
+def test_windows_paths_and_control_characters_are_refused(area: Area, kind: str, name: str,
                                                           words: str) -> None:
-    message = area.refused("b.zip", zip_bytes([(name, b"x", None)]), name.split("\n")[0],
-                           words)
-    assert "\\x0a" in message or "\n" not in name
+    data = tar_bytes([member(name)]) if kind == "tar" else zip_bytes([(name, b"x", None)])
+    shown = name.replace("\n", "\\x0a").replace("\x1b", "\\x1b")
+    area.refused(f"b.{kind}", data, shown, words)
 
 
 @pytest.mark.parametrize(("link", "words"), [
@@ -528,14 +551,17 @@ def test_a_path_too_long_is_refused(area: Area, kind: str) -> None:
 
 
 @pytest.mark.parametrize(("name", "data", "words"), [
-    ("b.zip", gzip.compress(b"hello"), "not a zip archive (it looks like a gzip file)"),
+    ("b.zip", gzip.compress(b"hello", mtime=0), "not a zip archive (it looks like a gzip file)"),
     ("b.zip", b"print('a bot')\n", "not a zip archive (it looks like text)"),
     ("b.tar.gz", b"PK\x03\x04" + b"\0" * 100, "not a gzip-compressed tar archive (it looks "
      "like a zip archive)"),
-    ("b.tar.gz", gzip.compress(b"just text\n" * 100), "a gzip file, but not of a tar archive"),
+    ("b.tar.gz", gzip.compress(b"just text\n" * 100, mtime=0),
+     "a gzip file, but not of a tar archive"),
     ("b.tar", b"\x7fELF" + b"\0" * 600, "not a tar archive (it looks like a program (ELF))"),
     ("b.zip", b"PK\x03\x04" + b"\0" * 100, "a damaged zip archive"),
-    ("b.tar.gz", b"\x1f\x8b\x08\0" + b"\xff" * 100, "damaged")])
+    ("b.tar.gz", b"\x1f\x8b\x08\0" + b"\xff" * 100, "damaged")],
+    ids=["zip-gzip", "zip-text", "tgz-zip", "tgz-text", "tar-elf", "zip-damaged",
+         "tgz-damaged"])
 def test_a_file_that_is_not_what_its_name_says_is_refused(area: Area, name: str, data: bytes,
                                                           words: str) -> None:
     area.refused(name, data, "", words)

@@ -4,7 +4,8 @@ machine.
 
 An upload comes from a stranger, so every archive is hostile until read. The kind comes from
 the file's name and its first bytes must agree (a ``.zip`` that is not a zip is refused in one
-line). Then, before anything is written:
+line). The bot's folder is the archive's single top-level folder when it has one. Before
+anything is written:
 
 * the upload's own size, the number of members (from the zip's central directory, or from at
   most ``files + 1`` tar headers), the longest path and the declared unpacked size are held to
@@ -16,7 +17,10 @@ line). Then, before anything is written:
   anything but a regular file earlier in the archive; sparse tar members; symbolic links in a
   zip (zip has no portable links); tar symbolic links that are absolute or lead outside the
   folder; encrypted zip members and compression other than stored and deflate (bzip2 and LZMA
-  expand without bound in one read).
+  expand without bound in one read); tar headers over :data:`MAX_HEADER_BYTES`, over
+  :data:`MAX_EXTENDED_BYTES` of long headers in all, or holding a number of more than
+  :data:`MAX_DIGITS` digits (built to fill memory or, with the pax parser of Python before
+  3.11.10, to take quadratic time);
 * dropped: ownership (files are the unpacking user's), group and other write bits, the
   sticky bit and set-id bits of folders, and the ``__MACOSX/`` folder of macOS's "Compress".
 
@@ -43,6 +47,7 @@ import re
 import shutil
 import stat
 import struct
+import sys
 import tarfile
 import zipfile
 import zlib
@@ -369,9 +374,10 @@ class _BoundedReader:
     :data:`MAX_HEADER_BYTES`, :data:`MAX_EXTENDED_BYTES` of long headers in all, no run of
     digits over :data:`MAX_DIGITS`."""
 
-    def __init__(self, raw: _Seekable, budget: int, headers_only: bool) -> None:
+    def __init__(self, raw: _Seekable, limits: UploadLimits, headers_only: bool) -> None:
         self.raw = raw
-        self.budget = budget
+        self.budget = limits.unpacked_bytes + (limits.files + 4) * _TAR_MEMBER_OVERHEAD
+        self.over = f"unpacks to more than the league's limit of {_size(limits.unpacked_bytes)}"
         self.headers_only = headers_only
         self.extended = 0
 
@@ -379,7 +385,7 @@ class _BoundedReader:
         if n is None or n < 0:
             raise _Refusal("the archive asked for an unbounded read")
         if self.raw.tell() + n > self.budget:
-            raise _Refusal("unpacks to more than the league's limit")
+            raise _Refusal(self.over)
         if not self.headers_only:
             return self.raw.read(n)
         if n > tarfile.BLOCKSIZE:
@@ -399,7 +405,7 @@ class _BoundedReader:
         if whence != os.SEEK_SET:
             raise _Refusal("the archive asked for an unexpected seek")
         if pos > self.budget:
-            raise _Refusal("unpacks to more than the league's limit")
+            raise _Refusal(self.over)
         return self.raw.seek(pos)
 
     def tell(self) -> int:
@@ -481,6 +487,9 @@ def _unpack_tar(upload: Path, gzipped: bool, shown: str, dest: Path,
                 limits: UploadLimits) -> None:
     """Scan every header first (count, names, sizes: nothing written), then extract with the
     same checks and tarfile's ``data`` filter."""
+    if not hasattr(tarfile, "data_filter"):  # Python 3.11.0 to 3.11.3
+        raise ArchiveRefused(f"{shown}: this machine's Python ({sys.version.split()[0]}) has "
+                             "no safe tar extraction (3.11.4 or newer has); upload a .zip")
     with open(upload, "rb") as f:
         head = f.read(512)
     if gzipped and head[:2] != b"\x1f\x8b":
@@ -488,7 +497,6 @@ def _unpack_tar(upload: Path, gzipped: bool, shown: str, dest: Path,
                              f"{_looks_like(head)})")
     if not gzipped and head[257:262] != b"ustar":
         raise ArchiveRefused(f"{shown}: not a tar archive (it looks like {_looks_like(head)})")
-    budget = limits.unpacked_bytes + (limits.files + 4) * _TAR_MEMBER_OVERHEAD
     for extract in (False, True):
         checks = _TarChecks(limits)
         with open(upload, "rb") as raw:
@@ -500,7 +508,7 @@ def _unpack_tar(upload: Path, gzipped: bool, shown: str, dest: Path,
                         raise ArchiveRefused(f"{shown}: a gzip file, but not of a tar archive "
                                              f"(inside, it looks like {_looks_like(inner)})")
                     stream.seek(0)
-                reader = _BoundedReader(stream, budget, headers_only=not extract)
+                reader = _BoundedReader(stream, limits, headers_only=not extract)
                 with tarfile.open(fileobj=reader, mode="r:",
                                   errorlevel=2) as tar:
                     if extract:
@@ -544,7 +552,6 @@ def _zip_directory(f: IO[bytes], shown: str) -> tuple[int, int]:
     start = max(size - _EOCD.size - 0xFFFF, 0)
     f.seek(start)
     tail = f.read()
-    at = -1
     if len(tail) >= _EOCD.size and tail[-_EOCD.size:][:4] == b"PK\x05\x06" \
             and tail[-2:] == b"\0\0":
         at = len(tail) - _EOCD.size
@@ -554,7 +561,7 @@ def _zip_directory(f: IO[bytes], shown: str) -> tuple[int, int]:
         raise ArchiveRefused(f"{shown}: a damaged zip archive: no central directory at its end "
                              "(cut short?)")
     _, _, _, _, entries, dir_bytes, dir_offset, _ = _EOCD.unpack_from(tail, at)
-    if 0xFFFF in (entries,) or 0xFFFFFFFF in (dir_bytes, dir_offset):
+    if entries == 0xFFFF or 0xFFFFFFFF in (dir_bytes, dir_offset):
         loc = at - _EOCD64_LOCATOR.size
         if loc >= 0 and tail[loc:loc + 4] == b"PK\x06\x07":
             _, _, offset, _ = _EOCD64_LOCATOR.unpack_from(tail, loc)
