@@ -268,7 +268,11 @@ def test_other_authors_and_foreign_requests_change_nothing_and_read_nothing(
             assert status == 403, (path, status, body)  # ...bob none of them
         for path in own:  # nor anyone without a token; nor the league's plain files
             assert request(url, "GET", path)[0] in (401, 403), path
-        assert request(url, "GET", f"/league/nights/{night_name}/logs/{logs[0]}")[0] == 404
+        job = json.loads(request(url, "GET", "/authors/ada/submissions", bearer(ada))[1])[0]
+        for path in (f"/league/nights/{night_name}/logs/{logs[0]}", "/league/authors.json",
+                     f"/league/submissions/{job['id']}/progress.log", "/league/league.toml",
+                     "/league/bots/adabot/1/build.log"):
+            assert request(url, "GET", path, bearer(ada))[0] == 404, path
 
         before = snapshot(league.root)
         small = zipped(bot_folder(tmp_path / "bobbot"), tmp_path / "bobbot.zip")
