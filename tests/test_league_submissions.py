@@ -202,6 +202,10 @@ def test_an_author_submits_in_the_browser_and_finds_the_bot_after_a_night(
         assert row[0] == "accepted", (row, stages)
         assert row[1].split() == ["submitted", "building", "checking", "accepted"], row
         assert "build.log" in row[3] and "check.log" in row[3]
+        # The new version shows among her bots without a reload.
+        wait_until(page, "(document.querySelector('[data-bot=\"adabot\"] "
+                   "tr[data-version=\"adabot@1\"] td.state') || {}).textContent === 'active'",
+                   30)
         page.screenshot(tmp_path / "submitted.png", full=True)
         assert page.errors == []
 

@@ -87,8 +87,22 @@
           finished[job.id] = done;
         });
         document.body.dataset.jobs = String(jobs.length);
-        // A version that just finished shows in the bot's table after a reload.
-        if (reload) document.body.dataset.stale = "1";
+        if (reload) return refreshBots();
+      });
+  }
+
+  // A submission just finished: the bots' sections (versions, logs) again from the server.
+  function refreshBots() {
+    return fetch(location.pathname, { credentials: "same-origin" })
+      .then(function (r) { if (!r.ok) throw new Error("HTTP " + r.status); return r.text(); })
+      .then(function (text) {
+        var fresh = new DOMParser().parseFromString(text, "text/html");
+        var main = document.querySelector("main");
+        var selector = "main > section.bot, main > #bots";
+        document.querySelectorAll(selector).forEach(function (n) { n.remove(); });
+        fresh.querySelectorAll(selector).forEach(function (n) {
+          main.appendChild(document.importNode(n, true));
+        });
       });
   }
 
