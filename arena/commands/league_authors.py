@@ -20,7 +20,9 @@ from arena.league.authors import add_author, bots_of, read_authors, revoke_autho
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = sub.add_parser(
         "author", help="add, list or revoke the authors who submit bots over the web",
-        description=__doc__.splitlines()[0] if __doc__ else None)
+        description="Who may submit bots to a league over the web (arena serve DIR "
+        "--submissions): add prints an author's token once, list shows them, revoke ends a "
+        "token.")
     inner = parser.add_subparsers(dest="author_command", metavar="ACTION", required=True)
     add = inner.add_parser("add", help="add an author and print their token (once)")
     add.add_argument("dir", type=Path, metavar="DIR")
