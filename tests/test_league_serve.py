@@ -20,6 +20,10 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_serve_shows_the_league_report_and_the_newest_night_live(tmp_path: Path) -> None:
     root = make_league(tmp_path / "league", night_reports=False).root
     league = LeagueDir(root)
+    newest = league.night(league.night_names()[-1]).root
+    for private in ("logs", "transcripts", "live"):  # the bots' own: each author's
+        (newest / private).mkdir(exist_ok=True)
+        (newest / private / "x").write_text("a bot's stderr\n")
     argv = [sys.executable, "-m", "arena.cli", "serve", str(root), "--no-report", "--port", "0"]
     with started(argv, tmp_path / "serve.log") as server:
         url = served_url(tmp_path / "serve.log", server)
@@ -36,8 +40,10 @@ def test_serve_shows_the_league_report_and_the_newest_night_live(tmp_path: Path)
         # Never the stored bots, their logs, the config or the bots' own logs.
         for path in ("/league/bots/alpha/1/version.json", "/league/league.toml",
                      "/league/store/x", "/league/nights/2026-03-01/logs/x",
-                     "/league/../league.toml"):
+                     "/league/../league.toml", "/run/logs/x", "/run/transcripts/x",
+                     "/run/live/x"):
             assert request(url, "GET", path)[0] == 404, path
+        assert request(url, "GET", "/run/night.json")[0] == 200  # its other files are served
 
 
 def ratings(*paths: Path) -> dict[str, dict[str, object]]:

@@ -1,10 +1,10 @@
 """``arena league submit``, ``bots`` and ``retire``: a league's versions, added, listed, retired.
 
-``submit`` makes a version ``NAME@N`` of a folder (copied, built, checked:
-:mod:`arena.league.submit`) or of an installed engine's command; ``bots`` lists every version
-with its state, games and rating (the last night's snapshot), and for a rejected one the step,
-the one-line reason and the log; ``retire`` takes versions out of the nights (they stay in the
-history and the ratings).
+``submit`` makes a version ``NAME@N`` of a folder, an archive of one or a single source file
+(copied, built, checked: :mod:`arena.league.submit`) or of an installed engine's command;
+``bots`` lists every version with its state, games and rating (the last night's snapshot), and
+for a rejected one the step, the one-line reason and the log; ``retire`` takes versions out of
+the nights (they stay in the history and the ratings).
 """
 
 from __future__ import annotations
@@ -29,18 +29,22 @@ from arena.league.versions import Version, parse_label, read_versions, write_ver
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     submit = sub.add_parser(
         "submit", help="submit a bot's folder (or an installed engine) as a new version NAME@N",
-        usage="arena league submit DIR NAME [FOLDER] [--protocol P] [--option K=V ...] "
+        usage="arena league submit DIR NAME [FOLDER|FILE] [--protocol P] [--option K=V ...] "
         "[--author A] [-- CMD ...]",
         description="Copy FOLDER into the league's store (later edits of FOLDER change nothing "
         "that plays), run its bot.toml build in the sandbox, check it with check-bot's steps; "
-        "the version is then active, or rejected with its step, reason and log. "
+        "the version is then active, or rejected with its step, reason and log. FILE instead "
+        "of FOLDER: a .tar.gz, .tgz, .tar or .zip of the bot's folder, or one source file, "
+        "unpacked as an uploaded one is (league.toml's upload limits). "
         "For an installed engine: arena league submit DIR NAME -- CMD ARGS...")
     submit.add_argument("dir", type=Path, help="the league directory")
     _submit_options(submit)
-    submit.add_argument("rest", nargs=argparse.REMAINDER, metavar="NAME [FOLDER] [-- CMD ...]",
+    submit.add_argument("rest", nargs=argparse.REMAINDER,
+                        metavar="NAME [FOLDER|FILE] [-- CMD ...]",
                         help="the bot's name (letters, digits, '.', '_', '-'); its folder (its "
-                        "bot.toml says cmd, build, protocol, options); and/or -- then the bot's "
-                        "command (relative to FOLDER when there is one)")
+                        "bot.toml says cmd, build, protocol, options) or an archive of it or "
+                        "one source file; and/or -- then the bot's command (relative to the "
+                        "folder when there is one)")
     submit.set_defaults(func=run_submit)
 
     bots = sub.add_parser(
@@ -87,11 +91,11 @@ def run_submit(args: argparse.Namespace) -> int:
     at = rest.index("--") if "--" in rest else len(rest)
     rest, cmd = rest[:at], rest[at + 1 :]
     if not rest:
-        raise UserError("no bot name: arena league submit DIR NAME [FOLDER] [-- CMD ...]")
+        raise UserError("no bot name: arena league submit DIR NAME [FOLDER|FILE] [-- CMD ...]")
     parser = argparse.ArgumentParser(prog="arena league submit DIR", add_help=False)
     _submit_options(parser)
     parser.add_argument("name")
-    parser.add_argument("folder", nargs="?", type=Path)
+    parser.add_argument("folder", nargs="?", type=Path)  # or a file: an upload
     args.folder = None
     try:
         parser.parse_intermixed_args(rest, namespace=args)
@@ -100,9 +104,11 @@ def run_submit(args: argparse.Namespace) -> int:
     league = _league(args.dir)
     settings = load_settings(league.config)
     options: dict[str, OptionValue] = {**key_values(args.option, "--option", "NAME=VALUE")}
+    given: Path | None = args.folder
+    upload = given if given is not None and given.is_file() else None
     version = submit(league, settings, Submission(
-        name=args.name, folder=args.folder, cmd=cmd or None, protocol=args.protocol,
-        options=options, author=args.author))
+        name=args.name, folder=None if upload else given, upload=upload, cmd=cmd or None,
+        protocol=args.protocol, options=options, author=args.author))
     return 0 if version.state == "active" else 1
 
 
@@ -128,8 +134,9 @@ def bots_table(league: LeagueDir) -> str:
         if v.state == "rejected":
             folder = league.version_dir(v.name, v.number).relative_to(league.root)
             log = BUILD_LOG if v.step in ("build", "copy", "bot.toml") else CHECK_LOG
-            notes[len(rows) - 1] = [f"{v.step or 'rejected'}: {v.reason}",
-                                    f"log: {folder / log}"]
+            notes[len(rows) - 1] = [f"{v.step or 'rejected'}: {v.reason}"]
+            if v.step != "upload":  # a refused upload has its reason and no log
+                notes[len(rows) - 1].append(f"log: {folder / log}")
         elif v.state == "retired" and v.reason:
             notes[len(rows) - 1] = [f"retired: {v.reason}"]
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]

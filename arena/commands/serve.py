@@ -13,6 +13,7 @@ import argparse
 import shlex
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import trio
 
@@ -33,6 +34,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default "
                         "127.0.0.1: this machine only)")
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000; 0: any free)")
+    parser.add_argument("--submissions", action="store_true",
+                        help="on a league: authors log in with their token, upload bots and "
+                        "read their own page (arena league author add gives tokens)")
+    parser.add_argument("--origin", metavar="URL",
+                        help="the public address of a reverse proxy in front of this server "
+                        "(e.g. https://arena.example.org): its requests are accepted, and "
+                        "with https the login cookie is sent over TLS only")
     parser.add_argument("--no-report", action="store_true",
                         help="do not rebuild the report as games finish")
     parser.add_argument("--play", metavar="GAME", help="play GAME against --bot in the browser")
@@ -64,6 +72,9 @@ def run(args: argparse.Namespace) -> int:
         run_dir = args.run_dir
         if is_league(run_dir):
             return serve_league(args)
+        if args.submissions:
+            raise UserError(f"--submissions: {run_dir} is not a league directory (no "
+                            "league.toml)")
         files = RunDir(run_dir)
         if not files.journal.exists() and not files.schedule.exists():
             raise UserError(f"{run_dir}: not a run directory (no {files.journal.name} or "
@@ -78,11 +89,14 @@ def run(args: argparse.Namespace) -> int:
 
 
 def serve_league(args: argparse.Namespace) -> int:
-    """The league's report at ``/``, its newest night live at ``/live``."""
+    """The league's report at ``/``, its newest night live at ``/live``, and with
+    ``--submissions`` the authors' login, uploads and pages."""
     from arena.web.league import league_app, newest_night
     from arena.web.watch import RunWatcher
 
     league = LeagueDir(args.run_dir)
+    hosts, https = _public_origin(args.origin)
+    submissions = _submissions(league, https) if args.submissions else None
     if not league.report_page.exists():
         from arena.league.night import build_league_report_quietly
 
@@ -90,10 +104,41 @@ def serve_league(args: argparse.Namespace) -> int:
                                     lambda text: print(f"arena: warning: {text}"))
     night = newest_night(league)
     watcher = None if night is None else RunWatcher(night, rebuild_report=not args.no_report)
-    app = league_app(league, watcher)
+    app = league_app(league, watcher, submissions, hosts)
     extra = f"; night {night.name} live at /live" if night is not None else ""
-    return _serve(args, app, None if watcher is None else watcher.run,
-                  f"league {league.root}{extra}")
+    if submissions is not None:
+        extra += "; authors log in at /login"
+    tasks = [t for t in (None if watcher is None else watcher.run,
+                         None if submissions is None else submissions.queue.run) if t]
+
+    async def background() -> None:
+        async with trio.open_nursery() as nursery:
+            for task in tasks:
+                nursery.start_soon(task)
+
+    return _serve(args, app, background if tasks else None, f"league {league.root}{extra}")
+
+
+def _public_origin(origin: str | None) -> tuple[frozenset[str], bool]:
+    """``--origin URL``: (its host name, whether it is https)."""
+    if origin is None:
+        return frozenset(), False
+    parts = urlsplit(origin)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UserError(f"--origin {origin!r}: give the public address, e.g. "
+                        "https://arena.example.org")
+    return frozenset({parts.hostname.lower()}), parts.scheme == "https"
+
+
+def _submissions(league: LeagueDir, https: bool) -> Any:
+    """The submission routes' settings and queue, from ``league.toml``."""
+    from arena.league.settings import load_settings
+    from arena.web.queue import SubmissionQueue
+    from arena.web.submissions import Submissions
+
+    policy = load_settings(league.config).policy
+    return Submissions(league=league, queue=SubmissionQueue(league, policy.pending_per_author),
+                       upload_bytes=policy.upload_mb << 20, secure_cookie=https)
 
 
 def _serve(args: argparse.Namespace, app: Any, background: Any, what: str) -> int:

@@ -15,7 +15,8 @@ What the command line gives wins: ``-- CMD`` over ``cmd``, ``--protocol`` over `
 
 Without a ``cmd`` anywhere the built folder is looked at (:func:`infer_cmd`): exactly one of
 ``bot.py`` and ``main.py`` runs as ``{python} FILE``, else an executable file named ``bot``
-runs as ``./bot``; anything else is an error asking for ``cmd``.
+runs as ``./bot``, else a folder holding nothing but one Python file (an uploaded single
+source file) runs it as ``{python} FILE``; anything else is an error asking for ``cmd``.
 """
 
 from __future__ import annotations
@@ -103,7 +104,12 @@ def infer_cmd(folder: Path, shown: Path) -> list[str]:
     program = folder / EXECUTABLE
     if program.is_file() and os.access(program, os.X_OK):
         return [f"./{EXECUTABLE}"]
-    raise UserError(f"{shown}: no command: none of {', '.join(PYTHON_SCRIPTS)} or an "
-                    f"executable '{EXECUTABLE}' after the build; write one in {BOT_FILE} "
+    only = list(folder.iterdir())
+    if len(only) == 1 and only[0].suffix == ".py" and only[0].is_file() \
+            and not only[0].is_symlink():
+        return ["{python}", only[0].name]
+    raise UserError(f"{shown}: no command: none of {', '.join(PYTHON_SCRIPTS)}, an "
+                    f"executable '{EXECUTABLE}' after the build, or a single Python file; "
+                    f"write one in {BOT_FILE} "
                     '(cmd = ["./mybot"]) or give it after --: arena league submit DIR NAME '
                     "FOLDER -- CMD ...")

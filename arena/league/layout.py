@@ -8,6 +8,8 @@ A league directory::
     nights/<night>/           one night: a run directory (games.jsonl, PGN, logs, report)
                               plus night.json, plan.jsonl and, once closed, tally.json
     history.jsonl             one rating snapshot per closed night
+    authors.json              the authors (a hash of each one's token) and the bots each owns
+    submissions/<id>/         one web submission: its upload, progress.log and job.json
     report.html, report/      the league report; export/ holds its CSV and JSON
     .lock                     held by the one command that writes the league
 
@@ -30,6 +32,10 @@ BOTS_DIR: Final = "bots"
 NIGHTS_DIR: Final = "nights"
 HISTORY_FILE: Final = "history.jsonl"
 """One :class:`~arena.league.standings.Snapshot` per closed night, appended, never rewritten."""
+AUTHORS_FILE: Final = "authors.json"
+"""The authors who may submit over the web and which bot names each owns (:mod:`.authors`)."""
+SUBMISSIONS_DIR: Final = "submissions"
+"""The web server's queue of submissions, one folder each (:mod:`arena.web.queue`)."""
 LOCK_FILE: Final = ".lock"
 """Held for a short write of the version registry (:mod:`.lock`)."""
 NIGHTS_LOCK: Final = ".lock"
@@ -80,6 +86,14 @@ class LeagueDir:
     @property
     def history(self) -> Path:
         return self.root / HISTORY_FILE
+
+    @property
+    def authors(self) -> Path:
+        return self.root / AUTHORS_FILE
+
+    @property
+    def submissions(self) -> Path:
+        return self.root / SUBMISSIONS_DIR
 
     @property
     def lock(self) -> Path:

@@ -48,6 +48,18 @@ class Policy(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
     """Wall-clock limit of a submission's build."""
     build_memory_mb: Annotated[int, msgspec.Meta(ge=16, le=1 << 20)] = 2048
     """Memory limit of a submission's build."""
+    upload_mb: Annotated[int, msgspec.Meta(ge=1, le=4096)] = 20
+    """Largest upload (an archive of a bot's folder, or one source file), as received."""
+    unpacked_mb: Annotated[int, msgspec.Meta(ge=1, le=1 << 16)] = 200
+    """Most bytes an uploaded archive may unpack to, all files together (zip bombs stop
+    here)."""
+    upload_files: Annotated[int, msgspec.Meta(ge=1, le=100_000)] = 2000
+    """Most members (files, folders, links) of an uploaded archive."""
+    upload_path_chars: Annotated[int, msgspec.Meta(ge=16, le=4096)] = 200
+    """Longest member path of an uploaded archive, in characters."""
+    pending_per_author: Annotated[int, msgspec.Meta(ge=1, le=100)] = 3
+    """Submissions an author may have waiting or running at once on ``arena serve
+    --submissions`` (their builds run one at a time)."""
     cluster: str | None = None
     """Play the nights on a Dask cluster (``local:N`` or ``tcp://HOST:8786``), as ``--cluster``."""
 

@@ -19,8 +19,9 @@ and of the digest: they are history, not the bot, and often the larger part of a
 A copy lands in ``store/.incoming-*/`` (a private folder), is built there if the bot has a
 build (:mod:`arena.league.build`), then frozen (owned by root, readable by all, writable by
 none) and renamed to ``store/<digest>/``: a crash leaves at most an ``.incoming-*`` folder,
-never a half-written entry. A build therefore runs at a path that is not the final one: a
-build must not bake its own absolute path into what it makes.
+never a half-written entry (or an ``.upload-*`` folder: an upload being unpacked before its
+copy). A build therefore runs at a path that is not the final one: a build must not bake its
+own absolute path into what it makes.
 """
 
 from __future__ import annotations
@@ -46,6 +47,8 @@ MAX_BYTES: Final = 512 << 20
 VCS_DIRS: Final = frozenset({".git", ".hg", ".svn"})
 """Folders left out of a copy wherever they are."""
 INCOMING_PREFIX: Final = ".incoming-"
+UPLOAD_PREFIX: Final = ".upload-"
+"""An author's upload being unpacked (:mod:`arena.league.archive`), before it is copied in."""
 _CHUNK: Final = 1 << 20
 
 
@@ -70,19 +73,21 @@ class Incoming:
         return self.tree.parent
 
 
-def copy_in(store: Path, folder: Path) -> Incoming:
+def copy_in(store: Path, folder: Path, shown: Path | None = None) -> Incoming:
     """Copy ``folder`` into a new private folder under ``store`` and hash it on the way;
-    raises :class:`StoreError` naming what was refused."""
+    raises :class:`StoreError` naming what was refused, under the name ``shown`` (default
+    ``folder``: an unpacked upload is shown by the upload's name)."""
+    shown = folder if shown is None else shown
     source = folder.resolve()
     if not source.is_dir():
-        raise StoreError(f"{folder}: not a folder")
-    entries = _list(source, folder)
+        raise StoreError(f"{shown}: not a folder")
+    entries = _list(source, shown)
     store.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=INCOMING_PREFIX, dir=store))  # 0700
     tree = staging / "tree"
     try:
         tree.mkdir()
-        digest, size = _copy(source, folder, tree, entries)
+        digest, size = _copy(source, shown, tree, entries)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise

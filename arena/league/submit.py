@@ -7,10 +7,13 @@ earlier versions play on:
 
 1. the number: ``version.json`` is written ``pending`` at once, under the league's lock, so a
    crash leaves a trace and two submissions never share a number;
-2. ``copy``: the folder into the store (:mod:`arena.league.store`);
-3. ``bot.toml``: the folder's own settings under the command line's (:mod:`.botfile`);
-4. ``build``: its ``build`` argv, sandboxed, once per stored content (:mod:`.build`);
-5. ``check``: ``arena check-bot``'s steps on the built version, started exactly as a night
+2. ``upload``: an uploaded archive or single source file (instead of a folder) unpacked into
+   a private scratch folder of the store, its limits those of ``league.toml``
+   (:mod:`arena.league.archive`); the folder it holds then goes on as a folder would;
+3. ``copy``: the folder into the store (:mod:`arena.league.store`);
+4. ``bot.toml``: the folder's own settings under the command line's (:mod:`.botfile`);
+5. ``build``: its ``build`` argv, sandboxed, once per stored content (:mod:`.build`);
+6. ``check``: ``arena check-bot``'s steps on the built version, started exactly as a night
    starts it (the league's limits and sandbox, its folder the frozen stored copy), the steps
    and the bot's stderr in ``check.log``.
 
@@ -36,6 +39,8 @@ from arena.commands.check_bot import check
 from arena.config import ConfigError, OptionValue
 from arena.errors import UserError
 from arena.league import store
+from arena.league.archive import ArchiveRefused, unpack, upload_limits
+from arena.league.authors import claim_bot
 from arena.league.botfile import infer_cmd, read_bot_file
 from arena.league.build import build_spec, run_build
 from arena.league.layout import BUILD_LOG, CHECK_LOG, NAME_PATTERN, LeagueDir
@@ -56,11 +61,16 @@ Say = Callable[[str], None]
 
 @dataclass(frozen=True)
 class Submission:
-    """What ``arena league submit`` was given: a folder, a command, or both (the command then
-    runs in the folder); the rest overrides the folder's ``bot.toml``."""
+    """What ``arena league submit`` was given: a folder (or an upload), a command, or both
+    (the command then runs in the folder); the rest overrides the folder's ``bot.toml``."""
 
     name: str
     folder: Path | None = None
+    upload: Path | None = None
+    """Instead of a folder: an author's upload, a ``.tar.gz``/``.tgz``, ``.tar`` or ``.zip`` of
+    the bot's folder or one source file (:func:`arena.league.archive.unpack`)."""
+    upload_name: str | None = None
+    """The upload's name as the author gave it, which says its kind (default: the file's)."""
     cmd: list[str] | None = None
     protocol: Protocol | None = None
     options: dict[str, OptionValue] = field(default_factory=dict)
@@ -70,12 +80,16 @@ class Submission:
 def submit(league: LeagueDir, settings: LeagueSettings, sub: Submission,
            say: Say = print, *, check_timeout: float | None = None) -> Version:
     """Make ``sub`` a version of the league and return it, active or rejected. Raises
-    :class:`UserError` (and takes no number) only for a bad name or a missing folder or
-    command. ``check_timeout`` bounds the check's handshake and ``isready`` answers (default
-    ``check-bot``'s own). Synchronous: it runs the check under its own ``trio.run``."""
+    :class:`UserError` (and takes no number) only for a bad name, a missing folder or
+    command, or a name that belongs to another author (:mod:`.authors`). ``check_timeout``
+    bounds the check's handshake and ``isready`` answers (default ``check-bot``'s own).
+    Synchronous: it runs the check under its own ``trio.run``."""
     _validate(sub)
-    cmd = _installed_cmd(sub.cmd) if sub.folder is None and sub.cmd is not None else sub.cmd
+    installed = sub.folder is None and sub.upload is None and sub.cmd is not None
+    cmd = _installed_cmd(sub.cmd) if installed and sub.cmd is not None else sub.cmd
     with league_lock(league):
+        if sub.author is not None:
+            claim_bot(league, sub.name, sub.author)
         number = next_number(league, sub.name)
         version = Version(name=sub.name, number=number, cmd=list(cmd or []),
                           submitted_at=time.time(), protocol=sub.protocol or "native",
@@ -95,11 +109,15 @@ def _validate(sub: Submission) -> None:
     if not NAME_PATTERN.fullmatch(sub.name):
         raise UserError(f"bot name {sub.name!r}: use 1 to 64 letters, digits, '.', '_' or "
                         "'-', starting with a letter or digit")
-    if sub.folder is None and not sub.cmd:
-        raise UserError("nothing to submit: give a FOLDER, or an installed engine's command "
-                        "after --")
+    if sub.folder is not None and sub.upload is not None:
+        raise UserError("give a folder or an upload, not both")
+    if sub.folder is None and sub.upload is None and not sub.cmd:
+        raise UserError("nothing to submit: give a FOLDER or FILE, or an installed engine's "
+                        "command after --")
     if sub.folder is not None and not sub.folder.is_dir():
         raise UserError(f"{sub.folder}: no such folder")
+    if sub.upload is not None and not sub.upload.is_file():
+        raise UserError(f"{sub.upload}: no such file")
 
 
 def _installed_cmd(cmd: list[str]) -> list[str]:
@@ -119,16 +137,38 @@ def _installed_cmd(cmd: list[str]) -> list[str]:
 
 def _accept(league: LeagueDir, settings: LeagueSettings, sub: Submission, version: Version,
             say: Say, check_timeout: float | None) -> Version:
+    if sub.upload is None:
+        return _accept_folder(league, settings, sub, version, say, check_timeout, sub.folder,
+                              sub.folder)
+    name = sub.upload_name or sub.upload.name
+    say(f"{version.label}: unpacking {name}")
+    league.store.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=store.UPLOAD_PREFIX, dir=league.store) as scratch:
+        dest = Path(scratch) / "upload"
+        try:
+            source = unpack(sub.upload, name, dest, upload_limits(settings.policy))
+        except ArchiveRefused as exc:
+            return _reject(league, version, "upload", str(exc), say)
+        shown = Path(name) if source == dest else Path(name) / source.relative_to(dest)
+        return _accept_folder(league, settings, sub, version, say, check_timeout, source,
+                              shown)
+
+
+def _accept_folder(league: LeagueDir, settings: LeagueSettings, sub: Submission,
+                   version: Version, say: Say, check_timeout: float | None,
+                   source: Path | None, shown: Path | None) -> Version:
+    """The steps from the copy on: ``source`` is the folder to copy (None for an installed
+    engine), ``shown`` its name in messages (the author's folder, or the upload's name)."""
     folder = league.version_dir(version.name, version.number)
     rel = folder.relative_to(league.root)
-    if sub.folder is not None:
-        say(f"{version.label}: copying {sub.folder}")
+    if source is not None and shown is not None:
+        say(f"{version.label}: copying {shown}")
         try:
-            incoming = store.copy_in(league.store, sub.folder)
+            incoming = store.copy_in(league.store, source, shown)
         except store.StoreError as exc:
             return _reject(league, version, "copy", str(exc), say)
         try:
-            bot_file = read_bot_file(incoming.tree, sub.folder)
+            bot_file = read_bot_file(incoming.tree, shown)
         except ConfigError as exc:
             store.discard(incoming)
             return _reject(league, version, "bot.toml", str(exc), say)
@@ -158,7 +198,7 @@ def _accept(league: LeagueDir, settings: LeagueSettings, sub: Submission, versio
         cmd = sub.cmd or bot_file.cmd
         if cmd is None:
             try:
-                cmd = infer_cmd(stored, sub.folder)
+                cmd = infer_cmd(stored, shown)
             except UserError as exc:
                 return _reject(league, version, "bot.toml", str(exc), say)
         version = msgspec.structs.replace(version, cmd=list(cmd))

@@ -4,9 +4,10 @@ Each version is one ``version.json`` in ``bots/<name>/<n>/`` (with its build and
 beside it), rewritten whole, atomically, when its state changes: submitted versions are few
 (hundreds), so the registry is simply every such file read in order.
 
-States: ``pending`` (being built and checked), ``active`` (plays), ``rejected`` (its build or
-check failed: ``step`` and ``reason`` say which and why; the bot's previous version plays on),
-``retired`` (played, kept in the history, no longer scheduled).
+States: ``pending`` (being built and checked), ``active`` (plays), ``rejected`` (a step failed:
+its upload, copy, ``bot.toml``, build or check; ``step`` and ``reason`` say which and why; the
+bot's previous version plays on), ``retired`` (played, kept in the history, no longer
+scheduled).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from arena.league.layout import VERSION_FILE, LeagueDir
 from referee.botspec import BotSpec, Protocol
 
 State = Literal["pending", "active", "rejected", "retired"]
-Step = Literal["copy", "bot.toml", "build", "check", ""]
+Step = Literal["upload", "copy", "bot.toml", "build", "check", ""]
 
 
 class Version(msgspec.Struct, omit_defaults=True):

@@ -34,6 +34,7 @@ from starlette.responses import (
 )
 from starlette.routing import BaseRoute, Route
 
+from arena.web.bodylimit import DEFAULT_LIMIT, BodyLimit, BodyTooLarge, too_large
 from arena.web.guard import TOKEN_META, SameOriginGuard, new_token
 from arena.web.livepage import live_body, no_script_head
 from arena.web.runfiles import run_files
@@ -49,6 +50,7 @@ ASSETS: Final = {
     "live.js": ("arena.web", "application/javascript"),
     "play.js": ("arena.web", "application/javascript"),
     "live.css": ("arena.web", "text/css"),
+    "submit.js": ("arena.web", "application/javascript"),
 }
 
 
@@ -105,15 +107,25 @@ def page(title: str, script: str, body: str, token: str, head: str = "") -> str:
 """
 
 
-def guarded(routes: list[BaseRoute], token: str) -> Starlette:
-    """An app of ``routes`` whose state-changing requests must come from its own page."""
-    return Starlette(routes=routes, middleware=[Middleware(SameOriginGuard, token=token)])
+def guarded(routes: list[BaseRoute], token: str, *,
+            bearer: Callable[[str], bool] | None = None, hosts: frozenset[str] = frozenset(),
+            limit_of: Callable[[str], int] = lambda path: DEFAULT_LIMIT) -> Starlette:
+    """An app of ``routes`` whose state-changing requests must come from its own page (or
+    carry a Bearer token ``bearer`` accepts), reached by this machine's names or ``hosts``,
+    and whose request bodies are at most ``limit_of(path)`` bytes (:mod:`.bodylimit`)."""
+    app = Starlette(routes=routes, middleware=[
+        Middleware(BodyLimit, limit_of=limit_of),
+        Middleware(SameOriginGuard, token=token, bearer=bearer, hosts=hosts)],
+        exception_handlers={BodyTooLarge: too_large})
+    app.state.page_token = token
+    return app
 
 
-def live_routes(path: str, title: str, watcher: RunWatcher, token: str) -> list[BaseRoute]:
+def live_routes(path: str, title: str, watcher: RunWatcher, token: str,
+                hidden: frozenset[str] = frozenset()) -> list[BaseRoute]:
     """The live page of ``watcher``'s run at ``path`` and what it reads: its events, its
-    state, the run's files and its finished games' PGN (``arena serve RUN_DIR`` and a
-    league's newest night)."""
+    state, the run's files but its ``hidden`` entries, and its finished games' PGN (``arena
+    serve RUN_DIR`` and a league's newest night)."""
 
     async def live_page(request: Request) -> Response:
         snap = await watcher.first_snapshot(FIRST_PAINT_WAIT_SECONDS)
@@ -137,7 +149,7 @@ def live_routes(path: str, title: str, watcher: RunWatcher, token: str) -> list[
         Route("/events", events),
         Route("/state", state),
         Route("/game/{key}.pgn", game_pgn),
-        Route("/run/{path:path}", run_files(watcher.run_dir)),
+        Route("/run/{path:path}", run_files(watcher.run_dir, hidden)),
     ]
 
 

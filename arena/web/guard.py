@@ -17,6 +17,11 @@ And every request, reads too, must name this machine in its ``Host``: an IP addr
 points at 127.0.0.1 (DNS rebinding) would be same-origin with this server, read the page and
 its token, and send them back.
 
+A server that authors log in to (``arena serve LEAGUE_DIR --submissions``) also takes an
+``Authorization: Bearer`` token that names an author instead of the page's token: a browser
+never adds that header by itself, so a page of another site cannot send it. Behind a reverse
+proxy, the proxy's public name (``--origin``) counts as this machine's.
+
 Starlette has no such middleware (its ``CORSMiddleware`` only sets response headers), and the
 CSRF packages for ASGI rest on cookies and forms; a header token fits a single page that
 talks ``fetch`` to a server of its own. The guard is plain ASGI, so streamed responses
@@ -29,6 +34,7 @@ import hmac
 import ipaddress
 import secrets
 import socket
+from collections.abc import Callable
 from functools import cache
 from typing import Final
 from urllib.parse import urlsplit
@@ -57,9 +63,12 @@ def machine_names() -> frozenset[str]:
                                                socket.getfqdn()) if name)
 
 
-def names_this_machine(host: str) -> bool:
-    """Whether a ``Host`` header (``name[:port]``, ``[v6]:port``) names this machine."""
+def names_this_machine(host: str, also: frozenset[str] = frozenset()) -> bool:
+    """Whether a ``Host`` header (``name[:port]``, ``[v6]:port``) names this machine, or one
+    of the names ``also`` (the public name of a reverse proxy in front of it)."""
     name = urlsplit(f"//{host}").hostname or ""
+    if name in also:
+        return True
     try:
         ipaddress.ip_address(name)
         return True
@@ -68,10 +77,21 @@ def names_this_machine(host: str) -> bool:
     return name in machine_names() or name.endswith(".localhost")
 
 
-def refusal(method: str, headers: Headers, token: str) -> str | None:
-    """Why a request must be refused (a short reason for the 403), None when it may pass."""
+def bearer_token(headers: Headers) -> str | None:
+    """The token of an ``Authorization: Bearer TOKEN`` header, None without one."""
+    scheme, _, value = headers.get("authorization", "").partition(" ")
+    return value.strip() if scheme.lower() == "bearer" and value.strip() else None
+
+
+def refusal(method: str, headers: Headers, token: str, *,
+            bearer: Callable[[str], bool] | None = None,
+            hosts: frozenset[str] = frozenset()) -> str | None:
+    """Why a request must be refused (a short reason for the 403), None when it may pass.
+    ``bearer`` accepts an ``Authorization: Bearer`` token instead of the page's token (a
+    browser never adds that header on its own, so another site cannot make it send one);
+    ``hosts`` are public names this server is also reached by (behind a reverse proxy)."""
     host_header = headers.get("host", "")
-    if host_header and not names_this_machine(host_header):
+    if host_header and not names_this_machine(host_header, hosts):
         return (f"Host {host_header!r} is not this machine's address or name (a guard "
                 "against DNS rebinding): open the page by IP address or as localhost")
     if method in SAFE_METHODS:
@@ -83,6 +103,9 @@ def refusal(method: str, headers: Headers, token: str) -> str | None:
     site = headers.get("sec-fetch-site")
     if site is not None and site not in ("same-origin", "none"):
         return f"cross-site request (Sec-Fetch-Site {site!r})"
+    sent_bearer = bearer_token(headers)
+    if bearer is not None and sent_bearer is not None:
+        return None if bearer(sent_bearer) else "unknown or revoked Authorization: Bearer token"
     sent = headers.get(TOKEN_HEADER, "")
     if not hmac.compare_digest(sent.encode(), token.encode()):
         return f"missing or wrong {TOKEN_HEADER} (send it from this server's page)"
@@ -92,13 +115,18 @@ def refusal(method: str, headers: Headers, token: str) -> str | None:
 class SameOriginGuard:
     """ASGI middleware: answers 403 to a state-changing request that fails :func:`refusal`."""
 
-    def __init__(self, app: ASGIApp, token: str) -> None:
+    def __init__(self, app: ASGIApp, token: str, *,
+                 bearer: Callable[[str], bool] | None = None,
+                 hosts: frozenset[str] = frozenset()) -> None:
         self.app = app
         self.token = token
+        self.bearer = bearer
+        self.hosts = hosts
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            why = refusal(scope["method"], Headers(scope=scope), self.token)
+            why = refusal(scope["method"], Headers(scope=scope), self.token,
+                          bearer=self.bearer, hosts=self.hosts)
             if why is not None:
                 response = PlainTextResponse(f"forbidden: {why}", status_code=403)
                 await response(scope, receive, send)

@@ -4,7 +4,8 @@
 night (the one being played, if any) exactly as ``arena serve`` follows a run: the same page,
 the same events and the same files under ``/run/``. Only what the report shows is served from
 the league directory (the report, its exports and the nights' reports and games), never the
-stored bots' folders nor their build logs.
+stored bots' folders nor their build logs. With ``--submissions`` (:mod:`arena.web.submissions`)
+authors log in, submit, and read their own bots' logs on their own page, and only there.
 """
 
 from __future__ import annotations
@@ -17,10 +18,12 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from arena.league.authors import author_of_token
 from arena.league.layout import EXPORT_DIR, NIGHTS_DIR, REPORT_DIR, REPORT_PAGE, LeagueDir
 from arena.web.app import asset, guarded, live_routes
 from arena.web.guard import new_token
 from arena.web.runfiles import file_response, resolve
+from arena.web.submissions import Submissions, submission_routes
 from arena.web.watch import RunWatcher
 
 SERVED: Final = (REPORT_PAGE, REPORT_DIR, EXPORT_DIR, NIGHTS_DIR)
@@ -34,8 +37,12 @@ def newest_night(league: LeagueDir) -> Path | None:
     return league.night(names[-1]).root if names else None
 
 
-def league_app(league: LeagueDir, watcher: RunWatcher | None) -> Starlette:
-    """The app: the league's report and files, and the newest night's live page."""
+def league_app(league: LeagueDir, watcher: RunWatcher | None,
+               submissions: Submissions | None = None,
+               public_hosts: frozenset[str] = frozenset()) -> Starlette:
+    """The app: the league's report and files, the newest night's live page and, with
+    ``submissions``, the authors' pages (:mod:`arena.web.submissions`). ``public_hosts``: the
+    names a reverse proxy in front of it is reached by (``--origin``)."""
     token = new_token()
 
     async def home(request: Request) -> Response:
@@ -57,5 +64,10 @@ def league_app(league: LeagueDir, watcher: RunWatcher | None) -> Starlette:
     ]
     if watcher is not None:
         routes += live_routes("/live", f"Arena live: night {watcher.run_dir.name}", watcher,
-                              token)
-    return guarded(routes, token)
+                              token, NIGHT_HIDDEN)
+    if submissions is None:
+        return guarded(routes, token, hosts=public_hosts)
+    routes += submission_routes(submissions)
+    return guarded(routes, token, hosts=public_hosts,
+                   bearer=lambda sent: author_of_token(league, sent) is not None,
+                   limit_of=submissions.limit_of)

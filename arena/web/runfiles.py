@@ -77,12 +77,16 @@ def file_response(path: Path) -> Response:
     return StreamingResponse(_chunks(file, length), media_type=media, headers=headers)
 
 
-def run_files(run_dir: Path) -> Callable[[Request], Awaitable[Response]]:
-    """The endpoint of ``/run/{path:path}`` for ``run_dir``."""
+def run_files(run_dir: Path, hidden: frozenset[str] = frozenset()
+              ) -> Callable[[Request], Awaitable[Response]]:
+    """The endpoint of ``/run/{path:path}`` for ``run_dir``, never serving its entries named in
+    ``hidden`` (a league night's bots' logs: each author's own)."""
 
     async def endpoint(request: Request) -> Response:
-        path = resolve(run_dir, request.path_params["path"])
-        if path is None:
+        relative = request.path_params["path"]
+        path = resolve(run_dir, relative)
+        parts = Path(relative).parts
+        if path is None or (parts and parts[0] in hidden):
             return Response("not found", status_code=404, media_type="text/plain")
         return file_response(path)
 

@@ -1,0 +1,272 @@
+"""The queue of web submissions: each upload becomes ``arena league submit`` in a child process.
+
+The pipeline is the command's own (unpack, store by hash, build in the sandbox, check-bot:
+:mod:`arena.league.submit`), run out of the server's process, so that whatever an upload
+does (a bomb unpacked, a build that loops, a check that hangs) costs the child, never the
+server's memory or its event loop; the server only waits for the child and reads its output.
+
+One folder per submission under ``submissions/<id>/``: ``job.json`` (who, what, its state
+here), ``progress.log`` (the child's output: ``NAME@N: building ...``, ``NAME@N: checking``,
+``NAME@N: active`` or ``rejected at STEP: REASON``) and, until the child is done, the upload.
+
+Rate limits: an author has at most ``[league] pending_per_author`` submissions waiting or
+running; their submissions run one at a time, in order (a fair :class:`trio.Lock` per
+author); and at most :data:`MAX_RUNNING` children run at once, whoever sent them.
+
+A submission the server was stopped in the middle of is marked failed at the next start
+("submit again"): its child was interrupted with it, and its version (if it took a number)
+says so itself (:func:`arena.league.submit.submit` marks an interrupted version rejected).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import shutil
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Any, Final, Literal
+
+import msgspec
+import trio
+
+from arena.errors import UserError
+from arena.league.layout import BUILD_LOG, CHECK_LOG, VERSION_FILE, LeagueDir
+from arena.league.versions import Version
+
+MAX_RUNNING: Final = 2
+"""Submissions processed at once, over all authors (a build may use a core)."""
+JOB_FILE: Final = "job.json"
+PROGRESS_LOG: Final = "progress.log"
+UPLOAD_DIR: Final = "upload"
+MAX_PROGRESS_BYTES: Final = 64 << 10
+"""Bytes of ``progress.log`` read for the page (the first and the last half of it)."""
+INTERRUPT_GRACE_S: Final = 10.0
+"""After Ctrl-C, how long a child may take to mark its version rejected before it is killed."""
+LINE: Final = re.compile(r"^(?P<label>[A-Za-z0-9][A-Za-z0-9._-]*@\d+): (?P<word>[a-z]+)"
+                         r"(?: at (?P<step>[^:]+): (?P<reason>.*)|\b.*)$")
+"""A line of :func:`arena.league.submit.submit`'s progress."""
+STAGE_OF_WORD: Final = {"submitted": "submitted", "copying": "submitted", "unpacking": "submitted",
+                        "building": "building", "checking": "checking", "active": "accepted",
+                        "rejected": "rejected"}
+
+JobState = Literal["queued", "running", "done", "failed"]
+
+
+class QueueFull(UserError):
+    """The author has as many submissions waiting as ``pending_per_author`` allows."""
+
+
+class Job(msgspec.Struct, omit_defaults=True):
+    """One web submission, as the server keeps it (``job.json``)."""
+
+    id: str
+    author: str
+    bot: str
+    filename: str
+    submitted_at: float
+    state: JobState = "queued"
+    exit_status: int | None = None
+    finished_at: float | None = None
+    note: str = ""
+    """The server's own word on a job it could not run to its end."""
+
+
+def _job_id() -> str:
+    return time.strftime("%Y%m%d-%H%M%S-", time.gmtime()) + secrets.token_hex(4)
+
+
+class SubmissionQueue:
+    """The jobs of one league, and the task that runs them (:meth:`run`)."""
+
+    def __init__(self, league: LeagueDir, pending_per_author: int,
+                 python: str = sys.executable) -> None:
+        self.league = league
+        self.pending_per_author = pending_per_author
+        self.python = python
+        self.jobs: dict[str, Job] = {}
+        self._locks: dict[str, trio.Lock] = {}
+        self._limiter = trio.CapacityLimiter(MAX_RUNNING)
+        self._nursery: trio.Nursery | None = None
+        self._load()
+
+    # ------------------------------------------------------------------ the jobs on disk
+    def folder(self, job: Job) -> Path:
+        return self.league.submissions / job.id
+
+    def upload_path(self, job: Job) -> Path:
+        return self.folder(job) / UPLOAD_DIR / job.filename
+
+    def _save(self, job: Job) -> None:
+        path = self.folder(job) / JOB_FILE
+        tmp = path.with_name(JOB_FILE + ".tmp")
+        tmp.write_bytes(msgspec.json.encode(job))
+        os.replace(tmp, path)
+
+    def _load(self) -> None:
+        """The jobs of earlier starts; those left unfinished are failed now."""
+        if not self.league.submissions.is_dir():
+            return
+        for folder in sorted(self.league.submissions.iterdir()):
+            try:
+                job = msgspec.json.decode((folder / JOB_FILE).read_bytes(), type=Job)
+            except (OSError, msgspec.DecodeError):
+                continue
+            if job.state in ("queued", "running"):
+                job.state, job.finished_at = "failed", time.time()
+                job.note = "the server stopped before this submission finished: submit again"
+                shutil.rmtree(folder / UPLOAD_DIR, ignore_errors=True)
+                self._save(job)
+            self.jobs[job.id] = job
+
+    # ------------------------------------------------------------------ adding
+    def pending(self, author: str) -> int:
+        return sum(1 for j in self.jobs.values()
+                   if j.author == author and j.state in ("queued", "running"))
+
+    def reserve(self, author: str, bot: str, filename: str) -> Job:
+        """A new queued job (its folder made, its upload still to be written by the caller),
+        or :class:`QueueFull`."""
+        if self.pending(author) >= self.pending_per_author:
+            raise QueueFull(f"{author} has {self.pending(author)} submissions waiting or "
+                            f"running already (at most {self.pending_per_author}): wait for "
+                            "one to finish")
+        job = Job(id=_job_id(), author=author, bot=bot, filename=filename,
+                  submitted_at=time.time())
+        (self.folder(job) / UPLOAD_DIR).mkdir(parents=True)
+        self.jobs[job.id] = job
+        self._save(job)
+        return job
+
+    def drop(self, job: Job) -> None:
+        """Forget a reserved job whose upload failed."""
+        self.jobs.pop(job.id, None)
+        shutil.rmtree(self.folder(job), ignore_errors=True)
+
+    def start(self, job: Job) -> None:
+        """Queue a reserved job whose upload is written."""
+        if self._nursery is None:
+            raise RuntimeError("the submission queue is not running")
+        self._nursery.start_soon(self._process, job)
+
+    # ------------------------------------------------------------------ running
+    async def run(self) -> None:
+        """Run queued jobs until cancelled (beside the web server)."""
+        async with trio.open_nursery() as nursery:
+            self._nursery = nursery
+            await trio.sleep_forever()
+
+    def argv(self, job: Job) -> list[str]:
+        return [self.python, "-u", "-m", "arena.cli", "league", "submit",
+                str(self.league.root.resolve()), job.bot, str(self.upload_path(job).resolve()),
+                "--author", job.author]
+
+    async def _process(self, job: Job) -> None:
+        lock = self._locks.setdefault(job.author, trio.Lock())
+        async with lock, self._limiter:
+            job.state = "running"
+            self._save(job)
+            with open(self.folder(job) / PROGRESS_LOG, "wb") as log:
+                try:
+                    done = await trio.run_process(
+                        self.argv(job), stdin=None, stdout=log, stderr=log, check=False,
+                        deliver_cancel=_interrupt_then_kill)
+                    job.exit_status = done.returncode
+                    job.state = "done"
+                except OSError as exc:  # the machine could not start Python
+                    job.state, job.note = "failed", f"could not start the submission: {exc}"
+                finally:
+                    if job.state == "running":
+                        job.state, job.note = "failed", "the server stopped: submit again"
+                    job.finished_at = time.time()
+                    shutil.rmtree(self.folder(job) / UPLOAD_DIR, ignore_errors=True)
+                    self._save(job)
+
+    # ------------------------------------------------------------------ reading
+    def of_author(self, author: str) -> list[Job]:
+        """The author's jobs, newest first."""
+        return sorted((j for j in self.jobs.values() if j.author == author),
+                      key=lambda j: j.submitted_at, reverse=True)
+
+    def status(self, job: Job) -> dict[str, Any]:
+        """What the page shows of a job: its stage, the progress lines, and once done the
+        version's state, step, reason and logs."""
+        # The child names files by absolute path: shown relative to the league.
+        root = f"{self.league.root.resolve()}/"
+        lines = [line.replace(root, "") for line in _progress_lines(self.folder(job) /
+                                                                    PROGRESS_LOG)]
+        label, stage, seen = "", "queued" if job.state == "queued" else "started", []
+        step = reason = ""
+        for line in lines:
+            match = LINE.match(line)
+            if match is None:
+                continue
+            label = match["label"]
+            stage = STAGE_OF_WORD.get(match["word"], stage)
+            if stage not in seen:
+                seen.append(stage)
+            if match["word"] == "rejected":
+                step, reason = match["step"] or "", match["reason"] or ""
+        version = self._version(label) if label and job.state != "queued" else None
+        if version is not None and job.state in ("done", "failed"):
+            stage = {"active": "accepted", "retired": "accepted"}.get(version.state,
+                                                                      version.state)
+            step, reason = version.step, version.reason
+        elif job.state in ("done", "failed") and stage not in ("accepted", "rejected"):
+            stage = "failed"
+            reason = job.note or _error_line(lines) or f"the submission exited with status " \
+                f"{job.exit_status}"
+        logs = {}
+        if label:
+            name, _, number = label.rpartition("@")
+            for log in (BUILD_LOG, CHECK_LOG):
+                if (self.league.version_dir(name, int(number)) / log).is_file():
+                    logs[log] = f"/authors/{job.author}/logs/{name}/{number}/{log}"
+        return {"id": job.id, "bot": job.bot, "filename": job.filename,
+                "submitted_at": job.submitted_at, "state": job.state, "stage": stage,
+                "seen": seen, "label": label, "step": step, "reason": reason, "logs": logs,
+                "lines": lines[-40:]}
+
+    def _version(self, label: str) -> Version | None:
+        name, _, number = label.rpartition("@")
+        path = self.league.version_dir(name, int(number)) / VERSION_FILE
+        try:
+            return msgspec.json.decode(path.read_bytes(), type=Version)
+        except (OSError, msgspec.DecodeError, ValueError):
+            return None
+
+
+def _progress_lines(path: Path) -> list[str]:
+    """The lines of a progress log, the middle of a huge one left out."""
+    try:
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            if size <= MAX_PROGRESS_BYTES:
+                data = f.read()
+            else:
+                head = f.read(MAX_PROGRESS_BYTES // 2)
+                f.seek(size - MAX_PROGRESS_BYTES // 2)
+                data = head + b"\n[...]\n" + f.read()
+    except OSError:
+        return []
+    return [line[:500] for line in data.decode("utf-8", errors="replace").splitlines()]
+
+
+def _error_line(lines: list[str]) -> str:
+    """The child's ``arena: error: ...`` line, without its prefix."""
+    for line in reversed(lines):
+        if line.startswith("arena: error: "):
+            return line.removeprefix("arena: error: ")
+    return ""
+
+
+async def _interrupt_then_kill(process: trio.Process) -> None:
+    """Cancel a child as Ctrl-C would (its version is then marked rejected), then kill it."""
+    process.send_signal(signal.SIGINT)
+    with trio.move_on_after(INTERRUPT_GRACE_S):
+        await process.wait()
+        return
+    process.kill()
