@@ -30,12 +30,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from arena.cli import main
 from arena.errors import UserError
+from arena.league import store
 from arena.league.archive import ArchiveRefused, UploadLimits, kind_of, unpack, upload_limits
 from arena.league.layout import LeagueDir
 from arena.league.settings import Policy, load_settings
@@ -630,6 +632,7 @@ def test_a_truncated_tar_gz_leaves_nothing(area: Area) -> None:
 MEMORY_CHILD = """
 import resource, sys
 from pathlib import Path
+from arena.league import store
 from arena.league.archive import ArchiveRefused, unpack, upload_limits
 from arena.league.settings import Policy
 for upload in sys.argv[1:]:
@@ -812,10 +815,21 @@ def test_the_upload_limits_are_league_toml_keys_written_by_init(tmp_path: Path) 
         assert key in text
     settings = load_settings(tmp_path / "lg" / "league.toml")
     assert upload_limits(settings.policy) == UploadLimits(20 * MB, 200 * MB, 2000, 200)
-    (tmp_path / "lg" / "league.toml").write_text(text.replace("upload_files = 2000",
-                                                              "upload_files = 0"))
-    with pytest.raises(UserError, match="upload_files"):
-        load_settings(tmp_path / "lg" / "league.toml")
+    for bad in ["upload_files = 0", "upload_files = 10001", "unpacked_mb = 513"]:
+        key = bad.split()[0]
+        (tmp_path / "lg" / "league.toml").write_text(
+            "\n".join(bad if line.startswith(key + " ") else line
+                      for line in text.splitlines()))
+        with pytest.raises(UserError, match=key):
+            load_settings(tmp_path / "lg" / "league.toml")
+
+
+def test_the_settings_limits_stay_within_the_stores() -> None:
+    """The largest limits a league may set are the store's own (an upload over them would
+    pass the unpacking and fail at the copy, with a less helpful message)."""
+    largest = msgspec.toml.decode(b"unpacked_mb = 512\nupload_files = 10000\n", type=Policy)
+    limits = upload_limits(largest)
+    assert (limits.unpacked_bytes, limits.files) == (store.MAX_BYTES, store.MAX_FILES)
 
 
 # ----- damaged archives ---------------------------------------------------------------------
