@@ -10,6 +10,7 @@ and chown, so a missing check would show.
 
 from __future__ import annotations
 
+import errno
 import functools
 import gzip
 import io
@@ -20,17 +21,23 @@ import struct
 import subprocess
 import sys
 import tarfile
+import tempfile
 import time
 import warnings
 import zipfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+import msgspec
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from arena.cli import main
 from arena.errors import UserError
+from arena.league import store
 from arena.league.archive import ArchiveRefused, UploadLimits, kind_of, unpack, upload_limits
 from arena.league.layout import LeagueDir
 from arena.league.settings import Policy, load_settings
@@ -567,6 +574,47 @@ def test_a_file_that_is_not_what_its_name_says_is_refused(area: Area, name: str,
     area.refused(name, data, "", words)
 
 
+def patched(data: bytes, signature: bytes, offset: int, value: bytes) -> bytes:
+    """``data`` with ``value`` written ``offset`` bytes after the first ``signature``."""
+    at = data.index(signature) + offset
+    return data[:at] + value + data[at + len(value):]
+
+
+ONE_ZIP = zip_bytes([("bot/bot.py", b"x" * 100, None)])
+
+
+@pytest.mark.parametrize(("data", "words"), [
+    (patched(ONE_ZIP, b"PK\x01\x02", 6, b"\xff\x00"), "a damaged zip archive (zip file "
+     "version 25.5)"),
+    (patched(ONE_ZIP, b"PK\x01\x02", 42, b"\xff\xff\xff\x7f"), "damaged"),
+    (patched(ONE_ZIP, b"PK\x01\x02", 8, b"\x01\x00"), "encrypted"),
+    (patched(ONE_ZIP, b"PK\x01\x02", 10, b"\x0c\x00"), "compressed with method 12")],
+    ids=["version", "offset", "encrypted", "bzip2"])
+def test_a_zip_member_that_cannot_be_read_safely_is_refused(area: Area, data: bytes,
+                                                            words: str) -> None:
+    area.refused("b.zip", data, "", words)
+
+
+def test_a_full_disk_is_the_machines_fault_not_a_refusal(
+        area: Area, monkeypatch: pytest.MonkeyPatch) -> None:
+    """ENOSPC while writing: raised as it is (the author did nothing wrong), the destination
+    emptied all the same."""
+    upload = area.upload("b.zip", zip_bytes([("bot/a.py", b"a", None), ("bot/b.py", b"b",
+                                                                         None)]))
+    real_open = os.open
+
+    def full_disk(path: str, flags: int, mode: int = 0o777, **kwargs: Any) -> int:
+        if str(path).endswith("b.py"):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_open(path, flags, mode, **kwargs)
+
+    monkeypatch.setattr(os, "open", full_disk)
+    with pytest.raises(OSError, match="No space left") as raised:
+        unpack(upload, "b.zip", area.dest, LIMITS)
+    assert not isinstance(raised.value, ArchiveRefused)
+    assert list(area.dest.iterdir()) == []
+
+
 def test_an_upload_over_the_size_limit_is_refused_unread(area: Area) -> None:
     limits = UploadLimits(1000, LIMITS.unpacked_bytes, LIMITS.files, LIMITS.path_chars)
     area.refused("b.zip", b"PK\x03\x04" + b"\0" * 2000, "", "2,004 bytes, more than the "
@@ -584,6 +632,7 @@ def test_a_truncated_tar_gz_leaves_nothing(area: Area) -> None:
 MEMORY_CHILD = """
 import resource, sys
 from pathlib import Path
+from arena.league import store
 from arena.league.archive import ArchiveRefused, unpack, upload_limits
 from arena.league.settings import Policy
 for upload in sys.argv[1:]:
@@ -766,7 +815,66 @@ def test_the_upload_limits_are_league_toml_keys_written_by_init(tmp_path: Path) 
         assert key in text
     settings = load_settings(tmp_path / "lg" / "league.toml")
     assert upload_limits(settings.policy) == UploadLimits(20 * MB, 200 * MB, 2000, 200)
-    (tmp_path / "lg" / "league.toml").write_text(text.replace("upload_files = 2000",
-                                                              "upload_files = 0"))
-    with pytest.raises(UserError, match="upload_files"):
-        load_settings(tmp_path / "lg" / "league.toml")
+    for bad in ["upload_files = 0", "upload_files = 10001", "unpacked_mb = 513"]:
+        key = bad.split()[0]
+        (tmp_path / "lg" / "league.toml").write_text(
+            "\n".join(bad if line.startswith(key + " ") else line
+                      for line in text.splitlines()))
+        with pytest.raises(UserError, match=key):
+            load_settings(tmp_path / "lg" / "league.toml")
+
+
+def test_the_settings_limits_stay_within_the_stores() -> None:
+    """The largest limits a league may set are the store's own (an upload over them would
+    pass the unpacking and fail at the copy, with a less helpful message)."""
+    largest = msgspec.toml.decode(b"unpacked_mb = 512\nupload_files = 10000\n", type=Policy)
+    limits = upload_limits(largest)
+    assert (limits.unpacked_bytes, limits.files) == (store.MAX_BYTES, store.MAX_FILES)
+
+
+# ----- damaged archives ---------------------------------------------------------------------
+
+
+def good_archives() -> dict[str, bytes]:
+    members = [member("bot", tarfile.DIRTYPE, 0o755), member("bot/bot.py", data=b"x" * 3000),
+               member("bot/lib/a.py", data=os.urandom(700)),
+               member("bot/l", tarfile.SYMTYPE, link="lib/a.py")]
+    return {"b.tar": tar_bytes(members), "b.tar.gz": tar_bytes(members, gz=True),
+            "b.zip": zip_bytes([("bot/bot.py", b"x" * 3000, None),
+                                ("bot/lib/a.py", os.urandom(700), 0o100755)])}
+
+
+GOOD = good_archives()
+
+
+@pytest.mark.slow
+@settings(max_examples=300, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(kind=st.sampled_from(sorted(GOOD)), edits=st.lists(st.tuples(
+    st.sampled_from(["overwrite", "cut", "insert"]), st.integers(0, 20_000),
+    st.binary(min_size=1, max_size=8)), min_size=1, max_size=4))
+def test_a_damaged_archive_unpacks_or_is_refused_in_one_line(
+        tmp_path: Path, kind: str, edits: list[tuple[str, int, bytes]]) -> None:
+    """Good archives with bytes overwritten, inserted or cut off: each unpacks, or is
+    refused in one line leaving the destination empty; never another exception."""
+    data = bytearray(GOOD[kind])
+    for edit, at, piece in edits:
+        at %= len(data) + 1
+        if edit == "overwrite":
+            data[at: at + len(piece)] = piece
+        elif edit == "insert":
+            data[at:at] = piece
+        else:
+            del data[at:]
+    with tempfile.TemporaryDirectory(dir=tmp_path) as scratch:
+        upload = Path(scratch) / "upload"
+        upload.write_bytes(bytes(data))
+        dest = Path(scratch) / "dest"
+        try:
+            folder = unpack(upload, kind, dest, LIMITS)
+        except ArchiveRefused as exc:
+            assert "\n" not in str(exc) and str(exc).startswith(f"{kind}: ")
+            assert list(dest.iterdir()) == []
+        else:
+            assert folder in (dest, dest / "bot")
+        assert sorted(os.listdir(scratch)) == ["dest", "upload"]

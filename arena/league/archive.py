@@ -265,12 +265,10 @@ def _refused(shown: str, member: str | None, reason: str) -> ArchiveRefused:
     return ArchiveRefused(f"{where}: {reason}")
 
 
-def _member_os_error(exc: OSError) -> str:
-    """An extraction's OSError as a reason, or the error itself raised again when it is the
-    machine's (a full disk is not the author's fault)."""
-    if exc.errno in _MACHINE_ERRNOS:
-        raise exc
-    return f"cannot be unpacked: {exc.strerror or exc}"
+def _machine_fault(exc: OSError) -> bool:
+    """Whether an OSError met while unpacking is the machine's (a full disk, an I/O error):
+    raised as it is, never a refusal, since the author is not at fault."""
+    return exc.errno in _MACHINE_ERRNOS
 
 
 def _looks_like(head: bytes) -> str:
@@ -523,7 +521,10 @@ def _unpack_tar(upload: Path, gzipped: bool, shown: str, dest: Path,
             except OSError as exc:
                 if isinstance(exc, gzip.BadGzipFile | EOFError):
                     raise _refused(shown, None, f"a damaged gzip stream ({exc})") from None
-                raise _refused(shown, checks.current, _member_os_error(exc)) from None
+                if _machine_fault(exc):
+                    raise
+                raise _refused(shown, checks.current, f"cannot be unpacked: "
+                               f"{exc.strerror or exc}") from None
             except (tarfile.TarError, EOFError, zlib.error) as exc:
                 raise _refused(shown, checks.current, f"a damaged archive ({exc})") from None
         if checks.members.count == 0:
@@ -599,8 +600,8 @@ def _unpack_zip(upload: Path, shown: str, dest: Path, limits: UploadLimits) -> N
         f.seek(0)
         try:
             archive = zipfile.ZipFile(f)
-        except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError,
-                struct.error) as exc:
+        except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError, struct.error,
+                NotImplementedError) as exc:
             raise ArchiveRefused(f"{shown}: a damaged zip archive ({exc})") from None
         with archive:
             members = _zip_plan(archive, shown, limits)
@@ -658,15 +659,26 @@ def _zip_extract(archive: zipfile.ZipFile, member: _ZipMember, shown: str, dest:
         if member.folder:
             target.mkdir(parents=True, exist_ok=True)
             return
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
-                     0o755 if member.executable else 0o644)
-        with os.fdopen(fd, "wb") as out, archive.open(member.info) as src:
-            written.copy(src.read, out)
+        try:
+            src = archive.open(member.info)
+        except OSError as exc:  # a seek to where no member is (BadZipFile is not an OSError)
+            if _machine_fault(exc):
+                raise
+            raise _refused(shown, member.info.filename, "damaged (its data is not where the "
+                           f"directory says: {exc.strerror or exc})") from None
+        with src:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
+                         0o755 if member.executable else 0o644)
+            with os.fdopen(fd, "wb") as out:
+                written.copy(src.read, out)
     except _Refusal as exc:
         raise _refused(shown, member.info.filename, str(exc)) from None
     except (zipfile.BadZipFile, EOFError, zlib.error, NotImplementedError,
             RuntimeError) as exc:
         raise _refused(shown, member.info.filename, f"damaged ({exc})") from None
     except OSError as exc:
-        raise _refused(shown, member.info.filename, _member_os_error(exc)) from None
+        if _machine_fault(exc):
+            raise
+        raise _refused(shown, member.info.filename, f"cannot be unpacked: {exc.strerror or exc}"
+                       ) from None

@@ -50,11 +50,12 @@ class Policy(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
     """Memory limit of a submission's build."""
     upload_mb: Annotated[int, msgspec.Meta(ge=1, le=4096)] = 20
     """Largest upload (an archive of a bot's folder, or one source file), as received."""
-    unpacked_mb: Annotated[int, msgspec.Meta(ge=1, le=1 << 16)] = 200
+    unpacked_mb: Annotated[int, msgspec.Meta(ge=1, le=512)] = 200
     """Most bytes an uploaded archive may unpack to, all files together (zip bombs stop
-    here)."""
-    upload_files: Annotated[int, msgspec.Meta(ge=1, le=100_000)] = 2000
-    """Most members (files, folders, links) of an uploaded archive."""
+    here); at most the store's own limit on a folder, 512 MB."""
+    upload_files: Annotated[int, msgspec.Meta(ge=1, le=10_000)] = 2000
+    """Most members (files, folders, links) of an uploaded archive; at most the store's own
+    limit on a folder, 10,000."""
     upload_path_chars: Annotated[int, msgspec.Meta(ge=16, le=4096)] = 200
     """Longest member path of an uploaded archive, in characters."""
     pending_per_author: Annotated[int, msgspec.Meta(ge=1, le=100)] = 3
