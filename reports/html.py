@@ -134,6 +134,8 @@ def build(run_dir: Path, viewer_limit: int | None = DEFAULT_VIEWER_LIMIT) -> Bui
         move_table, built_charts, notes,
         context_html=_context_section(context_rows(context, games)), stats=stats,
         sprt_text=sprt_text, by_worker=by_worker,
+        known_order="" if rating is None or rating.separation is None
+        else rating.separation.describe(rating.players),
     )
     target = files.report_page
     write_text(target, page)
@@ -183,8 +185,15 @@ def _img(path: Path, alt: str) -> str:
     return f'<img src="{REPORT_DIR}/{_e(path.name)}?v={stamp}" alt="{_e(alt)}">'
 
 
-def rating_text(value: float, error: float, bound: str = "") -> str:
-    """A rating as read: an estimate with its error, or a bound, or an unbounded error."""
+def rating_text(value: float, error: float, bound: str = "", group: int = 0,
+                order_only: bool = False) -> str:
+    """A rating as read: an estimate with its error, or a bound, or an unbounded error; when
+    the results only order the bots, its place (``order only``) or its rating inside its
+    group."""
+    if order_only:
+        return f"order only (group {group})"
+    if group and not math.isnan(value):
+        return f"{rating_text(value, error, bound)} in group {group}"
     if math.isnan(value):
         return ""
     if bound:
@@ -209,8 +218,9 @@ def _standings_display(standings: pd.DataFrame) -> pd.DataFrame:
         {
             "rank": standings["rank"],
             "bot": standings["bot"],
-            "Elo": [rating_text(v, e, b) for v, e, b in zip(
-                standings["elo"], standings["elo_error"], standings["bound"], strict=True)],
+            "Elo": [rating_text(v, e, b, int(g), bool(o)) for v, e, b, g, o in zip(
+                standings["elo"], standings["elo_error"], standings["bound"],
+                standings["group"], standings["order_only"], strict=True)],
             "games": standings["games"],
             "W": standings["wins"],
             "D": standings["draws"],
@@ -287,12 +297,13 @@ def _page(
     stats: pd.DataFrame | None = None,
     sprt_text: str = "",
     by_worker: pd.DataFrame | None = None,
+    known_order: str = "",
 ) -> str:
     """The whole page: the header, the sections in NAV order, the viewer dialog."""
     sections = [
         context_html,
         _fault_section(faults, games),
-        _standings_section(standings),
+        _standings_section(standings, known_order),
         _ratings_section(built_charts, sprt_text),
         _crosstable_section(points, count, pairs, built_charts),
         _endings_section(faults, built_charts),
@@ -333,8 +344,15 @@ updated {_e(updated)} · <a href="{GAMES_CSV}">{GAMES_CSV}</a> ·
 <a href="{STANDINGS_CSV}">{STANDINGS_CSV}</a></div></header>"""
 
 
-def _standings_section(standings: pd.DataFrame) -> str:
-    return f"""<section id="standings"><h2>Standings</h2>
+def _standings_section(standings: pd.DataFrame, known_order: str = "") -> str:
+    known = (
+        '<p class="known-order" id="known-order"><b>Only the order is known:</b> '
+        f"{_e(known_order)}. No group of these results ever lost to (or never beat) the "
+        "groups below it, so no finite rating exists across groups: the Elo column gives each "
+        "bot's group, and a rating only inside a group of several (not comparable across "
+        "groups)." + (" ?: no results order the two neighbours." if " ? " in known_order else "")
+        + "</p>" if known_order else "")
+    return f"""<section id="standings"><h2>Standings</h2>{known}
 <p class="hint">Elo: maximum-likelihood fit (ratings, Ordo scale) with 95% error;
 a bot that won (lost) every game has no finite estimate: its rating is a lower (upper) bound,
 shown with ≥ (≤) and drawn as an arrow. ∞: the error is unbounded. LOS: likelihood that the
