@@ -30,7 +30,8 @@ import pandas as pd
 from arena.rundir.layout import GAMES_CSV, REPORT_DIR, REPORT_INDEX, STANDINGS_CSV, RunDir
 from referee.record import BOT_FAULTS
 from reports import charts, rating_tables, tables
-from reports.context import context_rows, game_statistics, read_context, sprt_llr
+from reports.context import context_rows, read_context, sprt_llr
+from reports.game_stats import game_statistics, partie_endings, partie_games, partie_points
 from reports.files import write_text, write_with
 from reports.journal import JournalSummary, summarise_journal
 from reports.viewer_files import DEFAULT_VIEWER_LIMIT, render_viewers
@@ -93,6 +94,7 @@ def build(run_dir: Path, viewer_limit: int | None = DEFAULT_VIEWER_LIMIT) -> Bui
     context = read_context(run_dir)
     notes.extend(context.problems)
     stats = game_statistics(games)
+    parties = _parties_html(journal, order)
 
     built_charts = {
         "elo": charts.elo_chart(standings, out / "elo.png"),
@@ -135,7 +137,7 @@ def build(run_dir: Path, viewer_limit: int | None = DEFAULT_VIEWER_LIMIT) -> Bui
         context_html=_context_section(context_rows(context, games)), stats=stats,
         sprt_text=sprt_text, by_worker=by_worker,
         known_order="" if rating is None or rating.separation is None
-        else rating.separation.describe(rating.players),
+        else rating.separation.describe(rating.players), parties_html=parties,
     )
     target = files.report_page
     write_text(target, page)
@@ -298,6 +300,7 @@ def _page(
     sprt_text: str = "",
     by_worker: pd.DataFrame | None = None,
     known_order: str = "",
+    parties_html: str = "",
 ) -> str:
     """The whole page: the header, the sections in NAV order, the viewer dialog."""
     sections = [
@@ -308,7 +311,7 @@ def _page(
         _crosstable_section(points, count, pairs, built_charts),
         _endings_section(faults, built_charts),
         _colours_section(colours, advantage, built_charts),
-        _moves_section(move_table, stats, built_charts),
+        _moves_section(move_table, stats, built_charts, parties_html),
         _worker_section(by_worker),
         GAMES_SECTION,
         _notes_section(notes),
@@ -412,10 +415,26 @@ def _colours_section(
 </section>"""
 
 
+def _parties_html(journal: JournalSummary, order: list[str]) -> str:
+    """Points by kind for each game of the run played as rounds of parties (Donkan)."""
+    blocks = []
+    for game in partie_games(journal):
+        endings = partie_endings(journal, game)
+        blocks.append(
+            f'<div><h3>Parties: {_e(game)}</h3><p class="hint">Every partie of the finished '
+            "games, by how it ended (a king captured: 1 point; the castle: 2 points; a "
+            "repetition or the ply cap: none), then each bot's points by kind.</p>"
+            f'{_table(endings, f"partie-endings-{game}")}'
+            f'{_table(partie_points(journal, game, order), f"partie-points-{game}", index=True)}'
+            "</div>")
+    return "".join(blocks)
+
+
 def _moves_section(
-    move_table: pd.DataFrame, stats: pd.DataFrame | None, built_charts: dict[str, Path]
+    move_table: pd.DataFrame, stats: pd.DataFrame | None, built_charts: dict[str, Path],
+    parties_html: str = "",
 ) -> str:
-    """Game statistics and lengths, then time and search per bot."""
+    """Game statistics and lengths (and a game's parties), then time and search per bot."""
     stats_html = _table(stats, "game-stats-table") if stats is not None else ""
     search_img = (
         _img(built_charts["search"], "search depth and nodes per bot")
@@ -423,10 +442,12 @@ def _moves_section(
     )
     return f"""<section id="moves"><h2>Moves: length, time, search</h2>
 <div class="charts"><div><h3>Games</h3>
-<p class="hint">Finished games per game type: wins of the player who moves first (p1)
-and second (p2), draws, and game length in plies.</p>
+<p class="hint">Finished games per game type: games played, wins (decisive games) and
+draws, wins of the player who moves first (p1) and second (p2), and moves per game in plies
+(mean, longest, shortest).</p>
 {stats_html}</div>
 {_img(built_charts["lengths"], "game length histogram")}</div>
+{f'<div class="charts">{parties_html}</div>' if parties_html else ""}
 {_table(move_table, "moves-table", index=True)}
 <div class="charts">
 {_img(built_charts["move_time"], "time per move per bot")}

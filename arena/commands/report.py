@@ -28,6 +28,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="render move-by-move viewers for at most N games, faulty games first, then the "
         f"most recent (default {DEFAULT_VIEWER_LIMIT}; 0 = every game)",
     )
+    parser.add_argument(
+        "--text",
+        action="store_true",
+        help="print the standings and the statistics blocks (games, wins, draws, first- "
+        "against second-player wins, moves per game; Donkan's points by kind) instead of "
+        "writing the HTML report; writes nothing",
+    )
     parser.set_defaults(func=run)
 
 
@@ -38,6 +45,17 @@ def run(args: argparse.Namespace) -> int:
     if args.viewer_limit < 0:
         raise UserError(f"--viewer-limit must be 0 (all) or more, got {args.viewer_limit}")
     started = time.perf_counter()
+    if args.text:
+        if is_league(run_dir):
+            raise UserError(f"{run_dir}: --text reads a run directory, not a league "
+                            "(`arena league bots` lists a league's versions)")
+        from reports.text import text_report
+
+        try:
+            print(text_report(run_dir), end="")
+        except JournalError as exc:
+            raise UserError(str(exc)) from None
+        return 0
     if is_league(run_dir):
         from reports.league import build_league_report
 
