@@ -31,8 +31,8 @@ from arena.rundir.layout import GAMES_CSV, REPORT_DIR, REPORT_INDEX, STANDINGS_C
 from referee.record import BOT_FAULTS
 from reports import charts, rating_tables, tables
 from reports.context import context_rows, read_context, sprt_llr
-from reports.game_stats import game_statistics, partie_endings, partie_games, partie_points
 from reports.files import write_text, write_with
+from reports.game_stats import game_statistics, partie_endings, partie_games, partie_points
 from reports.journal import JournalSummary, summarise_journal
 from reports.viewer_files import DEFAULT_VIEWER_LIMIT, render_viewers
 from reports.workers import worker_table

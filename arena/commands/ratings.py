@@ -40,7 +40,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                         help="run directory, games.jsonl journal, PGN file or league directory "
                         "(several: one fit over all their games)")
     out = parser.add_mutually_exclusive_group()
-    out.add_argument("--csv", action="store_true", help="print player,rating,error,points,played,group")
+    out.add_argument("--csv", action="store_true",
+                     help="print player,rating,error,points,played,group")
     out.add_argument(
         "--json", action="store_true", help="print the full fit (LOS matrix, pairwise, ...)"
     )
