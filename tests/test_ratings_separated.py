@@ -222,3 +222,14 @@ def test_league_leaderboard_and_snapshot_show_the_order(ladder_dir: Path) -> Non
     assert [r.version for r in rows] == list(LADDER)
     html = _standing_row(rows[1])
     assert "order (group 2)" in html and "group 2: order only, no rating" in html
+
+
+def test_the_live_page_standings_show_the_order(ladder_dir: Path) -> None:
+    from arena.web.watch import RunWatcher
+
+    watcher = RunWatcher(ladder_dir, rebuild_report=False)
+    watcher.refresh()
+    rows = watcher.snapshot["standings"]
+    assert [(r["bot"], r["elo"]) for r in rows] == [
+        (n, f"order only (group {k})") for k, n in enumerate(LADDER, start=1)]
+    assert "group 1 of 5, above group 2" in rows[0]["note"]

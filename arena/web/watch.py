@@ -149,7 +149,8 @@ class RunWatcher(Snapshots):
         for r in standings.itertuples(index=False):
             rows.append({
                 "rank": int(r.rank), "bot": str(r.bot),
-                "elo": rating_text(float(r.elo), float(r.elo_error), str(r.bound)),
+                "elo": rating_text(float(r.elo), float(r.elo_error), str(r.bound),
+                                   int(r.group), bool(r.order_only)),
                 "games": int(r.games), "wins": int(r.wins), "draws": int(r.draws),
                 "losses": int(r.losses), "score_pct": _num(float(r.score_pct)),
                 "note": str(r.note),
