@@ -388,8 +388,9 @@ def _separation_notes(sep: Separation, players: list[str], rated: list[int], ave
     order that is known, and what the ratings inside groups mean."""
     notes = [
         f"no finite rating exists across these results: they split the players into "
-        f"{len(sep.groups)} groups, and no group ever lost to (or never beat) the groups below "
-        "it, so only the order is known, not the distances; no error bar spans two groups",
+        f"{len(sep.groups)} groups, and no group ever won or drew a game against a group "
+        "above it, so only the order is known, not the distances; no error bar spans two "
+        "groups",
         f"known order: {sep.describe(players)}",
     ]
     if any(not sep.ordered_with_next(g) for g in range(len(sep.groups) - 1)):

@@ -349,9 +349,9 @@ updated {_e(updated)} · <a href="{GAMES_CSV}">{GAMES_CSV}</a> ·
 
 def _standings_section(standings: pd.DataFrame, known_order: str = "") -> str:
     known = (
-        '<p class="known-order" id="known-order"><b>Only the order is known:</b> '
-        f"{_e(known_order)}. No group of these results ever lost to (or never beat) the "
-        "groups below it, so no finite rating exists across groups: the Elo column gives each "
+        '<p class="known-order" id="known-order"><b>Known order (no rating across groups):</b> '
+        f"{_e(known_order)}. No group ever won or drew a game against a group above it, so "
+        "no finite rating exists across groups: the Elo column gives each "
         "bot's group, and a rating only inside a group of several (not comparable across "
         "groups)." + (" ?: no results order the two neighbours." if " ? " in known_order else "")
         + "</p>" if known_order else "")

@@ -32,7 +32,8 @@ def text_report(run_dir: Path) -> str:
     lines = [f"Arena report: {Path(run_dir).name} ({len(games)} games, {done} finished; "
              f"game: {names}; {len(bots)} bots)", "", "Standings"]
     if rating is not None and rating.separation is not None:
-        lines.append(f"Only the order is known: {rating.separation.describe(rating.players)}")
+        known = rating.separation.describe(rating.players)
+        lines.append(f"Known order (no rating across groups): {known}")
     shown = pd.DataFrame({
         "#": standings["rank"],
         "bot": standings["bot"],

@@ -121,7 +121,8 @@ def test_the_report_shows_the_order_in_the_table_and_the_charts(ladder_dir: Path
     assert [row[elo] for row in shown[1:]] == [f"order only (group {k})" for k in range(1, 6)]
     assert not any("±" in cell for row in shown for cell in row)
     page = built.html.read_text(encoding="utf-8")
-    assert "Only the order is known:</b> ace &gt; bishop &gt; castle &gt; dame &gt; ebon" in page
+    known = "ace &gt; bishop &gt; castle &gt; dame &gt; ebon"
+    assert f"Known order (no rating across groups):</b> {known}" in page
     csv_rows = read_csv(ladder_dir / "standings.csv")
     assert [(r["bot"], r["group"], r["order_only"], r["elo"], r["elo_error"])
             for r in csv_rows] == [(n, str(k), "True", "", "") for k, n in
