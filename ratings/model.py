@@ -135,7 +135,8 @@ class RatingFit:
                       for p in sorted(members, key=lambda i: (
                           -self.ratings[i] if not math.isnan(self.ratings[i]) else 0.0,
                           self.players[i]))]
-            return ranked + [i for i in range(len(self.players)) if i not in set(ranked)]
+            placed = set(ranked)
+            return ranked + [i for i in range(len(self.players)) if i not in placed]
         group = {ALL_WINS: 0, ALL_LOSSES: 2}
         rated = [i for i in range(len(self.players)) if not math.isnan(self.ratings[i])]
         rated.sort(key=lambda i: (group.get(self.marks[i], 1), -self.ratings[i],

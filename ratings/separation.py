@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ratings.counts import Counts
+from ratings.numeric import strong_components
 
 if TYPE_CHECKING:  # numpy.typing costs ~10 ms to import; annotations only
     from numpy.typing import NDArray
@@ -81,23 +82,19 @@ def find_groups(counts: Counts, active: BoolArray, scored: NDArray[np.float64],
     """The groups of the ``active`` players (strongly connected components of the "scored
     against" graph), best first; ``scored``/``played`` per player break ties between groups
     the results do not order (better score first, then name)."""
-    from scipy.sparse import coo_matrix  # only when the results separate the players
-    from scipy.sparse.csgraph import connected_components
-
     n = len(counts.players)
     src, dst = scored_against(counts, active)
-    graph = coo_matrix((np.ones(src.size), (src, dst)), shape=(n, n)).tocsr()
-    _, labels = connected_components(graph, directed=True, connection="strong")
+    labels = strong_components(n, src, dst)
     members: dict[int, list[int]] = {}
     for p in np.flatnonzero(active).tolist():
-        members.setdefault(int(labels[p]), []).append(p)
+        members.setdefault(labels[p], []).append(p)
     comps = list(members)
     index = {c: k for k, c in enumerate(comps)}
     k = len(comps)
     direct = np.zeros((k, k), dtype=bool)
-    for s, d in zip(labels[src].tolist(), labels[dst].tolist(), strict=True):
-        if s != d:
-            direct[index[s], index[d]] = True
+    for s, d in zip(src.tolist(), dst.tolist(), strict=True):
+        if labels[s] != labels[d]:
+            direct[index[labels[s]], index[labels[d]]] = True
     reach = _closure(direct)
 
     def rank_key(c: int) -> tuple[float, str]:
