@@ -36,8 +36,9 @@ class Separation:
 
     ``groups[g]`` lists player indices (into the fit's ``players``); ``above[g, h]`` is True
     when the results put group ``g`` above group ``h`` (directly or through other groups).
-    Groups are listed in an order consistent with ``above``; groups that are not ordered
-    between themselves come by score, then by name."""
+    Groups are listed in an order consistent with ``above``; where the results leave a
+    choice, a group known below the one listed before it comes first (a chain reads as one),
+    then the one with more groups known below it, then the better score, then by name."""
 
     groups: list[list[int]]
     above: BoolArray
@@ -97,20 +98,30 @@ def find_groups(counts: Counts, active: BoolArray, scored: NDArray[np.float64],
             direct[index[labels[s]], index[labels[d]]] = True
     reach = _closure(direct)
 
-    def rank_key(c: int) -> tuple[float, str]:
+    below = reach.sum(axis=1)
+
+    def rank_key(c: int, last: int | None) -> tuple[bool, int, float, str]:
+        """Among the groups that may come next: one known below the group just listed (so
+        that a chain reads as one), then the one with more groups known below it, then the
+        better score, then the first name."""
         ps = members[c]
         pct = float(scored[ps].sum() / max(played[ps].sum(), 1.0))
-        return (-pct, min(counts.players[p] for p in ps))
+        after_last = last is not None and bool(reach[index[last], index[c]])
+        return (not after_last, -int(below[index[c]]), -pct, min(counts.players[p] for p in ps))
 
     # Predecessors of a group: the groups that scored against it (those above it).
     sorter = TopologicalSorter({c: [d for d in comps if direct[index[d], index[c]]]
                                 for c in comps})
     sorter.prepare()
     ordered: list[int] = []
+    ready: set[int] = set()
     while sorter.is_active():
-        ready = sorted(sorter.get_ready(), key=rank_key)
-        ordered.extend(ready)
-        sorter.done(*ready)
+        ready.update(sorter.get_ready())
+        last = ordered[-1] if ordered else None
+        pick = min(ready, key=lambda c: rank_key(c, last))
+        ready.discard(pick)
+        ordered.append(pick)
+        sorter.done(pick)
     perm = [index[c] for c in ordered]
     groups = [sorted(members[c], key=lambda p: counts.players[p]) for c in ordered]
     return Separation(groups, reach[np.ix_(perm, perm)])

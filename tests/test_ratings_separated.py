@@ -200,6 +200,20 @@ def test_groups_that_never_met_are_not_even_ordered() -> None:
     assert any("even their order is unknown" in note for note in fit.notes)
 
 
+@pytest.mark.parametrize(("chain", "known"), [("BC", "A > B > C ? D"), ("DC", "A > D > C ? B")])
+def test_a_partial_order_is_listed_with_its_longest_chain_together(chain: str,
+                                                                   known: str) -> None:
+    """A beat B, C and D; one more result orders two of those three: the line keeps that
+    chain together and puts the one left over after a '?'."""
+    games = [GameResult("A", x, 1.0) for x in "BCD"] + [GameResult(chain[0], chain[1], 1.0)]
+    fit = fit_ratings(aggregate(games))
+    assert fit.separation is not None
+    assert fit.separation.describe(fit.players) == known
+    a, left = fit.index("A"), fit.index(known[-1])
+    assert fit.separation.above[0, fit.separation.group_of(left)]  # A is above it all the same
+    assert fit.group(a) == 1
+
+
 def test_live_standings_rank_by_the_order_and_show_no_rating(ladder_dir: Path) -> None:
     from reports.journal import read_records, summarise_journal
 
