@@ -68,8 +68,8 @@ MARK_TEXT = {
     ALL_LOSSES: "lost every game: rating is an upper bound",
     NO_GAMES: "no games: not rated",
     UNCONNECTED: "no games against rated players: not rated",
-    ORDER_ONLY: "order only: no rating, only its place in the order is known",
-    IN_GROUP: "rated inside its group only: no distance to other groups",
+    ORDER_ONLY: "order only: no rating",
+    IN_GROUP: "rated inside its group only",
 }
 
 

@@ -74,7 +74,7 @@ def mark_text(fit: RatingFit, i: int) -> str:
     where = f"group {group} of {len(fit.separation.groups)}"
     if fit.separation.ordered_with_next(group - 1):
         where += f", above group {group + 1}"
-    return f"{where}: {text}" if text else where
+    return f"{where}; {text}" if text else where
 
 
 def draw_rate_text(fit: RatingFit) -> str:

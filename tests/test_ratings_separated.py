@@ -175,7 +175,7 @@ def test_two_groups_are_rated_inside_each_and_ordered_between() -> None:
     assert math.isnan(fit.los[a, x]) and math.isnan(fit.covariance[a, x])
     assert math.isfinite(fit.los[a, fit.index("b")])
     text = format_table(fit)
-    assert "group 1 of 2, above group 2: rated inside its group only" in text
+    assert "group 1 of 2, above group 2; rated inside its group only" in text
     assert "known order: {a, b, c} > {x, y, z}" in text
     assert "relative to their own group" in text
     assert format_csv(fit).splitlines()[1].endswith(",1")
