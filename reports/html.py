@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import html
 import json
-import math
 import time
 from dataclasses import dataclass, field
 from importlib import resources
@@ -187,26 +186,6 @@ def _img(path: Path, alt: str) -> str:
     return f'<img src="{REPORT_DIR}/{_e(path.name)}?v={stamp}" alt="{_e(alt)}">'
 
 
-def rating_text(value: float, error: float, bound: str = "", group: int = 0,
-                order_only: bool = False) -> str:
-    """A rating as read: an estimate with its error, or a bound, or an unbounded error; when
-    the results only order the bots, its place (``order only``) or its rating inside its
-    group."""
-    if order_only:
-        return f"order only (group {group})"
-    if group and not math.isnan(value):
-        return f"{rating_text(value, error, bound)} in group {group}"
-    if math.isnan(value):
-        return ""
-    if bound:
-        return f"{'≥' if bound == 'lower' else '≤'} {value:+.1f} ({bound} bound)"
-    if math.isinf(error):
-        return f"{value:+.1f} ± ∞"
-    if math.isnan(error):
-        return f"{value:+.1f}"
-    return f"{value:+.1f} ± {error:.1f}"
-
-
 def _context_section(rows: list[tuple[str, str]]) -> str:
     body = "".join(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in rows)
     return (
@@ -220,7 +199,7 @@ def _standings_display(standings: pd.DataFrame) -> pd.DataFrame:
         {
             "rank": standings["rank"],
             "bot": standings["bot"],
-            "Elo": [rating_text(v, e, b, int(g), bool(o)) for v, e, b, g, o in zip(
+            "Elo": [rating_tables.rating_text(v, e, b, int(g), bool(o)) for v, e, b, g, o in zip(
                 standings["elo"], standings["elo_error"], standings["bound"],
                 standings["group"], standings["order_only"], strict=True)],
             "games": standings["games"],

@@ -33,6 +33,26 @@ BOUND_OF = {ALL_WINS: "lower", ALL_LOSSES: "upper"}
 """Which side a bounded rating is a bound on."""
 
 
+def rating_text(value: float, error: float, bound: str = "", group: int = 0,
+                order_only: bool = False) -> str:
+    """A rating as read: an estimate with its error, or a bound, or an unbounded error; when
+    the results only order the bots, its place (``order only``) or its rating inside its
+    group."""
+    if order_only:
+        return f"order only (group {group})"
+    if group and not math.isnan(value):
+        return f"{rating_text(value, error, bound)} in group {group}"
+    if math.isnan(value):
+        return ""
+    if bound:
+        return f"{'≥' if bound == 'lower' else '≤'} {value:+.1f} ({bound} bound)"
+    if math.isinf(error):
+        return f"{value:+.1f} ± ∞"
+    if math.isnan(error):
+        return f"{value:+.1f}"
+    return f"{value:+.1f} ± {error:.1f}"
+
+
 def _note(mark: str, games: int, error: float) -> str:
     """The standings' note: the rating's mark, an infinite error, a small sample."""
     parts = [mark] if mark else []

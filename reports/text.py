@@ -13,8 +13,8 @@ import pandas as pd
 
 from reports import rating_tables, tables
 from reports.game_stats import stats_text
-from reports.html import rating_text
 from reports.journal import summarise_journal
+from reports.rating_tables import rating_text
 
 
 def text_report(run_dir: Path) -> str:

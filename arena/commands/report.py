@@ -8,7 +8,6 @@ from pathlib import Path
 
 from arena.errors import UserError
 from arena.league.layout import is_league
-from reports.html import build
 from reports.journal import JournalError
 from reports.viewer_files import DEFAULT_VIEWER_LIMIT
 
@@ -62,6 +61,8 @@ def run(args: argparse.Namespace) -> int:
         where = build_league_report(run_dir)
         print(f"{where} (league, {time.perf_counter() - started:.1f} s)")
         return 0
+    from reports.html import build  # here: --text needs no charts (matplotlib)
+
     try:
         built = build(run_dir, viewer_limit=args.viewer_limit or None)
     except JournalError as exc:

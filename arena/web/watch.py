@@ -134,7 +134,7 @@ class RunWatcher(Snapshots):
 
     def _compute_tables(self) -> dict[str, Any]:
         from reports import rating_tables, tables
-        from reports.html import rating_text
+        from reports.rating_tables import rating_text
 
         journal = self._journal
         games = tables.games_frame(journal)
