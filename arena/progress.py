@@ -60,6 +60,10 @@ class Standings:
     results: list[tuple[str, str, float]] = field(default_factory=list)
     """(p1, p2, p1's score) of every finished game, for the rating fit that ranks."""
     _elo: tuple[int, dict[str, float]] = (0, {})
+    _place: dict[str, int] = field(default_factory=dict)
+    """Each rated bot's place in the fit's order (which ranks separated results by group)."""
+    _group: dict[str, int] = field(default_factory=dict)
+    """Each bot's group when the results only order the bots (no common scale); else empty."""
 
     @classmethod
     def of(cls, names: Iterable[str], records: Iterable[GameRecord] = ()) -> Standings:
@@ -98,23 +102,22 @@ class Standings:
             )
             values = {p: float(fit.ratings[i]) for i, p in enumerate(fit.players)}
             self._elo = (len(self.results), {p: v for p, v in values.items() if v == v})
+            self._place = {fit.players[i]: k for k, i in enumerate(fit.order())
+                           if fit.played[i] > 0}
+            self._group = {p: g for i, p in enumerate(fit.players)
+                           if (g := fit.group(i)) is not None}
         return self._elo[1]
 
     def ranked(self) -> list[tuple[str, BotScore]]:
-        """Best first by rating; then by score per game; bots without games last."""
-        elo = self.elo()
+        """Best first in the rating fit's order (bounds rank by what they bound, separated
+        results by group); then by score per game; bots without games last."""
+        self.elo()
+        place = self._place
 
-        def key(kv: tuple[str, BotScore]) -> tuple[int, float, float, str]:
+        def key(kv: tuple[str, BotScore]) -> tuple[int, float, str]:
             name, s = kv
             pct = s.score / s.games if s.games else -1.0
-            # Bounds rank by what they bound, as in ratings: all wins first, all losses
-            # after every estimate.
-            group = 1
-            if s.games and s.wins == s.games:
-                group = 0
-            elif s.games and s.losses == s.games:
-                group = 2
-            return (group, -elo.get(name, -1e18), -pct, name)
+            return (place.get(name, len(place)), -pct, name)
 
         return sorted(self.bots.items(), key=key)
 
@@ -131,7 +134,11 @@ class Standings:
             pct = f"{100 * s.score / s.games:.1f}" if s.games else "-"
             rating = elo.get(name)
             bound = "≥ " if s.games and s.wins == s.games else "≤ " if s.losses == s.games else ""
-            shown = "-" if rating is None or not s.games else f"{bound}{rating:.0f}"
+            group = self._group.get(name)
+            if group is not None:  # separated results: no common scale
+                shown = f"order (g{group})" if rating is None else f"{rating:.0f} in g{group}"
+            else:
+                shown = "-" if rating is None or not s.games else f"{bound}{rating:.0f}"
             rows.append((
                 str(rank), name, str(s.games), str(s.wins), str(s.draws), str(s.losses),
                 f"{s.score:g}", pct, shown,

@@ -10,9 +10,18 @@ Players whose score is perfect (all wins or all losses) have no finite maximum. 
 take them out (repeatedly, since removing one can make another perfect), fit the rest, then give
 each a bounded rating: the one at which it would have been expected to drop half a point
 (``points - 0.5`` for all wins, ``0.5`` for all losses) against the opponents it met. Such
-ratings are marked (``marks``) and are bounds, not estimates. If the remaining players still
-split into groups that did not both score against each other, every player gets one virtual
-draw spread over the pool (as BayesElo's prior does), and ``notes`` says so.
+ratings are marked (``marks``) and are bounds, not estimates.
+
+If the remaining players still split into groups that did not both score against each other
+(a perfect ladder: everybody beat everybody below, or two groups, one of which won every game
+between them), no finite rating exists across the groups (:mod:`ratings.separation`). The fit
+then says so instead of inventing distances: players are ranked by group, a group of two or
+more is rated inside itself only (``IN_GROUP``), a group of one gets no rating at all
+(``ORDER_ONLY``), and ``separation`` holds the groups and their known order. With
+``separated="prior"`` (for callers that need one number per player whatever the data, such
+as the league's pairing) every player instead gets one virtual draw spread over the pool (as
+BayesElo's prior does). That prior is also what keeps a fit finite when one colour won every
+game; ``notes`` says when it was used.
 """
 
 from __future__ import annotations
@@ -26,6 +35,7 @@ import numpy as np
 from ratings import draws, uncertainty
 from ratings.counts import Counts
 from ratings.numeric import bisect_root, expit, norm, strongly_connected
+from ratings.separation import Separation, find_groups, scored_against
 from ratings.solver import Pairings, solve
 
 if TYPE_CHECKING:  # numpy.typing costs ~10 ms to import; annotations only
@@ -45,16 +55,21 @@ SCALES: dict[str, float] = {
 """``beta`` per scale name: the expected score is ``expit(beta * difference)``."""
 
 ErrorMethod = Literal["hessian", "simulation", "none"]
+SeparatedMethod = Literal["order", "prior"]
 
 ALL_WINS = "all-wins"
 ALL_LOSSES = "all-losses"
 NO_GAMES = "no-games"
 UNCONNECTED = "unconnected"
+ORDER_ONLY = "order-only"
+IN_GROUP = "in-group"
 MARK_TEXT = {
     ALL_WINS: "won every game: rating is a lower bound",
     ALL_LOSSES: "lost every game: rating is an upper bound",
     NO_GAMES: "no games: not rated",
     UNCONNECTED: "no games against rated players: not rated",
+    ORDER_ONLY: "order only: no rating",
+    IN_GROUP: "rated inside its group only",
 }
 
 
@@ -88,6 +103,16 @@ class RatingFit:
     anchor: tuple[str, float] | None
     counts: Counts
     notes: list[str] = field(default_factory=list)
+    separation: Separation | None = None
+    """Set when the results split the players into groups with no rating across them: the
+    groups, best first, and their known order (see :mod:`ratings.separation`)."""
+
+    def group(self, i: int) -> int | None:
+        """Player ``i``'s group, 1 = best, when the results separate the players; else None."""
+        if self.separation is None:
+            return None
+        g = self.separation.group_of(i)
+        return None if g is None else g + 1
 
     def index(self, name: str) -> int:
         try:
@@ -103,7 +128,15 @@ class RatingFit:
 
         A rating that is only a bound is ranked by what it bounds: a lower bound (won every
         game) above every estimate, an upper bound (lost every game) below every estimate,
-        whatever its value (with few games an upper bound can exceed everyone's estimate)."""
+        whatever its value (with few games an upper bound can exceed everyone's estimate).
+        Separated results rank by group first (best group first), then by rating inside it."""
+        if self.separation is not None:
+            ranked = [p for members in self.separation.groups
+                      for p in sorted(members, key=lambda i: (
+                          -self.ratings[i] if not math.isnan(self.ratings[i]) else 0.0,
+                          self.players[i]))]
+            placed = set(ranked)
+            return ranked + [i for i in range(len(self.players)) if i not in placed]
         group = {ALL_WINS: 0, ALL_LOSSES: 2}
         rated = [i for i in range(len(self.players)) if not math.isnan(self.ratings[i])]
         rated.sort(key=lambda i: (group.get(self.marks[i], 1), -self.ratings[i],
@@ -138,6 +171,7 @@ class RatingFit:
                     "points": float(self.points[i]),
                     "played": int(self.played[i]),
                     "mark": self.marks[i] or None,
+                    "group": self.group(i),
                 }
                 for rank, i in enumerate(self.order(), start=1)
             ],
@@ -154,6 +188,8 @@ class RatingFit:
                 for i in range(len(self.players))
             },
             "notes": list(self.notes),
+            "known_order": None if self.separation is None
+            else self.separation.describe(self.players),
         }
 
 
@@ -197,13 +233,17 @@ def fit_ratings(
     simulations: int = 1000,
     seed: int = 0,
     confidence: float = 0.95,
+    separated: SeparatedMethod = "order",
 ) -> RatingFit:
     """Fit ratings, first-move advantage and draw rate, with error bars and the LOS matrix.
 
     ``anchor=(name, rating)`` fixes one player's rating (errors are then relative to it, as
     Ordo's ``-A``); otherwise the rated players average ``average`` (Ordo's ``-a``).
     ``errors``: ``"hessian"`` (analytic, the default), ``"simulation"`` (Ordo's replays,
-    ``simulations`` of them, seeded) or ``"none"``.
+    ``simulations`` of them, seeded) or ``"none"``. ``separated``: what to do when the
+    results split the players into groups no rating joins (module docstring): ``"order"``
+    (the default) ranks them and rates each group inside itself only, ``"prior"`` adds one
+    virtual draw per player.
 
     The steps: mark the perfect scorers, fit the rest (the core) with player ``core[0]`` pinned
     at 0, give the perfect scorers their bounds, fit the draw rate, estimate the core's
@@ -216,6 +256,13 @@ def fit_ratings(
     marks = _marks(played, scored)
     notes: list[str] = []
     core_mask, rounds = _purge(counts, played > 0)
+    if separated not in ("order", "prior"):
+        raise ValueError(f"unknown method for separated results {separated!r}")
+    if separated == "order" and core_mask.any() and not _core_connected(counts, core_mask):
+        return _fit_separated(counts, played, scored, scale=scale,
+                              white_advantage=white_advantage, anchor=anchor, average=average,
+                              errors=errors, simulations=simulations, seed=seed,
+                              confidence=confidence)
     fit = _PinnedFit.unrated(len(players))
     if core_mask.any():
         fit = _fit_core(counts, core_mask, beta, white_advantage, notes)
@@ -247,6 +294,116 @@ def fit_ratings(
         counts=counts,
         notes=notes,
     )
+
+
+def _core_connected(counts: Counts, core_mask: NDArray[np.bool_]) -> bool:
+    """Do the core's results have a finite maximum (every split scored both ways)?"""
+    src, dst = scored_against(counts, core_mask)
+    local = np.cumsum(core_mask) - 1
+    return strongly_connected(int(core_mask.sum()), local[src], local[dst])
+
+
+def _restrict(counts: Counts, members: list[int]) -> Counts:
+    """The games among ``members`` only, players numbered as listed."""
+    local = np.full(len(counts.players), -1, dtype=np.int64)
+    local[members] = np.arange(len(members))
+    inside = (local[counts.first] >= 0) & (local[counts.second] >= 0)
+    return Counts([counts.players[p] for p in members], local[counts.first[inside]],
+                  local[counts.second[inside]], counts.wins[inside], counts.draws[inside],
+                  counts.losses[inside])
+
+
+def _fit_separated(
+    counts: Counts,
+    played: FloatArray,
+    scored: FloatArray,
+    *,
+    scale: str,
+    white_advantage: bool,
+    anchor: tuple[str, float] | None,
+    average: float,
+    errors: ErrorMethod,
+    simulations: int,
+    seed: int,
+    confidence: float,
+) -> RatingFit:
+    """The fit of results that separate the players: the groups in their known order, each
+    group of two or more rated inside itself (its own fit, averaging ``average``, or at the
+    anchor when the anchor is in it), nobody rated across groups. The first-move advantage and
+    the draw rate are those of the group with the most games."""
+    players = list(counts.players)
+    n = len(players)
+    sep = find_groups(counts, played > 0, scored, played)
+    if anchor is not None and anchor[0] not in players:
+        raise ValueError(f"anchor {anchor[0]!r} is not among the players")
+    marks = _marks(played, scored)
+    ratings = np.full(n, np.nan)
+    errs = np.full(n, np.nan)
+    cov = np.full((n, n), np.nan)
+    los = np.full((n, n), np.nan)
+    notes: list[str] = []
+    fits: list[tuple[int, RatingFit]] = []
+    for g, members in enumerate(sep.groups):
+        if len(members) == 1:
+            marks[members[0]] = ORDER_ONLY
+            continue
+        names = [players[p] for p in members]
+        sub = fit_ratings(
+            _restrict(counts, members), scale=scale, white_advantage=white_advantage,
+            anchor=anchor if anchor is not None and anchor[0] in names else None,
+            average=average, errors=errors, simulations=simulations, seed=seed,
+            confidence=confidence, separated="prior")
+        box = np.ix_(members, members)
+        ratings[members], errs[members] = sub.ratings, sub.errors
+        cov[box], los[box] = sub.covariance, sub.los
+        for p in members:
+            marks[p] = IN_GROUP
+        notes.extend(f"group {g + 1}: {note}" for note in sub.notes)
+        fits.append((g, sub))
+    if anchor is not None and not any(anchor[0] in f.players for _, f in fits):
+        raise ValueError(f"anchor {anchor[0]!r} has no rating (the results give only its "
+                         "place in the order)")
+    notes[:0] = _separation_notes(sep, players, [g for g, _ in fits], average, anchor)
+    main_group, main = max(fits, key=lambda gf: gf[1].counts.total(), default=(-1, None))
+    if main is not None and len(fits) > 1:
+        notes.append(f"the first-move advantage and the draw rate are group {main_group + 1}'s "
+                     "(the group with the most games)")
+    return RatingFit(
+        players=players, ratings=ratings, errors=errs, points=scored, played=played,
+        marks=marks, covariance=cov, los=los,
+        white_advantage=main.white_advantage if main else 0.0,
+        white_advantage_sd=main.white_advantage_sd if main else float("nan"),
+        white_advantage_fitted=main.white_advantage_fitted if main else False,
+        draw_rate=main.draw_rate if main else float("nan"),
+        draw_rate_sd=main.draw_rate_sd if main else float("nan"),
+        scale=scale, beta=_beta(scale, confidence, errors),
+        error_method=main.error_method if main else "none", confidence=confidence,
+        average=float("nan") if anchor is not None else average, anchor=anchor, counts=counts,
+        notes=notes, separation=sep,
+    )
+
+
+def _separation_notes(sep: Separation, players: list[str], rated: list[int], average: float,
+                      anchor: tuple[str, float] | None) -> list[str]:
+    """What a reader must know about separated results: why there is no common scale, the
+    order that is known, and what the ratings inside groups mean."""
+    notes = [
+        f"no finite rating exists across these results: they split the players into "
+        f"{len(sep.groups)} groups, and no group ever won or drew a game against a group "
+        "above it, so only the order is known, not the distances; no error bar spans two "
+        "groups",
+        f"known order: {sep.describe(players)}",
+    ]
+    if any(not sep.ordered_with_next(g) for g in range(len(sep.groups) - 1)):
+        notes.append("'?': no results lead from one of those two groups to the other, so "
+                     "even their order is unknown")
+    if rated:
+        which = ", ".join(str(g + 1) for g in rated)
+        level = (f"the anchor's group at {anchor[0]} = {anchor[1]:g}, any other at an average "
+                 f"of {average:g}" if anchor is not None else f"each averaging {average:g}")
+        notes.append(f"ratings inside group(s) {which} are relative to their own group "
+                     f"({level}): do not compare them across groups")
+    return notes
 
 
 @dataclass

@@ -2,7 +2,8 @@
 
 Every ``arena run`` ends with an Elo table: importing scipy for it cost 0.6 s of CPU and
 tens of MB of memory, for a logistic function, a normal distribution, a root finder, a
-one-dimensional minimiser and a strongly-connected check on a graph of a few players. Each is
+one-dimensional minimiser and the strongly connected components of a graph of a few players
+(:mod:`ratings.separation`: results that only order the players). Each is
 small, exact to the tolerance asked and tested against scipy (``tests/test_ratings_numeric.py``);
 modules that need more of scipy (SPRT, pairwise statistics) import it themselves.
 """
@@ -114,6 +115,48 @@ def strongly_connected(m: int, src: NDArray[np.int64], dst: NDArray[np.int64]) -
         forward[s].append(d)
         backward[d].append(s)
     return _reaches_all(forward) and _reaches_all(backward)
+
+
+def strong_components(m: int, src: NDArray[np.int64], dst: NDArray[np.int64]) -> list[int]:
+    """The strongly connected component of each of the ``m`` nodes (labels 0, 1, ... in no
+    particular order), as ``scipy.sparse.csgraph.connected_components(connection="strong")``
+    labels them up to renaming: Kosaraju's two passes, iterative (no recursion limit)."""
+    forward: list[list[int]] = [[] for _ in range(m)]
+    backward: list[list[int]] = [[] for _ in range(m)]
+    for s, d in zip(src.tolist(), dst.tolist(), strict=True):
+        forward[s].append(d)
+        backward[d].append(s)
+    finished: list[int] = []  # nodes in order of their depth-first finish
+    seen = [False] * m
+    for root in range(m):
+        if seen[root]:
+            continue
+        seen[root] = True
+        stack = [(root, 0)]
+        while stack:
+            node, k = stack.pop()
+            if k < len(forward[node]):
+                stack.append((node, k + 1))
+                nxt = forward[node][k]
+                if not seen[nxt]:
+                    seen[nxt] = True
+                    stack.append((nxt, 0))
+            else:
+                finished.append(node)
+    label = [-1] * m
+    count = 0
+    for root in reversed(finished):  # the reversed graph, latest finish first
+        if label[root] >= 0:
+            continue
+        label[root] = count
+        todo = [root]
+        while todo:
+            for prev in backward[todo.pop()]:
+                if label[prev] < 0:
+                    label[prev] = count
+                    todo.append(prev)
+        count += 1
+    return label
 
 
 def _reaches_all(edges: list[list[int]]) -> bool:

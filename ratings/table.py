@@ -5,7 +5,9 @@ every game here "White" means the first mover (``p1``). As in Ordo, the ERROR co
 half-width of the confidence interval (95% by default), while the "+/-" after the white
 advantage and the draw rate is one standard deviation. Players whose rating is only a bound
 (they won or lost every game) get a note at the end of their line; players without games are
-listed with dashes.
+listed with dashes. When the results only order the players (:mod:`ratings.separation`), a
+player with no rating reads ``order`` in the RATING column, every line names its group, and the
+notes under the table state the order that is known.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from ratings.model import MARK_TEXT, RatingFit
+from ratings.model import MARK_TEXT, ORDER_ONLY, RatingFit
 from ratings.pairwise import PairStats
 
 
@@ -31,7 +33,12 @@ def format_table(fit: RatingFit) -> str:
         pct = 100.0 * fit.points[i] / played if played else 0.0
         rating = fit.ratings[i]
         error = fit.errors[i]
-        if math.isnan(rating):
+        if fit.marks[i] == ORDER_ONLY:
+            lines.append(
+                f"{rank:4d} {name:<{width}}   :{'order':>8} {'----':>6} {fit.points[i]:7.1f} "
+                f"{played:7d} {pct:5.0f}"
+            )
+        elif math.isnan(rating):
             lines.append(
                 f"{rank:4d} {name:<{width}}   :{'----':>8} {'----':>6} {fit.points[i]:7.1f} "
                 f"{played:7d} {'----':>5}"
@@ -43,7 +50,7 @@ def format_table(fit: RatingFit) -> str:
                 f"{played:7d} {pct:5.0f}"
             )
         if fit.marks[i]:
-            lines[-1] += f"   ({MARK_TEXT[fit.marks[i]]})"
+            lines[-1] += f"   ({mark_text(fit, i)})"
     lines.append("")
     if fit.white_advantage_fitted:
         lines.append(
@@ -55,6 +62,19 @@ def format_table(fit: RatingFit) -> str:
     for note in fit.notes:
         lines.append(f"Note: {note}")
     return "\n".join(lines) + "\n"
+
+
+def mark_text(fit: RatingFit, i: int) -> str:
+    """Why player ``i``'s rating is not a plain estimate (empty when it is), naming its group
+    when the results separate the players."""
+    text = MARK_TEXT.get(fit.marks[i], "")
+    group = fit.group(i)
+    if group is None or fit.separation is None:
+        return text
+    where = f"group {group} of {len(fit.separation.groups)}"
+    if fit.separation.ordered_with_next(group - 1):
+        where += f", above group {group + 1}"
+    return f"{where}; {text}" if text else where
 
 
 def draw_rate_text(fit: RatingFit) -> str:
@@ -74,10 +94,11 @@ def _num(x: float) -> str:
 
 
 def format_csv(fit: RatingFit) -> str:
-    """``player,rating,error,points,played`` rows, best first (empty fields when unknown)."""
+    """``player,rating,error,points,played,group`` rows, best first (empty fields when
+    unknown; ``group`` only when the results separate the players into ordered groups)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["player", "rating", "error", "points", "played"])
+    writer.writerow(["player", "rating", "error", "points", "played", "group"])
     for i in fit.order():
         rating, error = fit.ratings[i], fit.errors[i]
         writer.writerow(
@@ -87,6 +108,7 @@ def format_csv(fit: RatingFit) -> str:
                 "" if math.isnan(error) else f"{error:.1f}",
                 f"{fit.points[i]:.1f}",
                 int(fit.played[i]),
+                fit.group(i) or "",
             ]
         )
     return out.getvalue()

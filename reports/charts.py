@@ -90,6 +90,9 @@ def elo_chart(standings: pd.DataFrame, path: Path) -> Path:
     bound; an infinite error as arrows to both edges; an unrated bot as a note on its row."""
     bots = list(standings["bot"])
     fig = _figure(6.4, 1.2 + 0.38 * max(len(bots), 1))
+    if "group" in standings and standings["group"].gt(0).any():
+        _order_chart(fig, standings)
+        return _save(fig, path)
     rated = standings.dropna(subset=["elo"])
     if rated.empty:
         _empty(fig, "no rated games yet")
@@ -140,13 +143,55 @@ def elo_chart(standings: pd.DataFrame, path: Path) -> Path:
     return _save(fig, path)
 
 
+ORDER_NOTE = ("the results only order the bots: no finite rating exists across groups,\n"
+              "so there are no error bars; a group of several is rated inside itself only")
+"""What the Elo chart says under a chart of separated results (:mod:`ratings.separation`)."""
+
+
+def _order_chart(fig: Figure, standings: pd.DataFrame) -> None:
+    """The Elo chart when the results only order the bots: each bot a point at its group's
+    place in the known order (best at the right, as ratings are), no error bars, its
+    in-group rating written beside it when it has one, and the reason under the axis."""
+    bots = list(standings["bot"])
+    ax = fig.add_subplot()
+    y_of = {b: len(bots) - 1 - i for i, b in enumerate(bots)}
+    groups = int(standings["group"].max())
+    small = False
+    for row in standings.itertuples(index=False):
+        y = y_of[str(row.bot)]
+        small |= int(row.games) < SMALL_SAMPLE
+        if int(row.group) == 0:
+            ax.text(0.5 * (1 + groups), y, "not rated: " + str(row.note or "no games"),
+                    ha="center", va="center", color="#666", fontsize=8)
+            continue
+        x = groups - int(row.group) + 1
+        ax.plot([x], [y], "o", color=BOUND_COLOUR if row.order_only else "#1f5f99")
+        label = (f"group {int(row.group)}: order only" if row.order_only
+                 else f"group {int(row.group)}: {float(row.elo):+.0f} inside it")
+        ax.text(x, y + 0.28, label, ha="center", fontsize=7, color="#444")
+    ax.set_yticks([y_of[b] for b in bots],
+                  [_bot_label(str(b), int(g)) for b, g in zip(bots, standings["games"],
+                                                               strict=True)])
+    ax.set_ylim(-0.7, len(bots) - 0.3)
+    ax.set_xlim(0.3, groups + 0.7)
+    ax.set_xticks(range(1, groups + 1), [str(groups - t + 1) for t in range(1, groups + 1)])
+    label = "group in the known order (1 = best)\n" + ORDER_NOTE
+    if small:
+        label += f"\n* fewer than {SMALL_SAMPLE} games"
+    ax.set_xlabel(label)
+    ax.grid(axis="x", alpha=0.3)
+
+
 def progression_chart(progress: pd.DataFrame, path: Path, order: list[str] | None = None) -> Path:
     """Elo of every bot refitted as games accumulate (columns: games, bot, elo, error, bound),
     with its 95% band; a rating that is only a bound is drawn dashed with triangles. The
     legend sits outside the plot, in ``order`` (the standings)."""
     fig = _figure(8.0, 4.0)
+    ordered = progress[progress["bound"] == "order"]
+    progress = progress[progress["bound"] != "order"]
     if progress.empty:
-        _empty(fig, "not enough games yet")
+        _empty(fig, "no checkpoint puts the bots on one scale: the results only order them\n"
+               "(see the Elo chart)" if len(ordered) else "not enough games yet")
         return _save(fig, path)
     ax = fig.add_subplot()
     present = list(dict.fromkeys(progress["bot"]))
@@ -168,7 +213,12 @@ def progression_chart(progress: pd.DataFrame, path: Path, order: list[str] | Non
                 ax.plot(bounded["games"], bounded["elo"], ls="--", marker=marker, ms=5,
                         color=colour, label=f"{bot} ({kind} bound)" if est.empty else None)
     first = int(progress["games"].min())
-    ax.set_xlabel(f"games played\n(first point: after game {first}, once every bot had played)")
+    xlabel = f"games played\n(first point: after game {first}, once every bot had played)"
+    if len(ordered):
+        checkpoints = ordered["games"].nunique()
+        xlabel += (f"\n{checkpoints} checkpoint(s) not drawn: there the results only ordered "
+                   "the bots (no common scale)")
+    ax.set_xlabel(xlabel)
     ax.set_ylabel("Elo (bands: 95%)")
     ax.grid(alpha=0.3)
     values = progress["elo"].to_numpy(dtype=float)

@@ -21,7 +21,6 @@ from arena.rundir.layout import CONFIG_COPY, RunDir
 from arena.rundir.sessions import Session, read_sessions
 from ratings import Sprt, SprtStatus
 from reports.journal import GameSummary
-from reports.tables import finished
 
 UNKNOWN = "unknown"
 
@@ -138,28 +137,6 @@ def context_rows(context: RunContext, games: pd.DataFrame) -> list[tuple[str, st
     versions = sorted({s.arena_version for s in context.sessions if s.arena_version})
     rows.append(("arena version", ", ".join(versions) if versions else UNKNOWN))
     return rows
-
-
-def game_statistics(games: pd.DataFrame) -> pd.DataFrame:
-    """Per game type, what game sites show bot authors: games, first- and second-player wins,
-    draws, and moves (plies) per game on average, longest and shortest."""
-    rows = []
-    for name, part in finished(games).groupby("game", sort=True):
-        plies = part["plies"]
-        rows.append({
-            "game": name,
-            "games": len(part),
-            "1st-player wins": int((part["result"] == "1-0").sum()),
-            "2nd-player wins": int((part["result"] == "0-1").sum()),
-            "draws": int((part["result"] == "1/2-1/2").sum()),
-            "mean plies": round(float(plies.mean()), 1),
-            "longest": int(plies.max()),
-            "shortest": int(plies.min()),
-        })
-    return pd.DataFrame(rows, columns=[
-        "game", "games", "1st-player wins", "2nd-player wins", "draws",
-        "mean plies", "longest", "shortest",
-    ])
 
 
 def sprt_llr(sprt: SprtConfig, tested: str, opponent: str,

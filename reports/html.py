@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import html
 import json
-import math
 import time
 from dataclasses import dataclass, field
 from importlib import resources
@@ -30,8 +29,9 @@ import pandas as pd
 from arena.rundir.layout import GAMES_CSV, REPORT_DIR, REPORT_INDEX, STANDINGS_CSV, RunDir
 from referee.record import BOT_FAULTS
 from reports import charts, rating_tables, tables
-from reports.context import context_rows, game_statistics, read_context, sprt_llr
+from reports.context import context_rows, read_context, sprt_llr
 from reports.files import write_text, write_with
+from reports.game_stats import game_statistics, partie_endings, partie_games, partie_points
 from reports.journal import JournalSummary, summarise_journal
 from reports.viewer_files import DEFAULT_VIEWER_LIMIT, render_viewers
 from reports.workers import worker_table
@@ -94,6 +94,7 @@ def build(run_dir: Path, viewer_limit: int | None = DEFAULT_VIEWER_LIMIT) -> Bui
     context = read_context(run_dir)
     notes.extend(context.problems)
     stats = game_statistics(games)
+    parties = _parties_html(journal, order)
 
     built_charts = {
         "elo": charts.elo_chart(standings, out / "elo.png"),
@@ -135,6 +136,8 @@ def build(run_dir: Path, viewer_limit: int | None = DEFAULT_VIEWER_LIMIT) -> Bui
         move_table, built_charts, notes,
         context_html=_context_section(context_rows(context, games)), stats=stats,
         sprt_text=sprt_text, by_worker=by_worker, openings=openings,
+        known_order="" if rating is None or rating.separation is None
+        else rating.separation.describe(rating.players), parties_html=parties,
     )
     target = files.report_page
     write_text(target, page)
@@ -184,19 +187,6 @@ def _img(path: Path, alt: str) -> str:
     return f'<img src="{REPORT_DIR}/{_e(path.name)}?v={stamp}" alt="{_e(alt)}">'
 
 
-def rating_text(value: float, error: float, bound: str = "") -> str:
-    """A rating as read: an estimate with its error, or a bound, or an unbounded error."""
-    if math.isnan(value):
-        return ""
-    if bound:
-        return f"{'≥' if bound == 'lower' else '≤'} {value:+.1f} ({bound} bound)"
-    if math.isinf(error):
-        return f"{value:+.1f} ± ∞"
-    if math.isnan(error):
-        return f"{value:+.1f}"
-    return f"{value:+.1f} ± {error:.1f}"
-
-
 def _context_section(rows: list[tuple[str, str]]) -> str:
     body = "".join(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in rows)
     return (
@@ -210,8 +200,9 @@ def _standings_display(standings: pd.DataFrame) -> pd.DataFrame:
         {
             "rank": standings["rank"],
             "bot": standings["bot"],
-            "Elo": [rating_text(v, e, b) for v, e, b in zip(
-                standings["elo"], standings["elo_error"], standings["bound"], strict=True)],
+            "Elo": [rating_tables.rating_text(v, e, b, int(g), bool(o)) for v, e, b, g, o in zip(
+                standings["elo"], standings["elo_error"], standings["bound"],
+                standings["group"], standings["order_only"], strict=True)],
             "games": standings["games"],
             "W": standings["wins"],
             "D": standings["draws"],
@@ -289,18 +280,20 @@ def _page(
     sprt_text: str = "",
     by_worker: pd.DataFrame | None = None,
     openings: pd.DataFrame | None = None,
+    known_order: str = "",
+    parties_html: str = "",
 ) -> str:
     """The whole page: the header, the sections in NAV order, the viewer dialog."""
     sections = [
         context_html,
         _fault_section(faults, games),
-        _standings_section(standings),
+        _standings_section(standings, known_order),
         _ratings_section(built_charts, sprt_text),
         _crosstable_section(points, count, pairs, built_charts),
         _endings_section(faults, built_charts),
         _colours_section(colours, advantage, built_charts),
         _openings_section(openings),
-        _moves_section(move_table, stats, built_charts),
+        _moves_section(move_table, stats, built_charts, parties_html),
         _worker_section(by_worker),
         GAMES_SECTION,
         _notes_section(notes),
@@ -336,8 +329,15 @@ updated {_e(updated)} · <a href="{GAMES_CSV}">{GAMES_CSV}</a> ·
 <a href="{STANDINGS_CSV}">{STANDINGS_CSV}</a></div></header>"""
 
 
-def _standings_section(standings: pd.DataFrame) -> str:
-    return f"""<section id="standings"><h2>Standings</h2>
+def _standings_section(standings: pd.DataFrame, known_order: str = "") -> str:
+    known = (
+        '<p class="known-order" id="known-order"><b>Known order (no rating across groups):</b> '
+        f"{_e(known_order)}. No group ever won or drew a game against a group above it, so "
+        "no finite rating exists across groups: the Elo column gives each "
+        "bot's group, and a rating only inside a group of several (not comparable across "
+        "groups)." + (" ?: no results order the two neighbours." if " ? " in known_order else "")
+        + "</p>" if known_order else "")
+    return f"""<section id="standings"><h2>Standings</h2>{known}
 <p class="hint">Elo: maximum-likelihood fit (ratings, Ordo scale) with 95% error;
 a bot that won (lost) every game has no finite estimate: its rating is a lower (upper) bound,
 shown with ≥ (≤) and drawn as an arrow. ∞: the error is unbounded. LOS: likelihood that the
@@ -422,10 +422,26 @@ side won every game); the most unbalanced openings come first: look there for br
 </section>"""
 
 
+def _parties_html(journal: JournalSummary, order: list[str]) -> str:
+    """Points by kind for each game of the run played as rounds of parties (Donkan)."""
+    blocks = []
+    for game in partie_games(journal):
+        endings = partie_endings(journal, game)
+        blocks.append(
+            f'<div><h3>Parties: {_e(game)}</h3><p class="hint">Every partie of the finished '
+            "games, by how it ended (a king captured: 1 point; the castle: 2 points; a "
+            "repetition or the ply cap: none), then each bot's points by kind.</p>"
+            f'{_table(endings, f"partie-endings-{game}")}'
+            f'{_table(partie_points(journal, game, order), f"partie-points-{game}", index=True)}'
+            "</div>")
+    return "".join(blocks)
+
+
 def _moves_section(
-    move_table: pd.DataFrame, stats: pd.DataFrame | None, built_charts: dict[str, Path]
+    move_table: pd.DataFrame, stats: pd.DataFrame | None, built_charts: dict[str, Path],
+    parties_html: str = "",
 ) -> str:
-    """Game statistics and lengths, then time and search per bot."""
+    """Game statistics and lengths (and a game's parties), then time and search per bot."""
     stats_html = _table(stats, "game-stats-table") if stats is not None else ""
     search_img = (
         _img(built_charts["search"], "search depth and nodes per bot")
@@ -433,10 +449,12 @@ def _moves_section(
     )
     return f"""<section id="moves"><h2>Moves: length, time, search</h2>
 <div class="charts"><div><h3>Games</h3>
-<p class="hint">Finished games per game type: wins of the player who moves first (p1)
-and second (p2), draws, and game length in plies.</p>
+<p class="hint">Finished games per game type: games played, wins (decisive games) and
+draws, wins of the player who moves first (p1) and second (p2), and moves per game in plies
+(mean, longest, shortest).</p>
 {stats_html}</div>
 {_img(built_charts["lengths"], "game length histogram")}</div>
+{f'<div class="charts">{parties_html}</div>' if parties_html else ""}
 {_table(move_table, "moves-table", index=True)}
 <div class="charts">
 {_img(built_charts["move_time"], "time per move per bot")}

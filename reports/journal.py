@@ -31,6 +31,7 @@ from arena.rundir.layout import RunDir
 from protocol.messages import SearchInfo
 from ratings.sources import PAIR_TAGS
 from referee.games import get_game, is_game
+from referee.games.rounds import PartieRecord
 from referee.record import GameRecord, MoveRecord, decode_record
 from reports.files import write_with
 
@@ -76,6 +77,8 @@ class GameSummary:
     """Moves the bots made (book moves excluded)."""
     fingerprint: str
     """Checksum of the journal line: a viewer file is re-rendered only when it changes."""
+    parties: tuple[PartieRecord, ...]
+    """Games played as rounds of parties (Donkan): every partie, oldest first; else empty."""
     offset: int
     length: int
 
@@ -116,7 +119,7 @@ class JournalSummary:
     if the file still holds the same bytes there (the runner only ever appends)."""
 
 
-CACHE_VERSION = 5
+CACHE_VERSION = 6
 _CHECK_BYTES = 4096
 
 
@@ -206,7 +209,7 @@ _Record = projection(
     "_Record", GameRecord,
     ("game", "p1", "p2", "result", "termination", "reason", "winner", "id", "round", "opening",
      "moves", "time_control", "started_at", "ended_at", "plies", "tags", "worker",
-     "start_position"),
+     "start_position", "parties"),
     moves=GenericAlias(list, (_Move,)))
 """What a summary needs of a game record (:class:`_Move`, :class:`_Info`: of a move and its
 search report)."""
@@ -288,6 +291,7 @@ def _summarise(journal: JournalSummary) -> None:
                 move_ms=move_ms,
                 bot_moves=len(own),
                 fingerprint=f"{zlib.crc32(line.data):08x}",
+                parties=tuple(rec.parties),
                 offset=line.offset,
                 length=len(line.data),
             )

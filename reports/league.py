@@ -76,7 +76,7 @@ def leaderboard_rows(data: LeagueData) -> list[dict[str, Any]]:
             "rank": s.rank, "version": s.version, "name": s.name, "number": s.number,
             "rating": _num(s.rating), "error": _num(s.error), "games": s.games,
             "points": s.points, "score": _num(s.score, 4), "los_next": _num(s.los_next, 4),
-            "change": _num(s.change), "new": s.new, "bound": s.bound,
+            "change": _num(s.change), "new": s.new, "bound": s.bound, "group": s.group,
         }
 
     return [row(s) for s in data.leaderboard]
@@ -117,7 +117,8 @@ def write_exports(data: LeagueData) -> dict[str, Path]:
 
 
 _LEADERBOARD_FIELDS: Final = ("rank", "version", "name", "number", "rating", "error", "games",
-                              "points", "score", "los_next", "change", "new", "bound")
+                              "points", "score", "los_next", "change", "new", "bound",
+                              "group")
 _HISTORY_FIELDS: Final = ("night", "version", "rating", "error", "games")
 _PAIR_FIELDS: Final = ("version", "opponent", "games", "wins", "draws", "losses", "score",
                        "elo", "elo_error", "los", "pairs", "ll", "ld", "wl", "dd", "wd", "ww",

@@ -63,6 +63,9 @@ class Standing:
     """No line in the previous snapshot: its first night (or it has not played yet)."""
     bound: str = ""
     """``lower``/``upper`` when the rating is only a bound (a perfect or a zero score)."""
+    group: int | None = None
+    """Its group (1 = best) when the results only order the versions (no common scale):
+    ``rating`` is then NaN (order only) or relative to the group."""
 
     @property
     def score(self) -> float:
@@ -230,12 +233,14 @@ def _standings(fit: RatingFit | None, previous: Snapshot | None) -> list[Standin
         name, number = _split(label)
         rating = float(fit.ratings[i])
         old = before.get(label)
+        group = fit.group(i)
         out.append(Standing(
             rank=rank, version=label, name=name, number=number, state="active",
             rating=rating, error=float(fit.errors[i]), games=int(fit.played[i]),
             points=float(fit.points[i]), los_next=math.nan,
-            change=rating - old if old is not None and not math.isnan(rating) else math.nan,
-            new=label not in before, bound=BOUND_OF.get(fit.marks[i], ""),
+            change=rating - old if old is not None and not math.isnan(rating)
+            and group is None else math.nan,
+            new=label not in before, bound=BOUND_OF.get(fit.marks[i], ""), group=group,
         ))
     return out
 

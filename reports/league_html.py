@@ -124,6 +124,10 @@ def _note(row: Standing) -> str:
     if row.bound:
         parts.append(_e(f"rating is a {row.bound} bound ("
                         f"{'won' if row.bound == 'lower' else 'lost'} every game)"))
+    if row.group is not None:
+        parts.append(_e(f"group {row.group}: " + (
+            "order only, no rating" if math.isnan(row.rating)
+            else "rated inside its group only")))
     if not row.games:
         parts.append("no games yet")
     return " ".join(parts)
@@ -131,11 +135,14 @@ def _note(row: Standing) -> str:
 
 def _standing_row(row: Standing, los: bool = True) -> str:
     bound = {"lower": "≥ ", "upper": "≤ "}.get(row.bound, "")
+    shown = f"{bound}{_f(row.rating, signed=True)}"
+    if row.group is not None:  # results that only order the versions
+        shown = (f"order (group {row.group})" if math.isnan(row.rating)
+                 else f"{shown} in group {row.group}")
     cells = [
         f'<td class="rank">{row.rank}</td>',
         f'<td class="version">{_e(row.version)}</td>',
-        f'<td class="rating" data-value="{_value(row.rating)}">{bound}'
-        f"{_f(row.rating, signed=True)}</td>",
+        f'<td class="rating" data-value="{_value(row.rating)}">{_e(shown)}</td>',
         f'<td class="error" data-value="{_value(row.error)}">{_f(row.error)}</td>',
         f'<td class="games">{row.games}</td>',
         f'<td class="points">{row.points:g}</td>',

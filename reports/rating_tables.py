@@ -15,7 +15,8 @@ import pandas as pd
 
 from ratings import GameResult, pairwise
 from ratings.counts import Counts, aggregate_arrays
-from ratings.model import ALL_LOSSES, ALL_WINS, MARK_TEXT, RatingFit, fit_ratings
+from ratings.model import ALL_LOSSES, ALL_WINS, ORDER_ONLY, RatingFit, fit_ratings
+from ratings.table import mark_text
 from reports.journal import JournalSummary
 from reports.tables import DECISIVE_OR_DRAWN, finished
 
@@ -30,6 +31,26 @@ it needs a few dozen games)."""
 
 BOUND_OF = {ALL_WINS: "lower", ALL_LOSSES: "upper"}
 """Which side a bounded rating is a bound on."""
+
+
+def rating_text(value: float, error: float, bound: str = "", group: int = 0,
+                order_only: bool = False) -> str:
+    """A rating as read: an estimate with its error, or a bound, or an unbounded error; when
+    the results only order the bots, its place (``order only``) or its rating inside its
+    group."""
+    if order_only:
+        return f"order only (group {group})"
+    if group and not math.isnan(value):
+        return f"{rating_text(value, error, bound)} in group {group}"
+    if math.isnan(value):
+        return ""
+    if bound:
+        return f"{'≥' if bound == 'lower' else '≤'} {value:+.1f} ({bound} bound)"
+    if math.isinf(error):
+        return f"{value:+.1f} ± ∞"
+    if math.isnan(error):
+        return f"{value:+.1f}"
+    return f"{value:+.1f} ± {error:.1f}"
 
 
 def _note(mark: str, games: int, error: float) -> str:
@@ -63,8 +84,12 @@ def fit(games: pd.DataFrame, bots: list[str]) -> RatingFit | None:
 
 
 def standings(wdl: pd.DataFrame, rating: RatingFit | None) -> pd.DataFrame:
-    """Rank, bot, Elo, error, games, W/D/L, score % and LOS against the next bot down."""
+    """Rank, bot, Elo, error, games, W/D/L, score %, LOS against the next bot down, and
+    where the results only order the bots (no common scale) the bot's ``group`` (1 = best;
+    0 otherwise) and ``order_only`` (no rating at all, only its place)."""
     bots = list(wdl.index)
+    group: dict[str, int] = {b: 0 for b in bots}
+    order_only: dict[str, bool] = {b: False for b in bots}
     if rating is None:
         order = sorted(bots, key=lambda b: (-float(wdl.at[b, "points"]), b))
         elo = {b: math.nan for b in bots}
@@ -76,8 +101,11 @@ def standings(wdl: pd.DataFrame, rating: RatingFit | None) -> pd.DataFrame:
         order = [rating.players[i] for i in rating.order()]
         elo = {p: float(rating.ratings[i]) for i, p in enumerate(rating.players)}
         err = {p: float(rating.errors[i]) for i, p in enumerate(rating.players)}
-        marks = {p: MARK_TEXT.get(rating.marks[i], "") for i, p in enumerate(rating.players)}
+        marks = {p: mark_text(rating, i) for i, p in enumerate(rating.players)}
         bound = {p: BOUND_OF.get(rating.marks[i], "") for i, p in enumerate(rating.players)}
+        group.update({p: rating.group(i) or 0 for i, p in enumerate(rating.players)})
+        order_only.update({p: rating.marks[i] == ORDER_ONLY
+                           for i, p in enumerate(rating.players)})
         los_next = {}
         for here, below in zip(order, [*order[1:], None], strict=True):
             if below is None:
@@ -101,13 +129,19 @@ def standings(wdl: pd.DataFrame, rating: RatingFit | None) -> pd.DataFrame:
                 "los_next_pct": round(100.0 * los_next[bot], 1)
                 if not math.isnan(los_next[bot]) else math.nan,
                 "bound": bound[bot],
+                "group": group[bot],
+                "order_only": order_only[bot],
                 "note": _note(marks[bot], int(wdl.at[bot, "games"]), err[bot]),
             }
         )
-    return pd.DataFrame(rows, columns=[
-        "rank", "bot", "elo", "elo_error", "games", "wins", "draws", "losses", "points",
-        "score_pct", "los_next_pct", "bound", "note",
-    ])
+    return pd.DataFrame(rows, columns=STANDINGS_COLUMNS)
+
+
+STANDINGS_COLUMNS = [
+    "rank", "bot", "elo", "elo_error", "games", "wins", "draws", "losses", "points",
+    "score_pct", "los_next_pct", "bound", "group", "order_only", "note",
+]
+"""The columns of :func:`standings` (and of ``standings.csv``)."""
 
 
 def first_move_advantage(games: pd.DataFrame, bots: list[str]) -> pd.DataFrame:
@@ -137,7 +171,9 @@ def progression(games: pd.DataFrame, bots: list[str],
     """Elo of every bot after the first k finished games, at ``points`` checkpoints, with its
     95% error (columns: games, bot, elo, error, bound). The first checkpoint is the game after
     which every bot had played once (before it some bots have no rating at all); ratings that
-    are only bounds so far are kept, marked in ``bound``."""
+    are only bounds so far are kept, marked in ``bound``. At a checkpoint where the results
+    only order the bots there is no common scale: each bot gets a row with no rating and
+    ``bound`` = ``"order"``, so that the chart can say so instead of drawing a line."""
     done = finished(games)
     n = len(done)
     if n < 2:
@@ -157,6 +193,11 @@ def progression(games: pd.DataFrame, bots: list[str],
         counts = aggregate_arrays(bots, first[:k], second[:k], score[:k])
         result = fit_ratings(counts)
         for i, bot in enumerate(result.players):
+            if result.separation is not None:
+                if result.played[i] > 0:
+                    rows.append({"games": k, "bot": bot, "elo": math.nan, "error": math.nan,
+                                 "bound": "order"})
+                continue
             value = float(result.ratings[i])
             if math.isnan(value):
                 continue

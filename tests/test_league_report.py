@@ -257,7 +257,8 @@ def test_exports_hold_the_page_numbers(built: tuple[League, str]) -> None:
          "rating": float(r["rating"]), "error": float(r["error"]),
          "points": float(r["points"]), "score": float(r["score"]),
          "los_next": float(r["los_next"]) if r["los_next"] else None,
-         "change": float(r["change"]) if r["change"] else None, "new": r["new"] == "True"}
+         "change": float(r["change"]) if r["change"] else None, "new": r["new"] == "True",
+         "group": int(r["group"]) if r["group"] else None}
         for r in board]
     history = json.loads((export / "history.json").read_text())
     snaps = read_history(LeagueDir(league.root))

@@ -68,6 +68,38 @@ def test_strongly_connected(edges: list[tuple[int, int]], connected: bool) -> No
     assert numeric.strongly_connected(4 if len(edges) > 3 else 3, src, dst) is connected
 
 
+def same_partition(a: list[int] | np.ndarray, b: list[int] | np.ndarray) -> bool:
+    """Do two labellings group the nodes the same way (whatever the label values)?"""
+    pairs = set(zip(np.asarray(a).tolist(), np.asarray(b).tolist(), strict=True))
+    return len(pairs) == len(set(np.asarray(a).tolist())) == len(set(np.asarray(b).tolist()))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_strong_components_match_scipy(seed: int) -> None:
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(1, 30))
+    edges = int(rng.integers(0, 3 * m))
+    src = rng.integers(0, m, edges).astype(np.int64)
+    dst = rng.integers(0, m, edges).astype(np.int64)
+    graph = coo_matrix((np.ones(edges), (src, dst)), shape=(m, m)).tocsr()
+    _, theirs = connected_components(graph, directed=True, connection="strong")
+    ours = numeric.strong_components(m, src, dst)
+    assert same_partition(ours, theirs), (m, src.tolist(), dst.tolist())
+
+
+def test_strong_components_of_a_long_chain_need_no_recursion() -> None:
+    m = 20_000  # deeper than Python's recursion limit
+    src = np.arange(m - 1, dtype=np.int64)
+    labels = numeric.strong_components(m, src, src + 1)
+    assert len(set(labels)) == m
+    cycle = numeric.strong_components(m, np.arange(m, dtype=np.int64),
+                                      (np.arange(m, dtype=np.int64) + 1) % m)
+    assert set(cycle) == {0}
+
+
 def test_the_closing_table_imports_no_scipy() -> None:
     code = (
         "import sys\n"
@@ -77,6 +109,8 @@ def test_the_closing_table_imports_no_scipy() -> None:
         "from ratings.sources import GameResult\n"
         "results = [GameResult('a', 'b', s) for s in (1.0, 0.5, 0.0, 1.0, 1.0)]\n"
         "print(format_table(fit_ratings(aggregate(results))))\n"
+        "ladder = [GameResult(a, b, 1.0) for a, b in ('ab', 'ac', 'bc')]\n"
+        "assert 'order' in format_table(fit_ratings(aggregate(ladder)))\n"
         "assert not any(m.split('.')[0] == 'scipy' for m in sys.modules), 'scipy imported'\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

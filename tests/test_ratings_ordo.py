@@ -93,7 +93,7 @@ def test_cli_table_reads_like_ordo(ordo, capsys: pytest.CaptureFixture[str]) -> 
 def test_cli_csv_and_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["ratings", str(PGN), "--csv", "--scale", "elo"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == "player,rating,error,points,played"
+    assert lines[0] == "player,rating,error,points,played,group"
     assert len(lines) == 9 and lines[1].startswith("alphabeta-d4,")
     assert main(["ratings", str(PGN), "--json", "--anchor", "random=1000"]) == 0
     doc = json.loads(capsys.readouterr().out)

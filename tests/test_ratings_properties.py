@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ratings import GameResult, aggregate, fit_ratings
-from ratings.model import ALL_LOSSES, ALL_WINS, NO_GAMES
+from ratings.model import ALL_LOSSES, ALL_WINS, NO_GAMES, ORDER_ONLY
 from ratings.table import format_csv, format_table
 
 
@@ -117,17 +117,24 @@ def test_a_chain_of_perfect_players_is_rated_in_order() -> None:
 
 
 def test_two_players_one_won_everything() -> None:
-    fit = fit_ratings(aggregate([GameResult("p", "q", 1.0), GameResult("q", "p", 0.0)] * 3))
-    assert np.all(np.isfinite(fit.ratings)) and fit.rating("p") > fit.rating("q")
-    assert fit.marks == [ALL_WINS, ALL_LOSSES]
-    assert fit.notes  # the virtual draws are reported
+    games = [GameResult("p", "q", 1.0), GameResult("q", "p", 0.0)] * 3
+    fit = fit_ratings(aggregate(games))
+    # Only the order is known: no rating, no error bar (tests/test_ratings_separated.py).
+    assert [fit.players[i] for i in fit.order()] == ["p", "q"]
+    assert np.all(np.isnan(fit.ratings)) and np.all(np.isnan(fit.errors))
+    assert fit.marks == [ORDER_ONLY, ORDER_ONLY]
+    # With the prior (the league's pairing asks for it) both get a number.
+    prior = fit_ratings(aggregate(games), separated="prior")
+    assert np.all(np.isfinite(prior.ratings)) and prior.rating("p") > prior.rating("q")
+    assert prior.marks == [ALL_WINS, ALL_LOSSES]
+    assert prior.notes  # the virtual draws are reported
 
 
-def test_groups_that_never_scored_against_each_other_stay_finite() -> None:
+def test_groups_that_never_scored_against_each_other_stay_finite_with_the_prior() -> None:
     games = [GameResult("a", "b", 0.5), GameResult("c", "d", 0.5)] * 4
     games += [GameResult(x, y, 1.0) for x in "ab" for y in "cd"]
     games += [GameResult(y, x, 0.0) for x in "ab" for y in "cd"]
-    fit = fit_ratings(aggregate(games))
+    fit = fit_ratings(aggregate(games), separated="prior")
     assert np.all(np.isfinite(fit.ratings)) and np.all(np.isfinite(fit.errors))
     assert min(fit.rating("a"), fit.rating("b")) > max(fit.rating("c"), fit.rating("d"))
     assert fit.notes
@@ -151,7 +158,19 @@ def test_any_results_give_finite_centred_ratings(raw: list[tuple[int, int, float
     rated = ~np.isnan(fit.ratings)
     assert np.all(np.isfinite(fit.ratings[rated]))
     assert np.all(np.abs(fit.ratings[rated]) < 5000)
-    assert abs(fit.ratings[rated].mean()) < 1e-6
+    if fit.separation is None:
+        assert abs(fit.ratings[rated].mean()) < 1e-6
+    else:  # one scale per group of several; nobody rated alone, no error across groups
+        for members in fit.separation.groups:
+            if len(members) > 1:
+                assert abs(fit.ratings[members].mean()) < 1e-6
+            else:
+                assert math.isnan(fit.ratings[members[0]])
+        group = [fit.separation.group_of(i) for i in range(len(fit.players))]
+        for i in range(len(fit.players)):
+            for j in range(len(fit.players)):
+                if group[i] is not None and group[i] != group[j]:
+                    assert math.isnan(fit.los[i, j]) and math.isnan(fit.covariance[i, j])
     assert math.isfinite(fit.white_advantage)
     # Where no player is marked, the ML condition holds: expected points = points scored.
     if not any(fit.marks) and not fit.notes:

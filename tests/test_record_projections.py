@@ -78,7 +78,9 @@ def same_type(mine: object, theirs: object, nested: list[tuple[type, mi.StructTy
 def test_every_projection_matches_the_record() -> None:
     problems, pairs = compare(_Record, GameRecord)
     assert problems == []
-    assert set(pairs) == set(PROJECTIONS)  # each decoder is reached (a new one must be too)
+    # Each decoder is reached (a new one must be too); a record type decoded whole (a Donkan
+    # round's parties) stands for itself and is no projection.
+    assert {part for part, whole in pairs.items() if part is not whole} == set(PROJECTIONS)
 
 
 # A projection that drifted from the record in one way each: the check must catch it.

@@ -21,7 +21,11 @@ first mover's advantage and the draw rate for equal opponents are fitted. "White
 the table is the first mover's (p1's) advantage, whatever the game; the name is Ordo's, kept
 so that Ordo readers parse our output. ERROR is the 95% half-width; the "+/-" after the white
 advantage and the draw rate is one standard deviation, as in Ordo. A player who won (lost)
-every game gets a bounded rating and a note. Unfinished games (*) are skipped.
+every game gets a bounded rating and a note. When the results only order the players (a
+perfect ladder, or groups one of which never lost to the other), no finite rating exists
+across them: the table ranks them by group, shows `order` instead of a rating where only the
+place is known, rates a group of two or more inside itself only, and states the known order
+under the table. Unfinished games (*) are skipped.
 """
 
 
@@ -36,7 +40,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                         help="run directory, games.jsonl journal, PGN file or league directory "
                         "(several: one fit over all their games)")
     out = parser.add_mutually_exclusive_group()
-    out.add_argument("--csv", action="store_true", help="print player,rating,error,points,played")
+    out.add_argument("--csv", action="store_true",
+                     help="print player,rating,error,points,played,group")
     out.add_argument(
         "--json", action="store_true", help="print the full fit (LOS matrix, pairwise, ...)"
     )

@@ -8,7 +8,6 @@ from pathlib import Path
 
 from arena.errors import UserError
 from arena.league.layout import is_league
-from reports.html import build
 from reports.journal import JournalError
 from reports.viewer_files import DEFAULT_VIEWER_LIMIT
 
@@ -28,6 +27,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="render move-by-move viewers for at most N games, faulty games first, then the "
         f"most recent (default {DEFAULT_VIEWER_LIMIT}; 0 = every game)",
     )
+    parser.add_argument(
+        "--text",
+        action="store_true",
+        help="print the standings and the statistics blocks (games, wins, draws, first- "
+        "against second-player wins, moves per game; Donkan's points by kind) instead of "
+        "writing the HTML report; writes nothing",
+    )
     parser.set_defaults(func=run)
 
 
@@ -38,12 +44,25 @@ def run(args: argparse.Namespace) -> int:
     if args.viewer_limit < 0:
         raise UserError(f"--viewer-limit must be 0 (all) or more, got {args.viewer_limit}")
     started = time.perf_counter()
+    if args.text:
+        if is_league(run_dir):
+            raise UserError(f"{run_dir}: --text reads a run directory, not a league "
+                            "(`arena league bots` lists a league's versions)")
+        from reports.text import text_report
+
+        try:
+            print(text_report(run_dir), end="")
+        except JournalError as exc:
+            raise UserError(str(exc)) from None
+        return 0
     if is_league(run_dir):
         from reports.league import build_league_report
 
         where = build_league_report(run_dir)
         print(f"{where} (league, {time.perf_counter() - started:.1f} s)")
         return 0
+    from reports.html import build  # here: --text needs no charts (matplotlib)
+
     try:
         built = build(run_dir, viewer_limit=args.viewer_limit or None)
     except JournalError as exc:

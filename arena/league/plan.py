@@ -184,7 +184,10 @@ class Planner:
         everything = self.current()
         players = tuple(self.state.versions)
         rated = [p for p in everything.players if p in set(players)]
-        fit = fit_tally(everything) if len(rated) >= 2 and everything.games else None
+        # The prior, not the order: pairing needs a rating and a covariance for every version,
+        # and an ordered-but-unscaled field (a young league's perfect ladder) has neither.
+        fit = (fit_tally(everything, separated="prior") if len(rated) >= 2 and everything.games
+               else None)
         return Field.from_fit(players, fit, met_counts(everything))
 
     def _placement(self) -> list[tuple[str, str]]:

@@ -26,7 +26,7 @@ from ratings.tally import Tally, merge, tally
 from referee.record import BOT_FAULTS, GameRecord
 
 if TYPE_CHECKING:
-    from ratings.model import RatingFit
+    from ratings.model import RatingFit, SeparatedMethod
 
 MAX_DURATIONS: Final = 1000
 """Game lengths a night keeps (an even sample when it played more): enough for the quantile
@@ -115,11 +115,13 @@ def read_summary(league: LeagueDir, night: str) -> NightSummary | None:
     return msgspec.json.decode(path.read_bytes(), type=NightSummary)
 
 
-def fit_tally(all_games: Tally) -> RatingFit:
-    """The Ordo-style fit (:func:`ratings.fit_ratings`) over a merged tally."""
+def fit_tally(all_games: Tally, separated: SeparatedMethod = "order") -> RatingFit:
+    """The Ordo-style fit (:func:`ratings.fit_ratings`) over a merged tally. Results that
+    only order the versions are shown as such (``"order"``, for snapshots and the report);
+    the planner asks for ``"prior"``, a number for every version whatever the results."""
     from ratings import fit_ratings
 
-    return fit_ratings(all_games.counts())
+    return fit_ratings(all_games.counts(), separated=separated)
 
 
 def league_tally(summaries: Iterable[NightSummary]) -> Tally:
@@ -127,11 +129,15 @@ def league_tally(summaries: Iterable[NightSummary]) -> Tally:
 
 
 def snapshot(night: str, fit: RatingFit | None, night_games: int, total: int) -> Snapshot:
-    """Every rated version's rating, error, games and points after ``night``."""
+    """Every rated version's rating, error, games and points after ``night``. A version the
+    results only place in an order (no rating on the league's one scale) is kept without a
+    rating: the history of ratings is one scale from night to night."""
     players: list[Rated] = []
     if fit is not None:
         for i in fit.order():
             r, e = float(fit.ratings[i]), float(fit.errors[i])
+            if fit.group(i) is not None:  # results that only order: no rating on the scale
+                r = e = math.nan
             players.append(Rated(fit.players[i], None if math.isnan(r) else round(r, 2),
                                  None if math.isnan(e) else round(e, 2), int(fit.played[i]),
                                  float(fit.points[i])))

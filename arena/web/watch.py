@@ -148,7 +148,7 @@ class RunWatcher(Snapshots):
 
     def _compute_tables(self) -> dict[str, Any]:
         from reports import rating_tables, tables
-        from reports.html import rating_text
+        from reports.rating_tables import rating_text
 
         journal = self._journal
         games = tables.games_frame(journal)
@@ -163,7 +163,8 @@ class RunWatcher(Snapshots):
         for r in standings.itertuples(index=False):
             rows.append({
                 "rank": int(r.rank), "bot": str(r.bot),
-                "elo": rating_text(float(r.elo), float(r.elo_error), str(r.bound)),
+                "elo": rating_text(float(r.elo), float(r.elo_error), str(r.bound),
+                                   int(r.group), bool(r.order_only)),
                 "games": int(r.games), "wins": int(r.wins), "draws": int(r.draws),
                 "losses": int(r.losses), "score_pct": _num(float(r.score_pct)),
                 "note": str(r.note),

@@ -1,0 +1,57 @@
+"""The report as plain text (``arena report RUN_DIR --text``): the standings and the statistics
+blocks, read from the journal the way the HTML report reads it, with nothing written.
+
+For a terminal, a log or a pipe: no charts, no viewers, no files. The numbers are the HTML
+report's own (the same frames: :mod:`reports.rating_tables`, :mod:`reports.game_stats`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from reports import rating_tables, tables
+from reports.game_stats import stats_text
+from reports.journal import summarise_journal
+from reports.rating_tables import rating_text
+
+
+def text_report(run_dir: Path) -> str:
+    """Standings (with the known order when the results only order the bots), the notes of
+    the rating fit, then the statistics blocks of every game of the run."""
+    journal = summarise_journal(run_dir)
+    games = tables.games_frame(journal)
+    bots = journal.bots
+    wdl = tables.wdl(games, bots)
+    rating = rating_tables.fit(games, bots)
+    standings = rating_tables.standings(wdl, rating)
+    order = list(standings["bot"])
+    done = len(tables.finished(games))
+    names = ", ".join(sorted(games["game"].unique())) or "none yet"
+    lines = [f"Arena report: {Path(run_dir).name} ({len(games)} games, {done} finished; "
+             f"game: {names}; {len(bots)} bots)", "", "Standings"]
+    if rating is not None and rating.separation is not None:
+        known = rating.separation.describe(rating.players)
+        lines.append(f"Known order (no rating across groups): {known}")
+    shown = pd.DataFrame({
+        "#": standings["rank"],
+        "bot": standings["bot"],
+        "Elo": [rating_text(v, e, b, int(g), bool(o)) or "-" for v, e, b, g, o in zip(
+            standings["elo"], standings["elo_error"], standings["bound"], standings["group"],
+            standings["order_only"], strict=True)],
+        "games": standings["games"],
+        "W": standings["wins"],
+        "D": standings["draws"],
+        "L": standings["losses"],
+        "score %": standings["score_pct"].map(lambda x: "-" if x != x else f"{x:.1f}"),
+    })
+    if len(shown):
+        lines += shown.to_string(index=False).splitlines()
+    else:
+        lines.append("no games yet")
+    for note in rating.notes if rating is not None else []:
+        lines.append(f"note: {note}")
+    lines.append("")
+    lines.append(stats_text(games, journal, order))
+    return "\n".join(lines).rstrip("\n") + "\n"
