@@ -55,6 +55,7 @@ LAYERS: tuple[Layer, ...] = (
     Layer("match loop", ("referee.match",), trio=True),
     Layer("ratings", ("ratings",), trio=False),
     Layer("arena's data modules", ("arena.errors", "arena.config", "arena.schedule",
+                                   "arena.rounds", "arena.knockout", "arena.swiss",
                                    "arena.rundir", "arena.filelock", "arena.league.layout",
                                    "arena.league.settings", "arena.league.versions",
                                    "arena.league.standings"),
