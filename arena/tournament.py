@@ -42,7 +42,7 @@ from arena.errors import UserError
 from arena.progress import Progress
 from arena.rundir.journal import iter_records
 from arena.rundir.layout import RunDir
-from arena.rundir.prepare import lock_run_dir, prepare_run_dir
+from arena.rundir.prepare import lock_run_dir, prepare_run_dir, write_schedule_file
 from arena.rundir.sessions import log_session
 from arena.schedule import RoundFeed, Schedule, ScheduledGame, build_schedule, results_of
 from referee.record import GameRecord
@@ -216,9 +216,10 @@ def _run_locked(settings: RunSettings, loaded: LoadedConfig, schedule: Schedule,
             done=journal.summaries,
             live=False if settings.plain else None,
         )
+        to_play = len(pending) if feed is None else max(0, schedule.total - journal.count)
         journal.forget_summaries()  # counted into the standings and the SPRT: no longer needed
         say(f"arena: {event}: {loaded.config.game}, {len(loaded.bots)} bots, "
-            f"{schedule.total} games ({len(pending)} to play, concurrency {concurrency}) -> "
+            f"{schedule.total} games ({to_play} to play, concurrency {concurrency}) -> "
             f"{out.root}")
         tournament = Tournament(
             loaded=loaded,
@@ -241,7 +242,13 @@ def _run_locked(settings: RunSettings, loaded: LoadedConfig, schedule: Schedule,
         finally:
             log_session(out.root, "end", concurrency, warn)
         progress.summary()
-        total = feed.schedule.total if feed is not None else schedule.total
+        total = schedule.total
+        if feed is not None:
+            total = feed.schedule.total
+            try:
+                write_schedule_file(out, feed.schedule)
+            except OSError as exc:
+                warn(f"cannot write {out.schedule}: {exc.strerror or exc}")
         if result.arena_fault is None:  # else the machine is short of something: stop at once
             if table := ratings_text(out.journal):
                 say(table)
