@@ -87,6 +87,9 @@ class Config(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
     still tied after them goes to the better seed."""
     bye_points: Annotated[float, msgspec.Meta(ge=0, le=1)] = 1.0
     """Swiss: what a bye is worth, per game of a pairing (1: as winning them all)."""
+    seeds: list[str] | None = None
+    """Knockout, Swiss: the seeding, best first, naming every bot once (default: the order of
+    the ``[[bots]]`` tables)."""
     games_per_pairing: Annotated[int, msgspec.Meta(gt=0)] = 2
     """Per pairing and round; even, each pair of games replays one opening with colours swapped."""
     tc: str | None = None
@@ -103,6 +106,10 @@ class Config(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
     """PGN Event name; defaults to the config file's stem."""
     report_every: Annotated[int, msgspec.Meta(ge=0)] = 0
     """Rebuild the report every N finished games (0: only at the end)."""
+
+    def seeding(self) -> list[str]:
+        """The bots' names, best seed first: ``seeds``, else the ``[[bots]]`` order."""
+        return list(self.seeds) if self.seeds is not None else [b.name for b in self.bots]
 
 
 @dataclass(frozen=True)
@@ -467,6 +474,21 @@ def _check_format(config: Config, text: str, fail: _Fail) -> None:
         if (key,) in written and config.format != owner:
             raise fail([key], f"{key} is a setting of format = {owner!r}, and this "
                        f"tournament's format is {config.format!r}", "remove the key")
+    if config.seeds is not None:
+        if config.format not in ROUNDS_FORMATS:
+            raise fail(["seeds"], f"seeds orders a knockout or a swiss tournament, and this "
+                       f"tournament's format is {config.format!r}", "remove the key")
+        names = [bot.name for bot in config.bots]
+        for seed in config.seeds:
+            if seed not in names:
+                raise fail(["seeds"], f"seeds names {seed!r}, which is no bot of this config",
+                           f"bots: {', '.join(names)}")
+            if config.seeds.count(seed) > 1:
+                raise fail(["seeds"], f"seeds names {seed!r} twice", "name every bot once")
+        missing = [name for name in names if name not in config.seeds]
+        if missing:
+            raise fail(["seeds"], f"seeds leaves out {', '.join(map(repr, missing))}",
+                       "name every bot once, best seed first")
 
 
 def scheduled_games(config: Config) -> tuple[int, int]:

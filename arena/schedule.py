@@ -172,12 +172,12 @@ def random_opening(game: str, plies: int, rng: random.Random, options: dict[str,
 
 
 def progression(config: Config, results: Results) -> Progression:
-    """The rounds of a knockout or Swiss config that ``results`` decide (the config's bot
-    order is the seeding)."""
+    """The rounds of a knockout or Swiss config that ``results`` decide (seeded by
+    :meth:`~arena.config.Config.seeding`)."""
     from arena.knockout import knockout
     from arena.swiss import swiss
 
-    names = [bot.name for bot in config.bots]
+    names = config.seeding()
     if config.format == "knockout":
         return knockout(names, config.games_per_pairing, config.tiebreak_pairs, results)
     if config.format == "swiss":
@@ -291,7 +291,7 @@ def _rounds_schedule(loaded: LoadedConfig, results: Results) -> Schedule:
                         opening_index=opening_index))
         counter += len(rnd.meetings) * base_pairs
     identity = {
-        "format": config.format, "players": [bot.name for bot in config.bots],
+        "format": config.format, "players": config.seeding(),
         "rounds": config.rounds, "games_per_pairing": config.games_per_pairing,
         "tiebreak_pairs": config.tiebreak_pairs, "bye_points": config.bye_points,
         "seed": config.seed, "random_plies": plies,

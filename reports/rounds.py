@@ -29,7 +29,7 @@ def _points(value: float) -> str:
 def knockout_frame(config: Config, results: Mapping[str, float]) -> pd.DataFrame:
     """One row per match and bye, round by round: who met, the score, who went on."""
     state = progression(config, results)
-    seed = {bot.name: i + 1 for i, bot in enumerate(config.bots)}
+    seed = {name: i + 1 for i, name in enumerate(config.seeding())}
     total = _rounds_total(config, state)
     rows = []
     for rnd in state.rounds:
@@ -73,7 +73,7 @@ def swiss_frames(config: Config, results: Mapping[str, float]
                  ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(standings with the tie-break columns, pairings round by round)."""
     state = progression(config, results)
-    names = [bot.name for bot in config.bots]
+    names = config.seeding()
     rows = standings(names, state, config.games_per_pairing, config.bye_points, results)
     table = pd.DataFrame(
         [{"rank": i, "bot": r.name, "score": _points(r.score),

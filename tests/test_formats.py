@@ -277,6 +277,16 @@ def test_swiss_schedule_resumes_from_a_journal_with_round_one_done(tmp_path: Pat
     assert [g.id for g in build_schedule(loaded, half).games] == [g.id for g in resumed.games]
 
 
+def test_seeds_order_the_bracket(tmp_path: Path) -> None:
+    loaded = load_config(config(tmp_path, 'format = "knockout"\nseeds = ["b3", "b1", "b2", "b4"]',
+                                bots=4))
+    games = build_schedule(loaded).games
+    assert [(g.id, g.p1, g.p2) for g in games if g.game_no == 1] == [
+        ("r1-p01-g1", "b3", "b4"), ("r1-p02-g1", "b1", "b2")]
+    plain = build_schedule(load_config(config(tmp_path, 'format = "knockout"', bots=4)))
+    assert plain.fingerprint != build_schedule(loaded).fingerprint
+
+
 def test_knockout_schedule_fingerprint_ignores_results(tmp_path: Path) -> None:
     loaded = load_config(config(tmp_path, 'format = "knockout"', bots=4))
     first = build_schedule(loaded)
@@ -335,6 +345,13 @@ def test_round_feed_waits_for_the_round_then_hands_out_the_next(tmp_path: Path) 
     ('format = "knockout"\nbye_points = 0.5', r"c\.toml:4: bye_points: bye_points is a "
                                               r"setting of format = 'swiss'"),
     ('format = "knock-out"', r"c\.toml:3: format: .*use one of: .*'knockout', 'swiss'"),
+    ('format = "knockout"\nseeds = ["b1", "b2", "b3", "b4", "b9"]',
+     r"c\.toml:4: seeds: seeds names 'b9', which is no bot of this config; bots: b1, b2"),
+    ('format = "knockout"\nseeds = ["b1", "b2", "b3", "b4", "b4"]',
+     r"c\.toml:4: seeds: seeds names 'b4' twice"),
+    ('format = "swiss"\nrounds = 2\nseeds = ["b1", "b2", "b3"]',
+     r"c\.toml:5: seeds: seeds leaves out 'b4', 'b5'"),
+    ('seeds = ["b1", "b2", "b3", "b4", "b5"]', r"c\.toml:3: seeds: seeds orders a knockout"),
 ])
 def test_format_config_errors_name_file_line_and_fix(tmp_path: Path, body: str,
                                                      expected: str) -> None:
