@@ -22,6 +22,7 @@ round before it is complete.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import random
 from collections.abc import Iterator, Mapping, Sequence
@@ -279,8 +280,8 @@ def _rounds_schedule(loaded: LoadedConfig, results: Results) -> Schedule:
                     opening_index = slot % len(file_openings)
                     opening = file_openings[opening_index]
                 elif plies:
-                    rng = random.Random(f"{config.seed}:{pair}")
-                    opening = random_opening(config.game, plies, rng, options)
+                    opening = _seeded_opening(config.game, plies, f"{config.seed}:{pair}",
+                                              tuple(sorted(options.items())))
                 else:
                     opening = Opening()
                 for number in (2 * k - 1, 2 * k):
@@ -302,6 +303,14 @@ def _rounds_schedule(loaded: LoadedConfig, results: Results) -> Schedule:
                     final=state.final, expected=state.expected_games)
 
 
+@functools.lru_cache(maxsize=4096)
+def _seeded_opening(game: str, plies: int, seed: str,
+                    options: tuple[tuple[str, str], ...]) -> Opening:
+    """A random opening drawn from ``seed``, kept: a round-based schedule is rebuilt as the
+    results come in, and its openings must not be drawn (played out) again each time."""
+    return random_opening(game, plies, random.Random(seed), dict(options))
+
+
 class RoundFeed:
     """A knockout's or Swiss tournament's games for the runner
     (:class:`arena.runner.Tournament`), round by round: the known games missing from the
@@ -318,14 +327,26 @@ class RoundFeed:
         if score is not None:
             self.results[record.id] = score
 
+    def _may_change(self) -> bool:
+        """Can the results so far add games? A Swiss round only once all its games are in
+        (its pairing search is the costly part, and runs with no game in flight); a knockout
+        match as soon as it is tied, so its schedule is rebuilt after every game (cheap:
+        no search, and the openings are cached)."""
+        if self.loaded.config.format == "knockout":
+            return True
+        return all(g.id in self.results for g in self.schedule.games)
+
     def first_games(self) -> list[ScheduledGame]:
         """The games known now and not yet played (for starting the first bots early)."""
         return [g for g in self.schedule.games if g.id not in self.results]
 
     def __iter__(self) -> Iterator[ScheduledGame | None]:
         handed: set[str] = set()
+        first = True
         while True:
-            self.schedule = build_schedule(self.loaded, self.results)
+            if first or self._may_change():
+                self.schedule = build_schedule(self.loaded, self.results)
+            first = False
             new = [g for g in self.schedule.games
                    if g.id not in self.results and g.id not in handed]
             if new:
