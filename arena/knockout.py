@@ -1,6 +1,7 @@
 """The knockout format: the seeded bracket, each round's matches, and who goes on.
 
-The bots are seeded in config order (the first is seed 1). The bracket has room for the next
+The bots are seeded in config order (the first is seed 1), or as the config's ``seeds`` list
+says. The bracket has room for the next
 power of two; the places left empty are byes, and the standard seeding puts them against the
 top seeds (seed 1 meets the lowest seed, seed 2 the second lowest, and seeds 1 and 2 can
 only meet in the final), so the top seeds go through round 1 without playing.

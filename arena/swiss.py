@@ -3,12 +3,14 @@ standings with their tie-breaks.
 
 A bot's score is its game points, a bye counting as winning every game of a pairing
 (``bye_points`` a game, 1 unless configured). Before each round the bots are ranked by score,
-then seed (config order), and paired in the Dutch way: within a score group the top half
+then seed (``seeds``, else config order), and paired in the Dutch way: within a score group the top half
 meets the bottom half in order (1st against the first of the bottom half, and so on); a bot
 left over floats down to the next group; no two bots meet twice. When the Dutch order would
 force a rematch, the next opponent in that order is tried, backtracking as far as needed
-(the search is bounded: past :data:`SEARCH_LIMIT` steps the fewest rematches found in the
-same order are accepted, which only very long Swiss events of few bots can need).
+(the search is bounded by :data:`SEARCH_LIMIT`). Up to half the field's rounds a pairing
+without a rematch always exists (what the bots have not met yet is a graph of degree at least
+n/2, which has a perfect matching) and the search finds it; a long event on a small field can run out of
+them, and then rematches are allowed, each choice still taking a new opponent first.
 
 With an odd number of bots the bye goes to the lowest-ranked bot that has had none yet (and
 whose bye lets the others be paired without rematches).
@@ -26,14 +28,18 @@ won, then seed.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Final
 
 from arena.rounds import Meeting, Progression, Results, Round, make_meeting, pairing_width
 
-SEARCH_LIMIT: Final = 200_000
-"""Steps of the backtracking pairing search before rematches are allowed."""
+SEARCH_LIMIT: Final = 20_000
+"""Steps of the backtracking pairing search for one round (all bye candidates together)
+before rematches are allowed: a round of a 200-bot field is paired in a few hundred steps,
+and the limit keeps a round that cannot be paired without a rematch to under a second
+(60 bots in 59 rounds: 1.4 s at worst; each round is searched once, then cached)."""
 
 
 def max_rounds(players: int) -> int:
@@ -54,32 +60,36 @@ class _TooLong(Exception):
     pass
 
 
-def _pair(ranked: Sequence[str], score: dict[str, float], met: set[frozenset[str]],
-          rematches: bool) -> list[tuple[str, str]] | None:
+@dataclass
+class _Budget:
+    steps: int = SEARCH_LIMIT
+
+
+def _pair(ranked: Sequence[str], score: dict[str, float], met: dict[str, set[str]],
+          rematches: bool, budget: _Budget) -> list[tuple[str, str]] | None:
     """Dutch pairing of ``ranked`` (best first, an even count); None when impossible without
-    rematches (``rematches=False``). Rematches, when allowed, come last in each choice."""
-    steps = 0
+    rematches (``rematches=False``) or not found within the budget. Rematches, when allowed,
+    come last in each choice (and the first choice then always succeeds: no search)."""
 
     def candidates(a: str, others: list[str]) -> Iterator[str]:
         group = [x for x in others if score[x] == score[a]]
         half = (len(group) + 1) // 2  # the top half holds a and half-1 of the group
         lower = [x for x in others if score[x] != score[a]]
         order = group[half - 1:] + group[:half - 1][::-1] + lower if group else lower
-        fresh = [x for x in order if frozenset((a, x)) not in met]
-        yield from fresh
+        yield from (x for x in order if x not in met[a])
         if rematches:
-            yield from (x for x in order if frozenset((a, x)) in met)
+            yield from (x for x in order if x in met[a])
 
     def solve(rest: list[str]) -> list[tuple[str, str]] | None:
-        nonlocal steps
         if not rest:
             return []
-        steps += 1
-        if steps > SEARCH_LIMIT:
+        budget.steps -= 1
+        if budget.steps < 0 and not rematches:
             raise _TooLong
-        if not rematches and any(
-                all(frozenset((x, y)) in met for y in rest if y != x) for x in rest):
-            return None
+        if not rematches:
+            left = set(rest)
+            if any(len(met[x] & left) >= len(rest) - 1 for x in rest):
+                return None  # someone has met every bot left
         a, others = rest[0], rest[1:]
         for b in candidates(a, others):
             found = solve([x for x in others if x != b])
@@ -93,37 +103,54 @@ def _pair(ranked: Sequence[str], score: dict[str, float], met: set[frozenset[str
         return None
 
 
+_Pairing = tuple[list[tuple[str, str]], str | None]
+
+
+@functools.lru_cache(maxsize=1024)
+def _pair_round_cached(ranked: tuple[str, ...], scores: tuple[float, ...],
+                       byes: tuple[int, ...], met: tuple[frozenset[str], ...]) -> _Pairing:
+    """:func:`pair_round` on hashable arguments (in ``ranked`` order): a round-based schedule
+    is rebuilt round after round, and each earlier round's pairing is the same again."""
+    return pair_round(ranked, dict(zip(ranked, scores, strict=True)),
+                      dict(zip(ranked, byes, strict=True)),
+                      {p: set(m) for p, m in zip(ranked, met, strict=True)})
+
+
 def pair_round(ranked: Sequence[str], score: dict[str, float], byes: dict[str, int],
-               met: set[frozenset[str]]) -> tuple[list[tuple[str, str]], str | None]:
+               met: dict[str, set[str]]) -> _Pairing:
     """One round's pairings (higher-ranked first in each) and the bye, for ``ranked`` (best
-    first)."""
+    first); ``met`` holds each bot's past opponents."""
+    budget = _Budget()
     if len(ranked) % 2 == 0:
-        pairs = _pair(ranked, score, met, rematches=False)
-        return (pairs if pairs is not None else _pair(ranked, score, met, rematches=True)
+        pairs = _pair(ranked, score, met, False, budget)
+        return (pairs if pairs is not None else _pair(ranked, score, met, True, budget)
                 or []), None
     without = [p for p in reversed(ranked) if byes[p] == 0] or list(reversed(ranked))
     for bye in without:
         rest = [p for p in ranked if p != bye]
-        pairs = _pair(rest, score, met, rematches=False)
+        pairs = _pair(rest, score, met, False, budget)
         if pairs is not None:
             return pairs, bye
+        if budget.steps < 0:
+            break
     bye = without[0]
     rest = [p for p in ranked if p != bye]
-    return _pair(rest, score, met, rematches=True) or [], bye
+    return _pair(rest, score, met, True, budget) or [], bye
 
 
 def swiss(names: Sequence[str], rounds: int, games: int, bye_points: float,
           results: Results) -> Progression:
     """The Swiss rounds as far as ``results`` decide them."""
     players = {name: _Player(seed=i) for i, name in enumerate(names)}
-    met: set[frozenset[str]] = set()
+    met: dict[str, set[str]] = {name: set() for name in names}
     width = pairing_width(len(names))
     expected = rounds * (len(names) // 2) * games
     done: list[Round] = []
     for number in range(1, rounds + 1):
         ranked = sorted(names, key=lambda p: (-players[p].score, players[p].seed))
-        score = {p: players[p].score for p in names}
-        pairs, bye = pair_round(ranked, score, {p: players[p].byes for p in names}, met)
+        pairs, bye = _pair_round_cached(
+            tuple(ranked), tuple(players[p].score for p in ranked),
+            tuple(players[p].byes for p in ranked), tuple(frozenset(met[p]) for p in ranked))
         meetings = []
         for pairing, (a, b) in enumerate(pairs, start=1):
             first, second = (a, b) if _moves_first(players[a], players[b]) else (b, a)
@@ -138,7 +165,8 @@ def swiss(names: Sequence[str], rounds: int, games: int, bye_points: float,
             players[m.second].score += b_points
             players[m.first].firsts += 1
             players[m.first].last_first, players[m.second].last_first = True, False
-            met.add(frozenset((m.first, m.second)))
+            met[m.first].add(m.second)
+            met[m.second].add(m.first)
         if bye:
             players[bye].score += bye_points * games
             players[bye].byes += 1
