@@ -2,15 +2,16 @@
 standings with their tie-breaks.
 
 A bot's score is its game points, a bye counting as winning every game of a pairing
-(``bye_points`` a game, 1 unless configured). Before each round the bots are ranked by score,
-then seed (``seeds``, else config order), and paired in the Dutch way: within a score group the top half
-meets the bottom half in order (1st against the first of the bottom half, and so on); a bot
-left over floats down to the next group; no two bots meet twice. When the Dutch order would
-force a rematch, the next opponent in that order is tried, backtracking as far as needed
-(the search is bounded by :data:`SEARCH_LIMIT`). Up to half the field's rounds a pairing
-without a rematch always exists (what the bots have not met yet is a graph of degree at least
-n/2, which has a perfect matching) and the search finds it; a long event on a small field can run out of
-them, and then rematches are allowed, each choice still taking a new opponent first.
+(``bye_points`` a game, 1 unless configured). Before each round the bots are ranked by
+score, then seed (``seeds``, else config order), and paired in the Dutch way: within a score
+group the top half meets the bottom half in order (1st against the first of the bottom half,
+and so on); a bot left over floats down to the next group; no two bots meet twice. When the
+Dutch order would force a rematch, the next opponent in that order is tried, backtracking as
+far as needed (the search is bounded by :data:`SEARCH_LIMIT`). Up to half the field's rounds
+a pairing without a rematch always exists (what the bots have not met yet is a graph of
+degree at least n/2, which has a perfect matching) and the search finds it; a long event on a
+small field can run out of them, and then rematches are allowed, each choice still taking a
+new opponent first.
 
 With an odd number of bots the bye goes to the lowest-ranked bot that has had none yet (and
 whose bye lets the others be paired without rematches).
