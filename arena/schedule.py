@@ -295,7 +295,7 @@ def _rounds_schedule(loaded: LoadedConfig, results: Results) -> Schedule:
         "format": config.format, "players": config.seeding(),
         "rounds": config.rounds, "games_per_pairing": config.games_per_pairing,
         "tiebreak_pairs": config.tiebreak_pairs, "bye_points": config.bye_points,
-        "seed": config.seed, "random_plies": plies,
+        "seed": config.seed if plies or file_openings else None, "random_plies": plies,
         "openings": [[o.start_position, o.moves] for o in file_openings],
     }
     known = [g for g in games if g.round == 1 and g.game_no <= config.games_per_pairing]
@@ -336,17 +336,11 @@ class RoundFeed:
             return True
         return all(g.id in self.results for g in self.schedule.games)
 
-    def first_games(self) -> list[ScheduledGame]:
-        """The games known now and not yet played (for starting the first bots early)."""
-        return [g for g in self.schedule.games if g.id not in self.results]
-
     def __iter__(self) -> Iterator[ScheduledGame | None]:
         handed: set[str] = set()
-        first = True
         while True:
-            if first or self._may_change():
+            if self._may_change():
                 self.schedule = build_schedule(self.loaded, self.results)
-            first = False
             new = [g for g in self.schedule.games
                    if g.id not in self.results and g.id not in handed]
             if new:
