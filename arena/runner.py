@@ -92,6 +92,10 @@ class Tournament:
     may_start: Callable[[ScheduledGame], str | None] = lambda game: None
     """Called when a worker takes a game, just before it starts; a text stops scheduling
     and the game is not played (e.g. a deadline it cannot finish before)."""
+    finished_bots: Callable[[], Iterable[str]] | None = None
+    """Bots that will play no more games although the games are not known in advance (a
+    knockout's eliminated bots), asked after each journaled game: their idle processes end
+    then, not when the run ends."""
     periodic: Callable[[], object] | None = None
     """A slow job (the report build) run in a worker thread every ``periodic_every`` games,
     never twice at once, so that it cannot stall the games' clocks."""
@@ -125,6 +129,7 @@ class Tournament:
         """Games handed to a worker and not yet journaled or dropped."""
         self._settled = trio.Event()
         """Set when one of them is over (a fresh event for each wait)."""
+        self._retired: set[str] = set()
         self._live = LiveFiles(self.out.root)
         self._games_left: Counter[str] | None = None
         """Games per bot still to play, when the games are known in advance: a bot with none
@@ -260,6 +265,10 @@ class Tournament:
         if reason:
             self.progress.message(reason)
             self.stop_scheduling(reason)
+        if self.finished_bots is not None:
+            for name in set(self.finished_bots()) - self._retired:
+                self._retired.add(name)
+                await self.pool.retire(name)
 
     async def _play_scheduled(self, order: GameOrder,
                               on_move: Callable[[MoveRecord], None]) -> GameRecord | None:

@@ -336,6 +336,17 @@ class RoundFeed:
             return True
         return all(g.id in self.results for g in self.schedule.games)
 
+    def finished_bots(self) -> set[str]:
+        """Bots that will play no more games: a knockout's losers of the rounds decided (their
+        processes can end); none in a Swiss tournament, where everyone plays every round."""
+        if self.loaded.config.format != "knockout":
+            return set()
+        out: set[str] = set()
+        for rnd in progression(self.loaded.config, self.results).rounds:
+            if rnd.winners:
+                out |= {p for m in rnd.meetings for p in (m.first, m.second)} - set(rnd.winners)
+        return out
+
     def __iter__(self) -> Iterator[ScheduledGame | None]:
         handed: set[str] = set()
         while True:

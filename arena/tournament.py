@@ -224,6 +224,7 @@ def _run_locked(settings: RunSettings, loaded: LoadedConfig, schedule: Schedule,
         tournament = Tournament(
             loaded=loaded,
             pending=feed if feed is not None and pending else pending,
+            finished_bots=feed.finished_bots if feed is not None else None,
             journal=journal,
             out=out,
             progress=progress,

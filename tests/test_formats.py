@@ -317,6 +317,7 @@ def test_round_feed_waits_for_the_round_then_hands_out_the_next(tmp_path: Path) 
     feed.record(record("r1-p01-g2", "0-1"))
     feed.record(record("r1-p02-g1", "1-0"))
     assert next(handed) is None  # r1-p02-g2 still missing
+    assert feed.finished_bots() == set()  # a round's losers are out once the round is decided
     feed.record(record("r1-p02-g2", "0-1"))  # b2 wins both against b3
     final = [next(handed), next(handed)]
     assert [(g.id, g.p1, g.p2) for g in final if g] == [
@@ -327,6 +328,7 @@ def test_round_feed_waits_for_the_round_then_hands_out_the_next(tmp_path: Path) 
         feed.record(record(game.id, "1-0"))  # each wins with the first move: 1-1
     extra = next(handed)
     assert extra is not None and extra.id == "r2-p01-g3" and extra.pair == "r2-p01-k2"
+    assert feed.finished_bots() == {"b3", "b4"}  # round 1's losers: their processes can end
     assert feed.schedule.total == 3 * 2 + 2 and not feed.schedule.final
 
 

@@ -13,9 +13,11 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import pytest
 import trio
 
 from arena.config import LoadedConfig, load_config
+from arena.pool import BotPool
 from arena.progress import Progress
 from arena.rundir.journal import Journal, iter_records
 from arena.rundir.layout import RunDir
@@ -66,13 +68,21 @@ async def run(tmp_path: Path, loaded: LoadedConfig, executor: Scripted) -> tuple
         loaded=loaded, pending=feed, journal=journal, out=out,
         progress=Progress(title="t", names=[b.name for b in loaded.bots],
                           total=feed.schedule.total, out=io.StringIO(), live=False),
-        on_record=feed.record, concurrency=3, handle_signals=False, executor=executor)
+        on_record=feed.record, finished_bots=feed.finished_bots, concurrency=3,
+        handle_signals=False, executor=executor)
     with trio.fail_after(120):  # a few seconds even on a busy machine
         await tournament.run()
     return tournament, list(iter_records(out.journal))
 
 
-async def test_rounds_start_when_the_round_before_is_journaled(tmp_path: Path) -> None:
+async def test_rounds_start_when_the_round_before_is_journaled(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    retired: list[tuple[float, str]] = []
+
+    async def retire(pool: BotPool, name: str) -> None:
+        retired.append((trio.current_time(), name))
+
+    monkeypatch.setattr(BotPool, "retire", retire)
     loaded = config(tmp_path, 'format = "knockout"\ntiebreak_pairs = 1', bots=5)
     # round 1: b4-b5, a 1-1 tie (each wins with the first move), then the tie-break pair
     # 1.5-0.5 for b5; b1, b2, b3 have byes
@@ -88,6 +98,15 @@ async def test_rounds_start_when_the_round_before_is_journaled(tmp_path: Path) -
     assert [g for _, g in executor.started][:3] == ["r1-p01-g1", "r1-p01-g2", "r1-p01-g3"]
     semis = {(r.p1, r.p2) for r in records if r.round == 2 and r.id.endswith("g1")}
     assert semis == {("b1", "b5"), ("b2", "b3")}
+    # the losers' processes end when their round is decided, not when the run ends
+    out_at = {name: at for at, name in retired}
+    finalists = {r.p1 for r in records if r.round == 3}
+    semi_losers = {"b1", "b2", "b3", "b5"} - finalists
+    assert len(finalists) == 2 and len(semi_losers) == 2
+    assert len(out_at) == 4 and set(out_at) >= {"b4"} | semi_losers  # all but the winner
+    assert out_at["b4"] <= min(at for at, g in executor.started if g.startswith("r2"))
+    final_start = min(at for at, g in executor.started if g.startswith("r3"))
+    assert all(out_at[name] <= final_start for name in semi_losers)
 
 
 async def test_a_failed_game_stops_the_feed_instead_of_waiting(tmp_path: Path) -> None:
