@@ -203,6 +203,7 @@ def _run_locked(settings: RunSettings, loaded: LoadedConfig, schedule: Schedule,
         def on_record(record: GameRecord) -> None:
             if feed is not None:
                 feed.record(record)
+                progress.total = max(progress.total, feed.schedule.total)  # tie-break pairs
             try:
                 append_pgn(record, out.pgn, event=event)
             except OSError as exc:
