@@ -89,9 +89,22 @@ class Config(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
     bots_file: str | None = None
     """A file of ``[[bots]]`` entries (relative to the config file) that a bot table names
     with ``use = "NAME"`` (:mod:`arena.botsfile`)."""
-    format: Literal["round-robin", "gauntlet"] = "round-robin"
-    """``gauntlet``: the first bot plays every other bot; the others do not meet."""
+    format: Literal["round-robin", "gauntlet", "pyramid", "knockout", "swiss"] = "round-robin"
+    """``gauntlet``: the first bot plays every other bot; the others do not meet. ``pyramid``:
+    the pairs of a round-robin, each bot meeting the bots above it in config order in turn.
+    ``knockout`` (:mod:`arena.knockout`) and ``swiss`` (:mod:`arena.swiss`): each round's
+    pairings follow the results of the rounds before it."""
     rounds: Annotated[int, msgspec.Meta(gt=0)] = 1
+    """Round-robin, gauntlet, pyramid: how many times the schedule is repeated. Swiss: the
+    number of rounds (required). Knockout: not allowed (it plays until one bot is left)."""
+    tiebreak_pairs: Annotated[int, msgspec.Meta(ge=0)] = 2
+    """Knockout: colour pairs added, one at a time, to a match tied after its games; a match
+    still tied after them goes to the better seed."""
+    bye_points: Annotated[float, msgspec.Meta(ge=0, le=1)] = 1.0
+    """Swiss: what a bye is worth, per game of a pairing (1: as winning them all)."""
+    seeds: list[str] | None = None
+    """Knockout, Swiss: the seeding, best first, naming every bot once (default: the order of
+    the ``[[bots]]`` tables)."""
     games_per_pairing: Annotated[int, msgspec.Meta(gt=0)] = 2
     """Per pairing and round; even, each pair of games replays one opening with colours swapped."""
     tc: str | None = None
@@ -108,6 +121,10 @@ class Config(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
     """PGN Event name; defaults to the config file's stem."""
     report_every: Annotated[int, msgspec.Meta(ge=0)] = 0
     """Rebuild the report every N finished games (0: only at the end)."""
+
+    def seeding(self) -> list[str]:
+        """The bots' names, best seed first: ``seeds``, else the ``[[bots]]`` order."""
+        return list(self.seeds) if self.seeds is not None else [b.name for b in self.bots]
 
 
 @dataclass(frozen=True)
@@ -423,6 +440,7 @@ def check_config(
             f"must be even, got {config.games_per_pairing}",
             "each opening is played twice with colours swapped; use 2, 4, ...",
         )
+    _check_format(config, text, fail)
     _check_schedule_size(config, fail)
     seen: dict[str, int] = {}
     for i, bot in enumerate(config.bots):
@@ -504,10 +522,59 @@ def _openings_file(game: str, openings: OpeningsConfig, base: Path, fail: _Fail)
     return path
 
 
+ROUNDS_FORMATS: Final = ("knockout", "swiss")
+"""Formats whose rounds follow the results (:mod:`arena.rounds`)."""
+
+
+def _check_format(config: Config, text: str, fail: _Fail) -> None:
+    """The keys each format needs or refuses, where the decoder cannot tell."""
+    written = _line_index(text)
+    bots = len(config.bots)
+    if config.format == "swiss":
+        from arena.swiss import max_rounds
+
+        if ("rounds",) not in written:
+            raise fail(["format"], "a swiss tournament needs its number of rounds",
+                       f"add rounds = N (at most {max_rounds(bots)} for {bots} bots)")
+        if config.rounds > max_rounds(bots):
+            raise fail(["rounds"], f"{config.rounds} swiss rounds for {bots} bots: at most "
+                       f"{max_rounds(bots)} rounds can be paired without a rematch",
+                       f"use rounds = {max_rounds(bots)} or fewer, or a round-robin")
+    elif config.format == "knockout" and ("rounds",) in written:
+        raise fail(["rounds"], "a knockout plays until one bot is left; it has no 'rounds'",
+                   "remove the key (games_per_pairing sets the length of each match)")
+    for key, owner in (("tiebreak_pairs", "knockout"), ("bye_points", "swiss")):
+        if (key,) in written and config.format != owner:
+            raise fail([key], f"{key} is a setting of format = {owner!r}, and this "
+                       f"tournament's format is {config.format!r}", "remove the key")
+    if config.seeds is not None:
+        if config.format not in ROUNDS_FORMATS:
+            raise fail(["seeds"], f"seeds orders a knockout or a swiss tournament, and this "
+                       f"tournament's format is {config.format!r}", "remove the key")
+        names = [bot.name for bot in config.bots]
+        for seed in config.seeds:
+            if seed not in names:
+                raise fail(["seeds"], f"seeds names {seed!r}, which is no bot of this config",
+                           f"bots: {', '.join(names)}")
+            if config.seeds.count(seed) > 1:
+                raise fail(["seeds"], f"seeds names {seed!r} twice", "name every bot once")
+        missing = [name for name in names if name not in config.seeds]
+        if missing:
+            raise fail(["seeds"], f"seeds leaves out {', '.join(map(repr, missing))}",
+                       "name every bot once, best seed first")
+
+
 def scheduled_games(config: Config) -> tuple[int, int]:
     """(pairings, games) the config's schedule holds, by arithmetic alone (see
-    :func:`arena.schedule.pairings`): nothing is built."""
+    :func:`arena.schedule.pairings`): nothing is built. A knockout counts every tie-break
+    pair it may need; a Swiss tournament has one pairing per two bots and round."""
     bots = len(config.bots)
+    if config.format == "knockout":
+        pairs = bots - 1
+        return pairs, pairs * (config.games_per_pairing + 2 * config.tiebreak_pairs)
+    if config.format == "swiss":
+        pairs = bots // 2 * config.rounds
+        return pairs, pairs * config.games_per_pairing
     pairs = bots - 1 if config.format == "gauntlet" else bots * (bots - 1) // 2
     return pairs, pairs * config.games_per_pairing * config.rounds
 

@@ -75,10 +75,13 @@ class Tournament:
     """The games still to play and everything needed to play them."""
 
     loaded: LoadedConfig
-    pending: Iterable[ScheduledGame]
+    pending: Iterable[ScheduledGame | None]
     """The games to play, in order: a list (a tournament's schedule), or an iterator that
     decides each game when a worker is about to be free (a league's night, whose pairings
-    follow the ratings as they change)."""
+    follow the ratings as they change). An iterator may yield ``None``: nothing to hand out
+    until a running game is over (a knockout's or Swiss round waiting for its last results,
+    :class:`arena.schedule.RoundFeed`); with no game running then, the games it waits for
+    failed, and scheduling stops (a resume plays them)."""
     journal: Journal
     out: RunDir
     progress: Progress
@@ -89,6 +92,10 @@ class Tournament:
     may_start: Callable[[ScheduledGame], str | None] = lambda game: None
     """Called when a worker takes a game, just before it starts; a text stops scheduling
     and the game is not played (e.g. a deadline it cannot finish before)."""
+    finished_bots: Callable[[], Iterable[str]] | None = None
+    """Bots that will play no more games although the games are not known in advance (a
+    knockout's eliminated bots), asked after each journaled game: their idle processes end
+    then, not when the run ends."""
     periodic: Callable[[], object] | None = None
     """A slow job (the report build) run in a worker thread every ``periodic_every`` games,
     never twice at once, so that it cannot stall the games' clocks."""
@@ -118,13 +125,19 @@ class Tournament:
 
     async def run(self) -> RunResult:
         self._periodic_running = False
+        self._in_flight = 0
+        """Games handed to a worker and not yet journaled or dropped."""
+        self._settled = trio.Event()
+        """Set when one of them is over (a fresh event for each wait)."""
+        self._retired: set[str] = set()
         self._live = LiveFiles(self.out.root)
         self._games_left: Counter[str] | None = None
         """Games per bot still to play, when the games are known in advance: a bot with none
         left gives its processes back at once (an iterator's bots keep theirs to the end)."""
         if isinstance(self.pending, Sequence):
-            workers = max(1, min(self.concurrency, len(self.pending)))
-            self._games_left = Counter(name for g in self.pending for name in (g.p1, g.p2))
+            listed = [g for g in self.pending if g is not None]
+            workers = max(1, min(self.concurrency, len(listed)))
+            self._games_left = Counter(name for g in listed for name in (g.p1, g.p2))
             unstarted = self._unstarted = self._games_left.copy()
             """Games per bot not taken by a worker yet: a bot with none left keeps no process."""
             self.pool = BotPool(self.out.logs, prestarted=self.prestarted,
@@ -159,7 +172,21 @@ class Tournament:
         async with send:
             with self._feed_scope:
                 for game in self.pending:
+                    if game is None:  # wait for a running game to end, then ask again
+                        if self._in_flight == 0:
+                            self.stop_scheduling("the next round waits for games that "
+                                                 "failed; run again to play them")
+                            return
+                        self._settled = trio.Event()
+                        await self._settled.wait()
+                        continue
+                    self._in_flight += 1
                     await send.send(game)
+
+    def _over(self) -> None:
+        """A handed-out game is journaled or dropped: a feed waiting for results asks again."""
+        self._in_flight -= 1
+        self._settled.set()
 
     async def _worker(self, receive: trio.MemoryReceiveChannel[ScheduledGame]) -> None:
         async with receive:
@@ -168,6 +195,7 @@ class Tournament:
                 if reason:
                     self.progress.message(reason)
                     self.stop_scheduling(reason)
+                    self._over()
                     continue
                 if self._games_left is not None:
                     self._unstarted[game.p1] -= 1
@@ -206,6 +234,7 @@ class Tournament:
         finally:
             if not handed:
                 self._live.finish(game.id)
+                self._over()
 
     async def _journal(self, game: ScheduledGame, record: GameRecord) -> None:
         """Journal a finished game, then tell the listeners (PGN, progress, report, SPRT);
@@ -226,6 +255,7 @@ class Tournament:
         finally:
             self._live.finish(game.id)
             self._journal_slots.release()
+            self._over()
         if (
             self.periodic is not None
             and self.periodic_every
@@ -238,6 +268,10 @@ class Tournament:
         if reason:
             self.progress.message(reason)
             self.stop_scheduling(reason)
+        if self.finished_bots is not None:
+            for name in set(self.finished_bots()) - self._retired:
+                self._retired.add(name)
+                await self.pool.retire(name)
 
     async def _play_scheduled(self, order: GameOrder,
                               on_move: Callable[[MoveRecord], None]) -> GameRecord | None:

@@ -42,9 +42,9 @@ from arena.errors import UserError
 from arena.progress import Progress
 from arena.rundir.journal import iter_records
 from arena.rundir.layout import RunDir
-from arena.rundir.prepare import lock_run_dir, prepare_run_dir
+from arena.rundir.prepare import lock_run_dir, prepare_run_dir, write_schedule_file
 from arena.rundir.sessions import log_session
-from arena.schedule import Schedule, build_schedule
+from arena.schedule import RoundFeed, Schedule, ScheduledGame, build_schedule, results_of
 from referee.record import GameRecord
 from reports.pgn import append_pgn, write_pgn
 
@@ -138,7 +138,7 @@ def run_tournament(settings: RunSettings) -> RunOutcome:
     if settings.debug:
         loaded = dataclasses.replace(loaded, bots=tuple(
             msgspec.structs.replace(bot, debug=True) for bot in loaded.bots))
-    schedule = build_schedule(loaded)
+    schedule = build_schedule(loaded)  # a knockout's or Swiss: its first round (checks openings)
     out = RunDir(settings.output or loaded.default_output() or Path("runs") / loaded.path.stem)
     try:
         lock = lock_run_dir(out)
@@ -154,6 +154,11 @@ def _run_locked(settings: RunSettings, loaded: LoadedConfig, schedule: Schedule,
                 out: RunDir) -> RunOutcome:
     """:func:`run_tournament` once the run directory is this process's."""
     say, warn = settings.say, settings.warn
+    feed: RoundFeed | None = None
+    if not schedule.final:  # the rounds the journal's results decide (torn last line left out)
+        feed = RoundFeed(loaded, results_of(iter_records(out.journal))
+                         if out.journal.is_file() else {})
+        schedule = feed.schedule
     try:
         journal = prepare_run_dir(loaded, schedule, out, warn)
     except OSError as exc:
@@ -165,7 +170,9 @@ def _run_locked(settings: RunSettings, loaded: LoadedConfig, schedule: Schedule,
     except OSError as exc:  # derived data: the journal, not the PGN, must be complete
         warn(f"cannot write {out.pgn}: {exc.strerror or exc}; it is rebuilt on the next run")
     done = journal.ids()
-    pending = [g for g in schedule.games if g.id not in done]
+    pending: list[ScheduledGame] = [g for g in schedule.games if g.id not in done]
+    if feed is not None and feed.schedule.final:
+        feed = None  # every round is known: a list, as for a round-robin
     stop_when, sprt = sprt_stopper(loaded, journal.summaries)
     if sprt is not None and sprt.decided:
         say(f"arena: {sprt.message()} (already decided; nothing to play)")
@@ -194,6 +201,9 @@ def _run_locked(settings: RunSettings, loaded: LoadedConfig, schedule: Schedule,
         report = ReportHook(out.root, say, warn, enabled=settings.report)
 
         def on_record(record: GameRecord) -> None:
+            if feed is not None:
+                feed.record(record)
+                progress.total = max(progress.total, feed.schedule.total)  # tie-break pairs
             try:
                 append_pgn(record, out.pgn, event=event)
             except OSError as exc:
@@ -207,13 +217,15 @@ def _run_locked(settings: RunSettings, loaded: LoadedConfig, schedule: Schedule,
             done=journal.summaries,
             live=False if settings.plain else None,
         )
+        to_play = len(pending) if feed is None else max(0, schedule.total - journal.count)
         journal.forget_summaries()  # counted into the standings and the SPRT: no longer needed
         say(f"arena: {event}: {loaded.config.game}, {len(loaded.bots)} bots, "
-            f"{schedule.total} games ({len(pending)} to play, concurrency {concurrency}) -> "
+            f"{schedule.total} games ({to_play} to play, concurrency {concurrency}) -> "
             f"{out.root}")
         tournament = Tournament(
             loaded=loaded,
-            pending=pending,
+            pending=feed if feed is not None and pending else pending,
+            finished_bots=feed.finished_bots if feed is not None else None,
             journal=journal,
             out=out,
             progress=progress,
@@ -232,18 +244,27 @@ def _run_locked(settings: RunSettings, loaded: LoadedConfig, schedule: Schedule,
         finally:
             log_session(out.root, "end", concurrency, warn)
         progress.summary()
+        total = schedule.total
+        if feed is not None:
+            total = feed.schedule.total
+            try:
+                write_schedule_file(out, feed.schedule)
+            except OSError as exc:
+                warn(f"cannot write {out.schedule}: {exc.strerror or exc}")
         if result.arena_fault is None:  # else the machine is short of something: stop at once
             if table := ratings_text(out.journal):
+                say(table)
+            if table := format_text(loaded, out.journal):
                 say(table)
             if settings.cluster and (table := workers_text(out.root)):
                 say(table)
             if sprt is not None:
                 say(f"arena: {sprt.message()}")
             report.build(final=True)
-        status, line = conclusion(result, schedule.total, journal.count, out, sprt)
+        status, line = conclusion(result, total, journal.count, out, sprt)
         (warn if status == EXIT_FAILED_GAMES else say if status == EXIT_COMPLETE
          else settings.error)(line)
-        return RunOutcome(status, result, schedule.total, journal.count, out, sprt)
+        return RunOutcome(status, result, total, journal.count, out, sprt)
     finally:
         prestart.discard(launched)  # any the run did not reach (its pool ends the rest)
 
@@ -264,6 +285,16 @@ def workers_text(run_dir: Path) -> str | None:
 
     table = worker_table(summarise_journal(run_dir))
     return None if table is None else f"by worker:\n{table.to_string()}"
+
+
+def format_text(loaded: LoadedConfig, journal: Path) -> str | None:
+    """A knockout's bracket or a Swiss tournament's standings as text; None for the other
+    formats."""
+    from reports.rounds import rounds_text
+
+    if not journal.is_file():
+        return None
+    return rounds_text(loaded.config, results_of(iter_records(journal)))
 
 
 def ratings_text(journal: Path) -> str | None:

@@ -78,6 +78,17 @@ def _openings(config: Config) -> str:
     return ", ".join(parts) + f" (seed {config.seed}); each opening played with colours swapped"
 
 
+def _format(config: Config) -> str:
+    c = config
+    if c.format == "knockout":
+        return (f"knockout, {c.games_per_pairing} games per match, up to {c.tiebreak_pairs} "
+                "tie-break colour pair(s), then the better seed")
+    if c.format == "swiss":
+        return (f"swiss, {c.rounds} round(s), {c.games_per_pairing} games per pairing, a bye "
+                f"worth {c.bye_points:g} a game")
+    return f"{c.format}, {c.rounds} round(s), {c.games_per_pairing} games per pairing"
+
+
 def _adjudication(config: Config) -> str:
     a = config.adjudication
     parts = []
@@ -98,8 +109,7 @@ def context_rows(context: RunContext, games: pd.DataFrame) -> list[tuple[str, st
     else:
         options = ", ".join(f"{k} = {v}" for k, v in c.game_options.items())
         rows.append(("game", c.game + (f" ({options})" if options else "")))
-        rows.append(("format", f"{c.format}, {c.rounds} round(s), {c.games_per_pairing} games "
-                               "per pairing"))
+        rows.append(("format", _format(c)))
         own = [f"{b.name}: {b.tc}" for b in c.bots if getattr(b, "tc", None)]
         tc = c.tc or "none (no clock)"
         rows.append(("time control", tc + (f"; own: {', '.join(own)}" if own else "")))

@@ -26,10 +26,17 @@ from pathlib import Path
 
 import pandas as pd
 
-from arena.rundir.layout import GAMES_CSV, REPORT_DIR, REPORT_INDEX, STANDINGS_CSV, RunDir
+from arena.rundir.layout import (
+    CONFIG_COPY,
+    GAMES_CSV,
+    REPORT_DIR,
+    REPORT_INDEX,
+    STANDINGS_CSV,
+    RunDir,
+)
 from referee.record import BOT_FAULTS
-from reports import charts, rating_tables, tables
-from reports.context import context_rows, read_context, sprt_llr
+from reports import charts, rating_tables, rounds, tables
+from reports.context import RunContext, context_rows, read_context, sprt_llr
 from reports.files import write_text, write_with
 from reports.game_stats import game_statistics, partie_endings, partie_games, partie_points
 from reports.journal import JournalSummary, summarise_journal
@@ -136,6 +143,7 @@ def build(run_dir: Path, viewer_limit: int | None = DEFAULT_VIEWER_LIMIT) -> Bui
         move_table, built_charts, notes,
         context_html=_context_section(context_rows(context, games)), stats=stats,
         sprt_text=sprt_text, by_worker=by_worker, openings=openings,
+        rounds_html=_rounds_section(context, games),
         known_order="" if rating is None or rating.separation is None
         else rating.separation.describe(rating.players), parties_html=parties,
     )
@@ -282,11 +290,13 @@ def _page(
     openings: pd.DataFrame | None = None,
     known_order: str = "",
     parties_html: str = "",
+    rounds_html: str = "",
 ) -> str:
     """The whole page: the header, the sections in NAV order, the viewer dialog."""
     sections = [
         context_html,
         _fault_section(faults, games),
+        rounds_html,
         _standings_section(standings, known_order),
         _ratings_section(built_charts, sprt_text),
         _crosstable_section(points, count, pairs, built_charts),
@@ -307,7 +317,7 @@ def _page(
 <style>{_asset("report.css")}</style>
 </head><body>
 {_header(run_dir, journal, games)}
-<nav>{"".join(f'<a href="#{s}">{s}</a>' for s in NAV)}</nav>
+<nav>{"".join(f'<a href="#{s}">{s}</a>' for s in _nav(rounds_html))}</nav>
 <main>{body}</main>
 {VIEWER}
 <script>{_asset("board.js")}
@@ -315,6 +325,48 @@ def _page(
 <script src="{REPORT_DIR}/{REPORT_INDEX}?v={int(time.time())}"></script>
 </body></html>
 """
+
+
+def _nav(rounds_html: str) -> tuple[str, ...]:
+    """NAV, with the bracket or the Swiss standings before the standings when there is one."""
+    if not rounds_html:
+        return NAV
+    section = "bracket" if 'id="bracket"' in rounds_html else "swiss"
+    at = NAV.index("standings")
+    return (*NAV[:at], section, *NAV[at:])
+
+
+def _rounds_section(context: RunContext, games: pd.DataFrame) -> str:
+    """A knockout's bracket or a Swiss tournament's standings and pairings; "" otherwise."""
+    config = context.config
+    if config is None or config.format not in ("knockout", "swiss"):
+        return ""
+    done = tables.finished(games)
+    results = dict(zip(done["id"], done["result"].map(
+        {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}), strict=True))
+    try:
+        if config.format == "knockout":
+            frame = rounds.knockout_frame(config, results)
+            winner = rounds.champion(config, results)
+            head = (f"<p><strong>{_e(winner)}</strong> wins the knockout.</p>" if winner
+                    else "<p>The knockout is in progress.</p>")
+            return ('<section id="bracket"><h2>Knockout bracket</h2>' + head
+                    + '<p class="hint">Round by round: each match\'s score (the first-named '
+                    "bot's points first, seeds in brackets), its games, and who went on. A tie "
+                    f"adds colour pairs, up to {config.tiebreak_pairs}; a tie after them goes "
+                    "to the better seed.</p>"
+                    + _table(frame, "bracket-table") + "</section>")
+        table, pairings = rounds.swiss_frames(config, results)
+    except (KeyError, ValueError) as exc:  # a journal that does not fit the config copy
+        return (f'<section id="swiss"><h2>Rounds</h2><p>Cannot rebuild the rounds from '
+                f"{CONFIG_COPY} and the journal: {_e(exc)}</p></section>")
+    return ('<section id="swiss"><h2>Swiss standings</h2>'
+            f'<p class="hint">{config.rounds} rounds. Score is game points (a bye counts '
+            f"{config.bye_points:g} a game); ties broken by Buchholz (the opponents' scores), "
+            "Sonneborn-Berger (each game's points times that opponent's score), the direct "
+            "encounter among the tied bots, games won, then seed.</p>"
+            + _table(table, "swiss-table") + "<h3>Pairings</h3>"
+            + _table(pairings, "swiss-pairings") + "</section>")
 
 
 def _header(run_dir: Path, journal: JournalSummary, games: pd.DataFrame) -> str:

@@ -57,6 +57,7 @@ LAYERS: tuple[Layer, ...] = (
     Layer("ratings", ("ratings",), trio=False),
     Layer("arena's data modules", ("arena.errors", "arena.config", "arena.botsfile",
                                    "arena.enginesjson", "arena.schedule", "arena.openings",
+                                   "arena.rounds", "arena.knockout", "arena.swiss",
                                    "arena.rundir", "arena.filelock",
                                    "arena.league.layout", "arena.league.settings",
                                    "arena.league.versions", "arena.league.standings"),

@@ -26,6 +26,15 @@ class ScheduleFile(msgspec.Struct):
     games: list[ScheduledGame]
 
 
+def write_schedule_file(out: RunDir, schedule: Schedule) -> None:
+    """Write ``schedule.json`` (through a temporary file). A knockout's or Swiss tournament's
+    holds the rounds known so far: it is rewritten when a session starts and ends."""
+    payload = ScheduleFile(schedule.fingerprint, schedule.total, list(schedule.games))
+    tmp = out.schedule.with_name(SCHEDULE_FILE + ".tmp")
+    tmp.write_bytes(msgspec.json.format(msgspec.json.encode(payload)))
+    tmp.replace(out.schedule)
+
+
 def lock_run_dir(out: RunDir) -> int:
     """Take the run directory for this process until the returned descriptor is closed (or the
     process exits, even on SIGKILL: the kernel releases it): two runs appending to one journal
@@ -42,6 +51,7 @@ def prepare_run_dir(loaded: LoadedConfig, schedule: Schedule, out: RunDir, warn:
     can still be resumed.
     """
     out.root.mkdir(parents=True, exist_ok=True)
+    rewrite = True
     if out.schedule.exists():
         try:
             stored = msgspec.json.decode(out.schedule.read_bytes(), type=ScheduleFile)
@@ -56,6 +66,7 @@ def prepare_run_dir(loaded: LoadedConfig, schedule: Schedule, out: RunDir, warn:
                 "bots, format, rounds, games per pairing, openings, seed or game options changed. "
                 "Use a new --output directory, or undo the change to resume that run"
             )
+        rewrite = stored.games != list(schedule.games)  # a knockout's or Swiss: more rounds
         if out.config.exists() and out.config.read_text(encoding="utf-8") != loaded.copy_text:
             warn(
                 f"{loaded.path} differs from the copy in {out.config} in ways that keep the "
@@ -71,11 +82,8 @@ def prepare_run_dir(loaded: LoadedConfig, schedule: Schedule, out: RunDir, warn:
         tmp = out.config.with_name(CONFIG_COPY + ".tmp")
         tmp.write_text(loaded.copy_text, encoding="utf-8")
         tmp.replace(out.config)
-    if not out.schedule.exists():
-        payload = ScheduleFile(schedule.fingerprint, schedule.total, list(schedule.games))
-        tmp = out.schedule.with_name(SCHEDULE_FILE + ".tmp")
-        tmp.write_bytes(msgspec.json.format(msgspec.json.encode(payload)))
-        tmp.replace(out.schedule)
+    if rewrite:
+        write_schedule_file(out, schedule)
     out.logs.mkdir(exist_ok=True)
     hide_from_bots(out.root)  # the journal and logs, even inside a folder a bot sees
     hide_from_bots(loaded.path)

@@ -1,0 +1,120 @@
+"""The runner fed round by round (:class:`arena.schedule.RoundFeed`): a round's games are handed
+out only once the round before it is journaled, tie-break pairs as soon as a match is tied,
+and a game that fails stops the feed instead of leaving it waiting forever.
+
+The games are played by an executor that answers after a few milliseconds with a scripted
+result (the runner's seam for a cluster): the runner, the journal and the feed are real, no
+bot process is started (process behaviour is not the point here; test_formats_run.py plays
+real games). Real time, not the autojump clock: the journal fsyncs in a worker thread, during
+which an autojump clock races ahead (the live display's tick) and would time the test out."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+import trio
+
+from arena.config import LoadedConfig, load_config
+from arena.pool import BotPool
+from arena.progress import Progress
+from arena.rundir.journal import Journal, iter_records
+from arena.rundir.layout import RunDir
+from arena.runner import Tournament
+from arena.schedule import RoundFeed, build_schedule, results_of
+from referee.order import GameOrder
+from referee.record import GameRecord, Termination
+
+
+def config(tmp_path: Path, body: str, bots: int) -> LoadedConfig:
+    text = 'game = "draughts"\ntc = "10+0.1"\n' + body + "\n"
+    for i in range(bots):
+        text += f'[[bots]]\nname = "b{i + 1}"\ncmd = ["python3"]\n'
+    path = tmp_path / "c.toml"
+    path.write_text(text)
+    return load_config(path)
+
+
+class Scripted:
+    """Plays each game in a few milliseconds: the first mover wins, unless the id is in
+    ``results``; an id in ``failing`` raises (a referee bug: the game is not journaled)."""
+
+    def __init__(self, results: dict[str, str] | None = None,
+                 failing: frozenset[str] = frozenset()) -> None:
+        self.results = results or {}
+        self.failing = failing
+        self.started: list[tuple[float, str]] = []
+        self.ended: dict[str, float] = {}
+
+    async def play(self, order: GameOrder) -> GameRecord:
+        self.started.append((trio.current_time(), order.id))
+        await trio.sleep(0.005)
+        if order.id in self.failing:
+            raise RuntimeError("referee bug")
+        self.ended[order.id] = trio.current_time()
+        return GameRecord(id=order.id, game=order.game, p1=order.bots[0].name,
+                          p2=order.bots[1].name, result=self.results.get(order.id, "1-0"),
+                          termination=Termination.NORMAL, reason="", round=order.round)
+
+
+async def run(tmp_path: Path, loaded: LoadedConfig, executor: Scripted) -> tuple[
+        Tournament, list[GameRecord]]:
+    out = RunDir(tmp_path / "out")
+    out.logs.mkdir(parents=True)
+    journal = Journal.open(out.journal, lambda text: None)
+    feed = RoundFeed(loaded, {})
+    tournament = Tournament(
+        loaded=loaded, pending=feed, journal=journal, out=out,
+        progress=Progress(title="t", names=[b.name for b in loaded.bots],
+                          total=feed.schedule.total, out=io.StringIO(), live=False),
+        on_record=feed.record, finished_bots=feed.finished_bots, concurrency=3,
+        handle_signals=False, executor=executor)
+    with trio.fail_after(120):  # a few seconds even on a busy machine
+        await tournament.run()
+    return tournament, list(iter_records(out.journal))
+
+
+async def test_rounds_start_when_the_round_before_is_journaled(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    retired: list[tuple[float, str]] = []
+
+    async def retire(pool: BotPool, name: str) -> None:
+        retired.append((trio.current_time(), name))
+
+    monkeypatch.setattr(BotPool, "retire", retire)
+    loaded = config(tmp_path, 'format = "knockout"\ntiebreak_pairs = 1', bots=5)
+    # round 1: b4-b5, a 1-1 tie (each wins with the first move), then the tie-break pair
+    # 1.5-0.5 for b5; b1, b2, b3 have byes
+    executor = Scripted({"r1-p01-g2": "1-0", "r1-p01-g3": "1/2-1/2", "r1-p01-g4": "1-0"})
+    tournament, records = await run(tmp_path, loaded, executor)
+    assert tournament.result.failed == [] and tournament.result.stop_reason is None
+    final = build_schedule(loaded, results_of(records))
+    assert final.final and sorted(r.id for r in records) == sorted(final.ids())
+    rounds = {r.id: r.round for r in records}
+    for started, game_id in executor.started:
+        before = [g for g, n in rounds.items() if n < rounds[game_id]]
+        assert all(executor.ended[g] <= started for g in before), game_id
+    assert [g for _, g in executor.started][:3] == ["r1-p01-g1", "r1-p01-g2", "r1-p01-g3"]
+    semis = {(r.p1, r.p2) for r in records if r.round == 2 and r.id.endswith("g1")}
+    assert semis == {("b1", "b5"), ("b2", "b3")}
+    # the losers' processes end when their round is decided, not when the run ends
+    out_at = {name: at for at, name in retired}
+    finalists = {r.p1 for r in records if r.round == 3}
+    semi_losers = {"b1", "b2", "b3", "b5"} - finalists
+    assert len(finalists) == 2 and len(semi_losers) == 2
+    assert len(out_at) == 4 and set(out_at) >= {"b4"} | semi_losers  # all but the winner
+    assert out_at["b4"] <= min(at for at, g in executor.started if g.startswith("r2"))
+    final_start = min(at for at, g in executor.started if g.startswith("r3"))
+    assert all(out_at[name] <= final_start for name in semi_losers)
+
+
+async def test_a_failed_game_stops_the_feed_instead_of_waiting(tmp_path: Path) -> None:
+    loaded = config(tmp_path, 'format = "swiss"\nrounds = 3', bots=4)
+    executor = Scripted(failing=frozenset({"r1-p02-g2"}))
+    tournament, records = await run(tmp_path, loaded, executor)
+    assert tournament.result.failed == ["r1-p02-g2"]
+    assert tournament.result.stop_reason is not None
+    assert "failed" in tournament.result.stop_reason
+    assert sorted(r.id for r in records) == ["r1-p01-g1", "r1-p01-g2", "r1-p02-g1"]
+    assert all(not g.startswith("r2") for _, g in executor.started)
