@@ -341,9 +341,7 @@ def _rounds_section(context: RunContext, games: pd.DataFrame) -> str:
     config = context.config
     if config is None or config.format not in ("knockout", "swiss"):
         return ""
-    done = tables.finished(games)
-    results = dict(zip(done["id"], done["result"].map(
-        {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}), strict=True))
+    results = rounds.first_mover_results(games)
     try:
         if config.format == "knockout":
             frame = rounds.knockout_frame(config, results)

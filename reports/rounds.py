@@ -17,6 +17,7 @@ from arena.knockout import match_result, round_name
 from arena.rounds import Progression
 from arena.schedule import progression
 from arena.swiss import standings
+from ratings.sources import first_mover_points
 
 PLAYING = "playing"
 """What a match or pairing not finished yet shows instead of a result."""
@@ -24,6 +25,14 @@ PLAYING = "playing"
 
 def _points(value: float) -> str:
     return f"{value:g}"
+
+
+def first_mover_results(games: pd.DataFrame) -> dict[str, float]:
+    """Each finished game's points for its first mover, by game id: what the rounds of a
+    knockout or Swiss tournament are rebuilt from."""
+    points = {game_id: first_mover_points(result)
+              for game_id, result in zip(games["id"], games["result"], strict=True)}
+    return {game_id: value for game_id, value in points.items() if value is not None}
 
 
 def knockout_frame(config: Config, results: Mapping[str, float]) -> pd.DataFrame:

@@ -8,18 +8,24 @@ report's own (the same frames: :mod:`reports.rating_tables`, :mod:`reports.game_
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Final
 
 import pandas as pd
 
-from reports import rating_tables, tables
+from reports import rating_tables, rounds, tables
+from reports.context import read_context
 from reports.game_stats import stats_text
 from reports.journal import summarise_journal
 from reports.rating_tables import rating_text
 
+OPENINGS_SHOWN: Final = 20
+"""Openings listed in the text: the most unbalanced, those worth a look."""
+
 
 def text_report(run_dir: Path) -> str:
     """Standings (with the known order when the results only order the bots), the notes of
-    the rating fit, then the statistics blocks of every game of the run."""
+    the rating fit, a knockout's bracket or the Swiss standings, the statistics blocks of
+    every game of the run, and the most unbalanced openings."""
     journal = summarise_journal(run_dir)
     games = tables.games_frame(journal)
     bots = journal.bots
@@ -52,6 +58,21 @@ def text_report(run_dir: Path) -> str:
         lines.append("no games yet")
     for note in rating.notes if rating is not None else []:
         lines.append(f"note: {note}")
+    context = read_context(run_dir)
+    if context.config is not None:
+        try:
+            bracket = rounds.rounds_text(context.config, rounds.first_mover_results(games))
+        except (KeyError, ValueError) as exc:  # a journal that does not fit the config copy
+            bracket = f"cannot rebuild the rounds from the config copy and the journal: {exc}"
+        if bracket:
+            lines += ["", bracket]
     lines.append("")
     lines.append(stats_text(games, journal, order))
+    openings = tables.openings(games)
+    if len(openings) > 1:  # a run from one start position has nothing to compare
+        shown = openings.head(OPENINGS_SHOWN)
+        lines += ["", f"Results by opening (the {len(shown)} most unbalanced of "
+                  f"{len(openings)})" if len(openings) > OPENINGS_SHOWN
+                  else "Results by opening (most unbalanced first)"]
+        lines += shown.to_string(index=False).splitlines()
     return "\n".join(lines).rstrip("\n") + "\n"

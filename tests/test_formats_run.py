@@ -5,6 +5,8 @@ the closing text, and a resume after round 1 that pairs round 2 as the first run
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -62,6 +64,9 @@ def test_knockout_run_plays_round_by_round_and_reports_the_bracket(tmp_path: Pat
     page = (out / "report.html").read_text()
     assert 'id="bracket"' in page and "wins the knockout" in page
     assert 'href="#bracket"' in page and "greedy (#1)" in page
+    text = arena_cli("report", str(out), "--text")
+    assert text.returncode == 0, text.stderr
+    assert "knockout: " in text.stdout and "greedy (#1)" in text.stdout
 
 
 def test_swiss_run_resumes_after_round_one_with_the_same_pairings(tmp_path: Path) -> None:
@@ -88,3 +93,12 @@ def test_swiss_run_resumes_after_round_one_with_the_same_pairings(tmp_path: Path
     table, pairings = swiss_frames(load_config(config).config, results_of(resumed))
     assert sorted(table["byes"]) == [0, 0, 1, 1, 1]  # 3 rounds, 5 bots: 3 byes, none twice
     assert list(table["rank"]) == [1, 2, 3, 4, 5] and (pairings["board"] == "bye").sum() == 3
+    text = arena_cli("report", str(out), "--text")
+    assert text.returncode == 0, text.stderr
+    assert "swiss, 3 rounds; ties broken by Buchholz" in text.stdout
+    assert "Results by opening" in text.stdout  # random openings: one per colour pair
+
+
+def arena_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "arena.cli", *args], capture_output=True,
+                          text=True, timeout=120, cwd=ROOT)
