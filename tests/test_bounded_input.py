@@ -308,6 +308,20 @@ def request(url: str, method: str, path: str, headers: dict[str, str] | None = N
         conn.close()
 
 
+def attend(url: str) -> None:
+    """Open the play page's event stream, as the page does once loaded, and read its first
+    event."""
+    host = url.split("//", 1)[1].rstrip("/")
+    conn = http.client.HTTPConnection(host, timeout=30)
+    try:
+        conn.request("GET", "/events")
+        response = conn.getresponse()
+        assert response.status == 200
+        assert response.read(1)
+    finally:
+        conn.close()
+
+
 def page_token(url: str) -> str:
     status, body = request(url, "GET", "/")
     assert status == 200
@@ -343,6 +357,7 @@ def test_the_play_page_refuses_moves_from_other_origins(tmp_path: Path) -> None:
                 assert body.startswith(b"forbidden: "), body
         # What the page's own script sends passes (200 once it is the person's turn; the
         # referee then rejects the move text, which is not this server's business).
+        attend(url)  # a page connected: the game starts (not before anyone looks)
         mine = {**json_type, "Origin": origin, "Host": host, "Sec-Fetch-Site": "same-origin",
                 "X-Arena-Token": token}
         deadline = time.monotonic() + 60
