@@ -221,7 +221,8 @@ def _run_locked(settings: RunSettings, loaded: LoadedConfig, schedule: Schedule,
             stop_when=stop_when,
             periodic=report.build_quietly if report.enabled else None,
             periodic_every=loaded.config.report_every,
-            concurrency=concurrency,
+            concurrency=(concurrency if executor is None
+                         else cluster_cap(settings.concurrency, loaded)),
             executor=executor,
             prestarted=launched,
         )
@@ -248,12 +249,19 @@ def _run_locked(settings: RunSettings, loaded: LoadedConfig, schedule: Schedule,
         prestart.discard(launched)  # any the run did not reach (its pool ends the rest)
 
 
-def cluster_concurrency(cap: int | None, loaded: LoadedConfig, threads: int) -> int:
-    """A cluster plays as many games at once as it has threads, or fewer when ``-j`` or the
-    config's own ``concurrency`` key (when written) asks for fewer."""
+def cluster_cap(cap: int | None, loaded: LoadedConfig) -> int:
+    """The most games a cluster plays at once: ``-j``, else the config's own ``concurrency``
+    key when written, else 0 (as many as it has threads, whatever it grows or shrinks to)."""
     if cap is None and "concurrency" in msgspec.toml.decode(loaded.text.encode()):
         cap = loaded.config.concurrency
-    return max(1, min(threads, cap) if cap else threads)
+    return max(0, cap or 0)
+
+
+def cluster_concurrency(cap: int | None, loaded: LoadedConfig, threads: int) -> int:
+    """The games a cluster plays at once now: its threads, or fewer when ``-j`` or the
+    config's own ``concurrency`` key (when written) asks for fewer."""
+    bound = cluster_cap(cap, loaded)
+    return max(1, min(threads, bound) if bound else threads)
 
 
 def workers_text(run_dir: Path) -> str | None:
