@@ -82,8 +82,7 @@ class BatchPlanner:
 
     def observe(self, seconds: float) -> None:
         """A finished game's length: the batch size follows the games' real lengths."""
-        if seconds <= 0:
-            return
+        seconds = max(seconds, 0.001)  # a game of no measurable length is still a game
         self._mean_s = seconds if self._mean_s is None else 0.8 * self._mean_s + 0.2 * seconds
 
     def size(self, slots: int) -> int:

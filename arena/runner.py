@@ -102,8 +102,9 @@ class Tournament:
     progress: Progress
     on_record: Callable[[GameRecord], None] = lambda record: None
     """Called after each game is journaled (PGN, report): must not block for long."""
-    stop_when: Callable[[GameRecord], str | None] = lambda record: None
-    """Called after each journaled game; a text stops scheduling (e.g. an SPRT decision)."""
+    stop_when: Callable[[list[GameRecord]], str | None] = lambda records: None
+    """Called after each journal write with the games it wrote (one, or those that finished
+    together); a text stops scheduling (e.g. an SPRT decision)."""
     may_start: Callable[[ScheduledGame], str | None] = lambda game: None
     """Called when a worker takes a game, just before it starts; a text stops scheduling
     and the game is not played (e.g. a deadline it cannot finish before)."""
@@ -274,10 +275,10 @@ class Tournament:
             ):
                 self._periodic_running = True
                 self._outer.start_soon(self._run_periodic, self.periodic)
-            reason = self.stop_when(record)
-            if reason:
-                self.progress.message(reason)
-                self.stop_scheduling(reason)
+        reason = self.stop_when(records)
+        if reason:
+            self.progress.message(reason)
+            self.stop_scheduling(reason)
 
     # ------------------------------------------------------------------ on a cluster
     async def _run_on_cluster(self, executor: GameExecutor) -> None:

@@ -315,17 +315,17 @@ def conclusion(
 
 def sprt_stopper(
     loaded: LoadedConfig, records: list[GameRecord]
-) -> tuple[Callable[[GameRecord], str | None], SprtStop | None]:
+) -> tuple[Callable[[list[GameRecord]], str | None], SprtStop | None]:
     """A ``stop_when`` hook that stops the match once the SPRT decides (a no-op without one),
     already fed with the games of the journal."""
     if loaded.config.sprt is None:
-        return (lambda record: None), None
+        return (lambda records: None), None
     from arena.sprt_stop import SprtStop  # scipy: imported only when a match needs it
 
     tested, opponent = loaded.bots[0].name, loaded.bots[1].name
     stop = SprtStop(loaded.config.sprt, tested, opponent)
     stop.feed(records)
-    return stop.add, stop
+    return stop.add_all, stop
 
 
 class ReportHook:

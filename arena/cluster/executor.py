@@ -276,7 +276,7 @@ class DaskExecutor:
             kind = msg["k"]
             if kind == "done":
                 game_id = msg["g"]
-                batch.running = None
+                batch.worker, batch.running = msg["w"], None
                 if game_id in self._delivered or game_id not in remaining:
                     continue  # never two records for one game
                 record = decode_record(msg["r"])
@@ -296,9 +296,12 @@ class DaskExecutor:
                 if remaining.pop(msg["g"], None) is not None:
                     events.failed(msg["g"], msg["t"])
             elif kind == "lost":
-                if batch.running in remaining:
-                    events.replayed(batch.running,
-                                    f"worker {msg['w']} lost: game {batch.running} replayed")
+                # Played in order: the game it was playing is the first not back, if it had
+                # begun the batch (an event came from there).
+                running = batch.running or (next(iter(remaining), None)
+                                            if batch.worker == msg["w"] else None)
+                if running in remaining:
+                    events.replayed(running, f"worker {msg['w']} lost: game {running} replayed")
                 with contextlib.suppress(Exception):
                     batch.future.cancel()
                 return "lost"
@@ -341,7 +344,8 @@ class DaskExecutor:
         if action not in ("add-worker", "remove-worker") or self._trio is None:
             return
         if action == "remove-worker":
-            _soon(self._trio, self._worker_gone, event[1].get("worker"))
+            _soon(self._trio, self._worker_gone,
+                  (event[1].get("worker"), set(event[1].get("processing-tasks") or ())))
         with contextlib.suppress(Exception):
             identity = await self.client.scheduler.identity(n_workers=-1)
             threads = {a: int(w.get("nthreads", 1)) for a, w in identity["workers"].items()}
@@ -358,9 +362,11 @@ class DaskExecutor:
         if batch is not None:  # else a batch given up already (its games went elsewhere)
             _tell(batch, msg)
 
-    def _worker_gone(self, address: str | None) -> None:
+    def _worker_gone(self, gone: tuple[str | None, set[str]]) -> None:
+        """A worker left the cluster: the batches it was running (or had queued) are lost."""
+        address, keys = gone
         for batch in list(self._batches.values()):
-            if address and batch.worker == address:
+            if address and (batch.worker == address or batch.future.key in keys):
                 _tell(batch, {"k": "lost", "w": address})
 
     def _set_members(self, threads: dict[str, int]) -> None:
@@ -413,6 +419,8 @@ class DaskExecutor:
 
     def _write_files(self, files: dict[str, bytes]) -> None:
         """A game's logs and transcripts, where a local run would have written them."""
+        if not files:
+            return
         root = self.run_dir.resolve()
         for relative, data in files.items():
             path = (root / relative).resolve()

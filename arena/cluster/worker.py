@@ -8,11 +8,12 @@ loop its thread keeps (``arena.cluster.loop``), so each worker thread plays one 
 and keeps its bots between games and batches.
 
 Nothing waits for the batch to end: each game is streamed to the submitting machine as it goes,
-as Dask events on the run's topic (:func:`topic`, through the scheduler): ``start`` when a game
-begins (its live file there), ``moves`` at most every :data:`MOVES_EVERY_S` while it runs (the
-live page), ``done`` with the record and the bytes the game added to the bots' logs and
-transcripts, ``error`` for a game that cannot be played anywhere (a bad opening), and ``note``
-for what this worker would have printed once on its stderr (the sandbox and limits lines). A
+as Dask events on the run's topic (:func:`topic`, through the scheduler): ``start`` and
+``moves`` at most every :data:`MOVES_EVERY_S` while a game runs (its live file there, for the
+live page; a game over sooner sends neither), ``done`` with the record and the bytes the game
+added to the bots' logs and transcripts, ``error`` for a game that cannot be played anywhere (a
+bad opening), and ``note`` for what this worker would have printed once on its stderr (the
+sandbox and limits lines). A
 worker lost mid-batch loses only the game it was playing: the others have been sent.
 
 Before its first game a worker process checks every bot of the tournament once (the result is
@@ -154,8 +155,7 @@ def play_batch_on_worker(
         # The bots as this worker runs them: its own Python, its cache for shipped folders.
         local = msgspec.structs.replace(
             order, bots=(ready.specs[order.bots[0].name], ready.specs[order.bots[1].name]))
-        worker.log_event(channel, {"k": "start", "b": batch, "g": order.id, "w": address})
-        moves = _MoveStream(worker, channel, batch, order.id)
+        moves = _MoveStream(worker, channel, batch, order.id, address)
         fault: WorkerFault | None = None
         try:
             record = loop.play(partial(_play, local, loop, worker, key, moves.add))
@@ -176,33 +176,43 @@ def play_batch_on_worker(
         if record.termination == Termination.INTERRUPT or record.result == "*":
             break  # cancelled: no result, played again if the run goes on
         record.worker = address
-        worker.log_event(channel, {"k": "done", "b": batch, "g": order.id,
+        worker.log_event(channel, {"k": "done", "b": batch, "g": order.id, "w": address,
                                    "r": encode_record(record), "f": files})
         sent.append(order.id)
     return sent
 
 
 class _MoveStream:
-    """A running game's moves, sent as one ``moves`` event at most every :data:`MOVES_EVERY_S`
-    (a game over sooner sends none: its record has them all)."""
+    """A running game's moves, sent as one ``moves`` event at most every :data:`MOVES_EVERY_S`,
+    the first one after a ``start``. A game over sooner sends neither (its record has every
+    move): a game of a few milliseconds costs one event, and no live file on the submitting
+    machine."""
 
-    def __init__(self, worker: object, channel: str, batch: str, game_id: str) -> None:
+    def __init__(self, worker: object, channel: str, batch: str, game_id: str,
+                 address: str) -> None:
         self.worker = worker
         self.channel = channel
         self.batch = batch
         self.game_id = game_id
+        self.address = address
+        self.started = False
         self.waiting: list[MoveRecord] = []
         self.last = time.monotonic()
 
     def add(self, move: MoveRecord) -> None:
         self.waiting.append(move)
         now = time.monotonic()
-        if now - self.last >= MOVES_EVERY_S:
-            self.last = now
-            moves, self.waiting = self.waiting, []
-            self.worker.log_event(self.channel, {  # type: ignore[attr-defined]
-                "k": "moves", "b": self.batch, "g": self.game_id,
-                "m": msgspec.json.encode(moves)})
+        if now - self.last < MOVES_EVERY_S:
+            return
+        self.last = now
+        send = self.worker.log_event  # type: ignore[attr-defined]
+        if not self.started:
+            self.started = True
+            send(self.channel, {"k": "start", "b": self.batch, "g": self.game_id,
+                                "w": self.address})
+        moves, self.waiting = self.waiting, []
+        send(self.channel, {"k": "moves", "b": self.batch, "g": self.game_id,
+                            "m": msgspec.json.encode(moves)})
 
 
 def _send_notes(worker: object, channel: str, run: str, address: str) -> None:
