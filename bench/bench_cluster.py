@@ -17,7 +17,8 @@ and what the cluster adds to each real game.
    two one-thread workers, interleaved :data:`REAL_REPEATS` times. The cluster's added time
    per game is ``(cluster span - local span) * 2 / games``.
 
-``BENCH_QUICK=1`` runs small sizes. This is a long benchmark (a few minutes): run it on a quiet
+``BENCH_QUICK=1`` runs small sizes, ``BENCH_CLUSTER_PART=sim`` or ``real`` one part only.
+This is a long benchmark (a few minutes): run it on a quiet
 machine; the figures are printed with the load average at the start.
 """
 
@@ -42,7 +43,7 @@ SMALL: Final = 200
 SIM_GAMES: Final = {"batched": 3000 if QUICK else 20000,
                      "one task per game": 600 if QUICK else 3000}
 REAL_GAMES: Final = 20 if QUICK else 200
-REAL_REPEATS: Final = 1
+REAL_REPEATS: Final = 1 if QUICK else 3
 TICKS: Final = os.sysconf("SC_CLK_TCK")
 
 
@@ -192,9 +193,11 @@ def real_bots(directory: Path) -> None:
 def main() -> None:
     print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f} "
           f"on {os.cpu_count()} cores")
+    part = os.environ.get("BENCH_CLUSTER_PART", "")
     with tempfile.TemporaryDirectory() as tmp:
-        simulation(Path(tmp))
-        if not os.environ.get("BENCH_CLUSTER_SIM_ONLY"):
+        if part in ("", "sim"):
+            simulation(Path(tmp))
+        if part in ("", "real"):
             real_bots(Path(tmp))
 
 

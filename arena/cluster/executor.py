@@ -288,6 +288,8 @@ class DaskExecutor:
                 batch.worker, batch.running = msg["w"], msg["g"]
                 if msg["g"] in remaining:
                     events.started(remaining[msg["g"]], msg["w"])
+            elif kind == "begin":
+                batch.worker = msg["w"]
             elif kind == "moves":
                 if msg["g"] == batch.running:
                     events.moved(msg["g"], _moves.decode(msg["m"]))

@@ -8,7 +8,8 @@ loop its thread keeps (``arena.cluster.loop``), so each worker thread plays one 
 and keeps its bots between games and batches.
 
 Nothing waits for the batch to end: each game is streamed to the submitting machine as it goes,
-as Dask events on the run's topic (:func:`topic`, through the scheduler): ``start`` and
+as Dask events on the run's topic (:func:`topic`, through the scheduler): ``begin`` when the
+batch starts on a worker (its games are then played in order), ``start`` and
 ``moves`` at most every :data:`MOVES_EVERY_S` while a game runs (its live file there, for the
 live page; a game over sooner sends neither), ``done`` with the record and the bytes the game
 added to the bots' logs and transcripts, ``error`` for a game that cannot be played anywhere (a
@@ -147,6 +148,7 @@ def play_batch_on_worker(
     key = worker.get_current_task()
     channel = topic(run)
     keep_warnings_quiet()  # sent to the submitting machine instead (_send_notes)
+    worker.log_event(channel, {"k": "begin", "b": batch, "w": address})
     sent: list[str] = []
     loop = loop_for(run)
     for order in orders:
