@@ -198,7 +198,7 @@ class DaskExecutor:
             return
         self._stopped = True
         with contextlib.suppress(Exception):
-            self.client.run(stop_batches, self._token, wait=False)
+            self.client.run(stop_batches, self._token, on_error="ignore")
 
     def close(self) -> None:
         """End the bots the workers keep for this run (a worker that is gone has no bots)."""
