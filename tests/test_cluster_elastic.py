@@ -86,6 +86,10 @@ def test_a_worker_that_joins_after_the_start_plays_games(tmp_path: Path, tag: st
         # It got games within seconds of joining, not only when the first one ran out.
         assert min(r.started_at for r in late) - joined < 30
         assert any(r.worker == names["first"] for r in records)
+        # What each worker would print once (its limits) is printed here, once for both.
+        limits = [line for line in stderr.splitlines()
+                  if line.startswith("arena: worker tcp://") and ": limits: " in line]
+        assert len(limits) == 1, stderr
     finally:
         _stop(procs[::-1])
 

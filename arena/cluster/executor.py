@@ -22,9 +22,11 @@ already delivered is dropped, so a game is journaled once. A worker that cannot 
 :class:`~arena.cluster.worker.WorkerUnfit` / :class:`~arena.cluster.worker.WorkerFault`; the
 batch's remaining games are submitted again, restricted to the other workers, at most
 :data:`MAX_ATTEMPTS` times, and never scored. When no worker is left for a bot, the run fails
-naming the bot and the workers (:class:`~arena.errors.RunFailure`). A scheduler lost for more
-than :data:`SCHEDULER_GRACE_S` is :class:`ClusterLost`: the run stops with one message and
-exit status 3, and the same command (with the new scheduler's address) plays the rest.
+naming the bot and the workers (:class:`~arena.errors.RunFailure`). A lost scheduler (the
+batches' futures cancelled by the disconnection, or the client without its scheduler for
+:data:`SCHEDULER_GRACE_S`) is :class:`~arena.errors.ClusterLost`: the run stops with one
+message and exit status 3, and the same command (with the new scheduler's address) plays the
+rest.
 """
 
 from __future__ import annotations
