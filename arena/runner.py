@@ -11,6 +11,12 @@ progress, report) runs after that, in a task of its own: the game's worker has g
 its next game meanwhile. The pool's idle processes are ended when the run ends,
 however it ends.
 
+On a cluster (``executor``) the games go out in batches of one pairing (:mod:`arena.batching`),
+as many batches at once as the cluster has threads now (bounded by ``concurrency`` when it is
+set), and each game comes back on its own when it ends: the journal, the progress and the SPRT
+still see one game at a time. Games that finish while the journal is being written are written
+together, with one write and one fsync.
+
 Stopping: the first SIGINT stops feeding new games and lets the running ones finish; a second
 SIGINT (or SIGTERM) cancels the running games, whose bots the referee kills; those games are
 not journaled and are played again on resume. Resume is simply "play the scheduled ids not in
