@@ -71,7 +71,7 @@ def test_a_worker_that_joins_after_the_start_plays_games(tmp_path: Path, tag: st
         _wait_for_workers(address, 1)
         out = tmp_path / "out"
         # About 30 s of play for one worker: enough left for the late one on a busy machine.
-        proc = _start(_config(tmp_path, 24, 40, 0.03), out, tag, "--cluster", address)
+        proc = _start(_config(tmp_path, 24, 40, 0.06), out, tag, "--cluster", address)
         try:
             _wait_for("the first game", lambda: _journaled(out) >= 1)
             procs.append(_worker(address, "late", tag))
