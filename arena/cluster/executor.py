@@ -69,6 +69,8 @@ from referee.record import MoveRecord, decode_record
 LOCAL_PREFIX: Final = "local:"
 MAX_ATTEMPTS: Final = 4
 """Submissions of one batch's games after worker faults before they count as failed."""
+MAX_LOSSES: Final = 8
+"""Workers a batch may lose (killed, retired) before each further loss counts as a fault."""
 CONNECT_TIMEOUT_S: Final = 30
 WORKERS_TIMEOUT_S: Final = 120
 """How long to wait for the first worker of an existing scheduler."""
@@ -221,7 +223,7 @@ class DaskExecutor:
         remaining = {order.id: order for order in orders if order.id not in self._delivered}
         avoid: set[str] = set()
         faults: list[str] = []
-        attempt = 0
+        attempt = losses = 0
         while remaining and not self._stopped:
             attempt += 1
             if attempt > MAX_ATTEMPTS:
@@ -267,8 +269,10 @@ class DaskExecutor:
                 self.warn(f"{outcome}; playing it again on another worker")
                 avoid.add(outcome.worker)
                 faults.append(str(outcome))
-            elif isinstance(outcome, str):  # lost: played again, not a fault of the batch
-                attempt -= 1
+            elif isinstance(outcome, str):  # lost with its worker: played again elsewhere
+                losses += 1
+                if losses <= MAX_LOSSES:  # a cluster that shrinks is no fault of the games,
+                    attempt -= 1  # but games that take every worker they go to down are
 
     async def _follow(self, batch: _Batch, receive: trio.MemoryReceiveChannel[dict[str, Any]],
                       remaining: dict[str, GameOrder], events: BatchEvents
