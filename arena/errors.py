@@ -15,6 +15,12 @@ class RunFailure(UserError):
     with status 3 and this message, as for the machine's faults; resume plays the rest."""
 
 
+class ClusterLost(RunFailure):
+    """The cluster's scheduler is gone: no game can be played or reported any more, so the run
+    stops at once (exit status 3) with this one message; the same command, given a running
+    scheduler, plays the rest."""
+
+
 class DuplicateGameError(UserError):
     """Two records of one game id in one file. The schedule gives every game its own id, so a
     second record was forged or written twice; counting both would bias every rating. Resume

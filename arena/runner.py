@@ -11,6 +11,12 @@ progress, report) runs after that, in a task of its own: the game's worker has g
 its next game meanwhile. The pool's idle processes are ended when the run ends,
 however it ends.
 
+On a cluster (``executor``) the games go out in batches of one pairing (:mod:`arena.batching`),
+as many batches at once as the cluster has threads now (bounded by ``concurrency`` when it is
+set), and each game comes back on its own when it ends: the journal, the progress and the SPRT
+still see one game at a time. Games that finish while the journal is being written are written
+together, with one write and one fsync.
+
 Stopping: the first SIGINT stops feeding new games and lets the running ones finish; a second
 SIGINT (or SIGTERM) cancels the running games, whose bots the referee kills; those games are
 not journaled and are played again on resume. Resume is simply "play the scheduled ids not in
@@ -28,8 +34,9 @@ from typing import Final, Protocol
 
 import trio
 
+from arena.batching import MAX_BATCH, BatchEvents, BatchPlanner, guess_game_seconds
 from arena.config import LoadedConfig
-from arena.errors import RunFailure
+from arena.errors import ClusterLost, RunFailure
 from arena.pool import BotPool
 from arena.progress import Progress
 from arena.retry import START_ATTEMPTS, retry_machine_faults
@@ -45,6 +52,10 @@ from referee.record import GameRecord, MoveRecord, Termination
 
 TICK_SECONDS: Final = 1.0
 """How often the live display is redrawn between events (elapsed time, ETA)."""
+
+ROUND_STUCK: Final = ("the next round waits for games that failed; run again to play them")
+"""Why scheduling stops when a knockout's or Swiss round waits for results that no running
+game will bring."""
 
 @dataclass
 class RunResult:
@@ -64,10 +75,27 @@ class RunResult:
 class GameExecutor(Protocol):
     """Where games are played when not in this process: a cluster (``arena.cluster.executor``).
 
-    ``play`` returns the game's record, raises as a local game would (the game is not
-    journaled and is replayed on resume), or raises :class:`RunFailure` to stop the run."""
+    It plays batches of games (:mod:`arena.batching`) and tells each game as it goes;
+    ``play_batch`` raises :class:`RunFailure` to stop the run (:class:`ClusterLost`: at once),
+    :class:`MachineFault` when no worker could play the batch (replayed on resume)."""
 
-    async def play(self, order: GameOrder) -> GameRecord: ...
+    batch_cap: int | None
+    """The most games in one batch (None: :data:`arena.batching.MAX_BATCH`)."""
+
+    @property
+    def slots(self) -> int:
+        """Games the cluster plays at once now (its workers' threads): it grows and shrinks."""
+
+    def attach(self, changed: Callable[[], None]) -> None:
+        """Start hearing from the cluster; ``changed`` is called when its workers change."""
+
+    async def watch(self) -> str:
+        """Runs for the whole run; returns why it must stop (the cluster is gone)."""
+
+    def stop(self) -> None:
+        """No new games: the running batches end after their running game."""
+
+    async def play_batch(self, orders: list[GameOrder], events: BatchEvents) -> None: ...
 
 
 @dataclass
@@ -87,8 +115,9 @@ class Tournament:
     progress: Progress
     on_record: Callable[[GameRecord], None] = lambda record: None
     """Called after each game is journaled (PGN, report): must not block for long."""
-    stop_when: Callable[[GameRecord], str | None] = lambda record: None
-    """Called after each journaled game; a text stops scheduling (e.g. an SPRT decision)."""
+    stop_when: Callable[[list[GameRecord]], str | None] = lambda records: None
+    """Called after each journal write with the games it wrote (one, or those that finished
+    together); a text stops scheduling (e.g. an SPRT decision)."""
     may_start: Callable[[ScheduledGame], str | None] = lambda game: None
     """Called when a worker takes a game, just before it starts; a text stops scheduling
     and the game is not played (e.g. a deadline it cannot finish before)."""
@@ -101,6 +130,8 @@ class Tournament:
     never twice at once, so that it cannot stall the games' clocks."""
     periodic_every: int = 0
     concurrency: int = 1
+    """Games at once here; with an executor, the most games at once (0: as many as the
+    cluster has threads, whatever it grows or shrinks to)."""
     handle_signals: bool = True
     executor: GameExecutor | None = None
     """None plays every game here; a cluster executor plays them on its workers."""
@@ -117,6 +148,8 @@ class Tournament:
         if self.result.stop_reason is None:
             self.result.stop_reason = reason
         self._feed_scope.cancel()
+        if self.executor is not None and hasattr(self, "_outer"):
+            self._outer.start_soon(trio.to_thread.run_sync, self.executor.stop)
 
     def abort(self, reason: str) -> None:
         """Cancel the running games too (their bots are killed; they replay on resume)."""
@@ -125,16 +158,23 @@ class Tournament:
 
     async def run(self) -> RunResult:
         self._periodic_running = False
-        self._in_flight = 0
-        """Games handed to a worker and not yet journaled or dropped."""
+        self._unwritten: list[GameRecord] = []
+        self._journal_lock = trio.Lock()
+        self._handed = 0
+        """Games handed out (to a worker, or in a cluster's batch) and not yet journaled or
+        dropped: a feed that waits for results (``None``) with none of them left is stuck."""
         self._settled = trio.Event()
         """Set when one of them is over (a fresh event for each wait)."""
         self._retired: set[str] = set()
+        self._wake = trio.Event()
+        """Set when a cluster batch ends or a handed-out game is over (a fresh one per wait)."""
         self._live = LiveFiles(self.out.root)
         self._games_left: Counter[str] | None = None
         """Games per bot still to play, when the games are known in advance: a bot with none
         left gives its processes back at once (an iterator's bots keep theirs to the end)."""
-        if isinstance(self.pending, Sequence):
+        if self.executor is not None:
+            workers = 0  # the cluster's batches instead (_run_on_cluster)
+        elif isinstance(self.pending, Sequence):
             listed = [g for g in self.pending if g is not None]
             workers = max(1, min(self.concurrency, len(listed)))
             self._games_left = Counter(name for g in listed for name in (g.p1, g.p2))
@@ -160,12 +200,15 @@ class Tournament:
             send, receive = trio.open_memory_channel[ScheduledGame](0)
             with self._work_scope:
                 async with trio.open_nursery() as work:
-                    work.start_soon(self._feed, send)
-                    async with receive:
-                        self._work = work
-                        self._journal_slots = trio.Semaphore(workers)
-                        for _ in range(workers):
-                            work.start_soon(self._worker, receive.clone())
+                    self._work = work
+                    if self.executor is not None:
+                        await self._run_on_cluster(self.executor)
+                    else:
+                        work.start_soon(self._feed, send)
+                        async with receive:
+                            self._journal_slots = trio.Semaphore(workers)
+                            for _ in range(workers):
+                                work.start_soon(self._worker, receive.clone())
             outer.cancel_scope.cancel()
 
     async def _feed(self, send: trio.MemorySendChannel[ScheduledGame]) -> None:
@@ -173,20 +216,20 @@ class Tournament:
             with self._feed_scope:
                 for game in self.pending:
                     if game is None:  # wait for a running game to end, then ask again
-                        if self._in_flight == 0:
-                            self.stop_scheduling("the next round waits for games that "
-                                                 "failed; run again to play them")
+                        if self._handed == 0:
+                            self.stop_scheduling(ROUND_STUCK)
                             return
                         self._settled = trio.Event()
                         await self._settled.wait()
                         continue
-                    self._in_flight += 1
+                    self._handed += 1
                     await send.send(game)
 
-    def _over(self) -> None:
-        """A handed-out game is journaled or dropped: a feed waiting for results asks again."""
-        self._in_flight -= 1
+    def _over(self, count: int = 1) -> None:
+        """Handed-out games are journaled or dropped: a feed waiting for results asks again."""
+        self._handed -= count
         self._settled.set()
+        self._wake.set()
 
     async def _worker(self, receive: trio.MemoryReceiveChannel[ScheduledGame]) -> None:
         async with receive:
@@ -229,42 +272,53 @@ class Tournament:
             if record is not None:
                 with trio.CancelScope(shield=True):  # a finished game is kept, abort or not
                     await self._journal_slots.acquire()
-                self._work.start_soon(self._journal, game, record)
+                self._work.start_soon(self._journal, record, self._journal_slots)
                 handed = True
         finally:
             if not handed:
                 self._live.finish(game.id)
                 self._over()
 
-    async def _journal(self, game: ScheduledGame, record: GameRecord) -> None:
+    async def _journal(self, record: GameRecord, slot: trio.Semaphore | None = None) -> None:
         """Journal a finished game, then tell the listeners (PGN, progress, report, SPRT);
-        shielded, so a game that finished is kept even when the run is aborted meanwhile."""
+        shielded, so a game that finished is kept even when the run is aborted meanwhile.
+
+        Games that finish while the journal is being written wait, and are then written
+        together by whichever comes first: one write and one fsync for all of them."""
+        self._unwritten.append(record)
         try:
             with trio.CancelScope(shield=True):
-                try:
-                    await self.journal.append(record)
-                except JournalWriteError as exc:
-                    self._arena_fault(str(exc), abort=True)
-                    return
-                # Journaled: no longer in progress for watchers, before the listeners run
-                # (the PGN, a report) while the worker's next game has begun.
-                self._live.finish(game.id)
-                self.result.played += 1
-                self.progress.finished(record)
-                self.on_record(record)
+                async with self._journal_lock:
+                    records, self._unwritten = self._unwritten, []
+                    if records:
+                        await self._write(records)
         finally:
-            self._live.finish(game.id)
-            self._journal_slots.release()
+            if slot is not None:
+                slot.release()
             self._over()
-        if (
-            self.periodic is not None
-            and self.periodic_every
-            and self.result.played % self.periodic_every == 0
-            and not self._periodic_running
-        ):
-            self._periodic_running = True
-            self._outer.start_soon(self._run_periodic, self.periodic)
-        reason = self.stop_when(record)
+
+    async def _write(self, records: list[GameRecord]) -> None:
+        try:
+            await self.journal.append(records)
+        except JournalWriteError as exc:
+            self._arena_fault(str(exc), abort=True)
+            return
+        finally:
+            for record in records:
+                self._live.finish(record.id)
+        for record in records:
+            self.result.played += 1
+            self.progress.finished(record)
+            self.on_record(record)
+            if (
+                self.periodic is not None
+                and self.periodic_every
+                and self.result.played % self.periodic_every == 0
+                and not self._periodic_running
+            ):
+                self._periodic_running = True
+                self._outer.start_soon(self._run_periodic, self.periodic)
+        reason = self.stop_when(records)
         if reason:
             self.progress.message(reason)
             self.stop_scheduling(reason)
@@ -272,6 +326,115 @@ class Tournament:
             for name in set(self.finished_bots()) - self._retired:
                 self._retired.add(name)
                 await self.pool.retire(name)
+
+    # ------------------------------------------------------------------ on a cluster
+    async def _run_on_cluster(self, executor: GameExecutor) -> None:
+        """Keep the cluster busy with batches: as many running as it has threads now (at
+        most ``concurrency`` when set) and, without such a bound, a few more queued so that
+        an adaptive deployment sees work waiting and grows."""
+        self._in_flight = 0
+        self._on_worker: dict[str, Callable[[MoveRecord], None]] = {}
+        executor.attach(lambda: self._wake.set())
+        self._outer.start_soon(self._watch_cluster, executor)
+        tc = next(iter(self.loaded.time_controls.values()), None)
+        planner = self._planner = BatchPlanner(
+            self.pending, guess_s=guess_game_seconds(tc), cap=executor.batch_cap or MAX_BATCH)
+        with self._feed_scope:
+            while True:
+                while self._in_flight >= self._cluster_capacity(executor):
+                    await self._wake.wait()
+                    self._wake = trio.Event()
+                games = planner.next_batch(max(1, executor.slots))
+                for index, game in enumerate(games):
+                    reason = self.may_start(game)
+                    if reason:
+                        self.progress.message(reason)
+                        self.stop_scheduling(reason)
+                        games = games[:index]
+                        break
+                if not games:
+                    if not planner.waiting:
+                        return
+                    if self._handed == 0:  # the results it waits for failed
+                        self.stop_scheduling(ROUND_STUCK)
+                        return
+                    self._wake = trio.Event()  # a knockout's or Swiss round: wait for a result
+                    await self._wake.wait()
+                    continue
+                self._in_flight += 1
+                self._handed += len(games)
+                self._work.start_soon(self._play_batch, executor, games)
+                await trio.sleep(0)  # let the batch be submitted before planning the next
+
+    def _cluster_capacity(self, executor: GameExecutor) -> int:
+        slots = executor.slots
+        if self.concurrency > 0:
+            return max(1, min(slots, self.concurrency))
+        return slots + 1 + slots // 4
+
+    async def _watch_cluster(self, executor: GameExecutor) -> None:
+        self._arena_fault(await executor.watch(), abort=True)
+
+    async def _play_batch(self, executor: GameExecutor, games: list[ScheduledGame]) -> None:
+        orders = [order_for(self.loaded, game) for game in games]
+        left = {order.id for order in orders}
+        events = BatchEvents(
+            started=self._cluster_started,
+            moved=self._cluster_moved,
+            finished=lambda record: self._cluster_finished(record, left),
+            failed=lambda game_id, text: self._cluster_failed(game_id, text, left),
+            replayed=self._cluster_replayed,
+        )
+        try:
+            await executor.play_batch(orders, events)
+        except ClusterLost as exc:
+            self._arena_fault(str(exc), abort=True)
+        except RunFailure as exc:  # no worker can play a bot
+            self._arena_fault(str(exc))
+        except MachineFault as fault:
+            self._arena_fault(f"games could not be played, for a reason that is not the "
+                              f"bots': {fault}")
+        except Exception as exc:  # an arena bug must not take the tournament down
+            for game_id in sorted(left):
+                self.result.failed.append(game_id)
+                self.progress.failed_game(game_id, f"{type(exc).__name__}: {exc}")
+        finally:
+            for game_id in left:  # not finished: replayed on resume
+                self._on_worker.pop(game_id, None)
+                self._live.finish(game_id)
+            self._in_flight -= 1
+            self._over(len(left))
+
+    def _cluster_started(self, order: GameOrder, worker: str) -> None:
+        self._live.finish(order.id)  # a game played again starts its live file again
+        self._on_worker[order.id] = self._live.start(header_for(order, started_at=time.time()))
+        self.progress.started_game(order.id, f"{order.bots[0].name}-{order.bots[1].name}")
+
+    def _cluster_moved(self, game_id: str, moves: list[MoveRecord]) -> None:
+        on_move = self._on_worker.get(game_id)
+        if on_move is not None:
+            for move in moves:
+                on_move(move)
+
+    def _cluster_finished(self, record: GameRecord, left: set[str]) -> None:
+        left.discard(record.id)
+        self._on_worker.pop(record.id, None)
+        if record.started_at and record.ended_at:
+            self._planner.observe(record.ended_at - record.started_at)
+        self._work.start_soon(self._journal, record)
+
+    def _cluster_failed(self, game_id: str, text: str, left: set[str]) -> None:
+        left.discard(game_id)
+        self._on_worker.pop(game_id, None)
+        self._live.finish(game_id)
+        self.result.failed.append(game_id)
+        self.progress.failed_game(game_id, text)
+        self._over()
+
+    def _cluster_replayed(self, game_id: str, text: str) -> None:
+        self._on_worker.pop(game_id, None)
+        self._live.finish(game_id)
+        self.progress.message(text)
 
     async def _play_scheduled(self, order: GameOrder,
                               on_move: Callable[[MoveRecord], None]) -> GameRecord | None:
@@ -285,19 +448,12 @@ class Tournament:
                                   f"(try {attempt + 1} of {START_ATTEMPTS}): {fault}")
 
         try:
-            executor = self.executor
-            if executor is not None:
-                record = await retry_machine_faults(lambda: executor.play(order), retrying)
-            else:
-                record = await retry_machine_faults(lambda: play_game(
-                    order, self.pool, on_move=on_move, transcript_dir=self.out.transcripts,
-                ), retrying)
+            record = await retry_machine_faults(lambda: play_game(
+                order, self.pool, on_move=on_move, transcript_dir=self.out.transcripts,
+            ), retrying)
         except MachineFault as fault:
             self._arena_fault(f"game {order.id} could not be started after {START_ATTEMPTS} "
                               f"tries, for a reason that is not the bots': {fault}")
-            return None
-        except RunFailure as exc:  # e.g. no cluster worker can play a bot
-            self._arena_fault(str(exc))
             return None
         except Exception as exc:  # a referee bug must not take the tournament down
             self.result.failed.append(order.id)

@@ -233,7 +233,8 @@ def _run_locked(settings: RunSettings, loaded: LoadedConfig, schedule: Schedule,
             stop_when=stop_when,
             periodic=report.build_quietly if report.enabled else None,
             periodic_every=loaded.config.report_every,
-            concurrency=concurrency,
+            concurrency=(concurrency if executor is None
+                         else cluster_cap(settings.concurrency, loaded)),
             executor=executor,
             prestarted=launched,
         )
@@ -269,12 +270,19 @@ def _run_locked(settings: RunSettings, loaded: LoadedConfig, schedule: Schedule,
         prestart.discard(launched)  # any the run did not reach (its pool ends the rest)
 
 
-def cluster_concurrency(cap: int | None, loaded: LoadedConfig, threads: int) -> int:
-    """A cluster plays as many games at once as it has threads, or fewer when ``-j`` or the
-    config's own ``concurrency`` key (when written) asks for fewer."""
+def cluster_cap(cap: int | None, loaded: LoadedConfig) -> int:
+    """The most games a cluster plays at once: ``-j``, else the config's own ``concurrency``
+    key when written, else 0 (as many as it has threads, whatever it grows or shrinks to)."""
     if cap is None and "concurrency" in msgspec.toml.decode(loaded.text.encode()):
         cap = loaded.config.concurrency
-    return max(1, min(threads, cap) if cap else threads)
+    return max(0, cap or 0)
+
+
+def cluster_concurrency(cap: int | None, loaded: LoadedConfig, threads: int) -> int:
+    """The games a cluster plays at once now: its threads, or fewer when ``-j`` or the
+    config's own ``concurrency`` key (when written) asks for fewer."""
+    bound = cluster_cap(cap, loaded)
+    return max(1, min(threads, bound) if bound else threads)
 
 
 def workers_text(run_dir: Path) -> str | None:
@@ -338,17 +346,17 @@ def conclusion(
 
 def sprt_stopper(
     loaded: LoadedConfig, records: list[GameRecord]
-) -> tuple[Callable[[GameRecord], str | None], SprtStop | None]:
+) -> tuple[Callable[[list[GameRecord]], str | None], SprtStop | None]:
     """A ``stop_when`` hook that stops the match once the SPRT decides (a no-op without one),
     already fed with the games of the journal."""
     if loaded.config.sprt is None:
-        return (lambda record: None), None
+        return (lambda records: None), None
     from arena.sprt_stop import SprtStop  # scipy: imported only when a match needs it
 
     tested, opponent = loaded.bots[0].name, loaded.bots[1].name
     stop = SprtStop(loaded.config.sprt, tested, opponent)
     stop.feed(records)
-    return stop.add, stop
+    return stop.add_all, stop
 
 
 class ReportHook:

@@ -251,6 +251,12 @@ class Sprt:
 
     def update(self, score: float, pair: str | None = None) -> SprtStatus:
         """Add one game (the tested player's score) and return the new status."""
+        self.add(score, pair)
+        return self.status()
+
+    def add(self, score: float, pair: str | None = None) -> None:
+        """Add one game without working out the status: the LLRs are solved numerically
+        (milliseconds), so a caller taking in many games at once asks :meth:`status` once."""
         if score not in (0.0, 0.5, 1.0):
             raise ValueError(f"score must be 0, 0.5 or 1, got {score!r}")
         self.wdl[0 if score == 1.0 else 1 if score == 0.5 else 2] += 1
@@ -258,7 +264,6 @@ class Sprt:
             self.penta = self.penta.add(self._waiting.pop(pair), score)
         else:
             self._waiting[pair] = score
-        return self.status()
 
     def status(self) -> SprtStatus:
         w, d, lo = self.wdl

@@ -183,8 +183,10 @@ def test_killing_a_worker_mid_game_loses_and_doubles_nothing(tmp_path: Path, tag
     assert len(records) == 4
     lines = (out / "games.jsonl").read_text().splitlines()
     assert len(lines) == len(set(lines)) == 4
-    killed = {key.split(":")[2] for key in in_flight}  # arena:RUN:GAME-ID:ATTEMPT
-    assert killed, in_flight
+    assert in_flight
+    said = stdout + stderr
+    killed = {part.split()[0] for part in said.split(f"worker {victim} lost: game ")[1:]}
+    assert killed, said  # its batch had begun: the game it was playing is named
     for record in records:
         if record.id in killed:  # played again from the start on a live worker
             assert record.worker != victim

@@ -3,19 +3,22 @@ out only once the round before it is journaled, tie-break pairs as soon as a mat
 and a game that fails stops the feed instead of leaving it waiting forever.
 
 The games are played by an executor that answers after a few milliseconds with a scripted
-result (the runner's seam for a cluster): the runner, the journal and the feed are real, no
-bot process is started (process behaviour is not the point here; test_formats_run.py plays
-real games). Real time, not the autojump clock: the journal fsyncs in a worker thread, during
-which an autojump clock races ahead (the live display's tick) and would time the test out."""
+result (the runner's seam for a cluster: batches of one pairing's games, each told as it
+ends): the runner, the journal and the feed are real, no bot process is started (process
+behaviour is not the point here; test_formats_run.py plays real games). Real time, not the
+autojump clock: the journal fsyncs in a worker thread, during which an autojump clock races
+ahead (the live display's tick) and would time the test out."""
 
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 import trio
 
+from arena.batching import BatchEvents
 from arena.config import LoadedConfig, load_config
 from arena.pool import BotPool
 from arena.progress import Progress
@@ -37,8 +40,12 @@ def config(tmp_path: Path, body: str, bots: int) -> LoadedConfig:
 
 
 class Scripted:
-    """Plays each game in a few milliseconds: the first mover wins, unless the id is in
-    ``results``; an id in ``failing`` raises (a referee bug: the game is not journaled)."""
+    """A cluster of three slots that plays each game of a batch in turn, in a few
+    milliseconds: the first mover wins, unless the id is in ``results``; an id in ``failing``
+    fails (a referee bug: the game is not journaled)."""
+
+    batch_cap: int | None = None
+    slots = 3
 
     def __init__(self, results: dict[str, str] | None = None,
                  failing: frozenset[str] = frozenset()) -> None:
@@ -47,15 +54,29 @@ class Scripted:
         self.started: list[tuple[float, str]] = []
         self.ended: dict[str, float] = {}
 
-    async def play(self, order: GameOrder) -> GameRecord:
-        self.started.append((trio.current_time(), order.id))
-        await trio.sleep(0.005)
-        if order.id in self.failing:
-            raise RuntimeError("referee bug")
-        self.ended[order.id] = trio.current_time()
-        return GameRecord(id=order.id, game=order.game, p1=order.bots[0].name,
-                          p2=order.bots[1].name, result=self.results.get(order.id, "1-0"),
-                          termination=Termination.NORMAL, reason="", round=order.round)
+    def attach(self, changed: Callable[[], None]) -> None:
+        pass
+
+    async def watch(self) -> str:
+        await trio.sleep_forever()
+        raise AssertionError("unreachable")
+
+    def stop(self) -> None:
+        pass
+
+    async def play_batch(self, orders: list[GameOrder], events: BatchEvents) -> None:
+        for order in orders:
+            events.started(order, "scripted")
+            self.started.append((trio.current_time(), order.id))
+            await trio.sleep(0.005)
+            if order.id in self.failing:
+                events.failed(order.id, "referee bug")
+                continue
+            self.ended[order.id] = trio.current_time()
+            events.finished(GameRecord(
+                id=order.id, game=order.game, p1=order.bots[0].name, p2=order.bots[1].name,
+                result=self.results.get(order.id, "1-0"), termination=Termination.NORMAL,
+                reason="", round=order.round))
 
 
 async def run(tmp_path: Path, loaded: LoadedConfig, executor: Scripted) -> tuple[

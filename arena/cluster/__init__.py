@@ -1,8 +1,9 @@
 """Playing a tournament's games on a Dask cluster (``arena run --cluster``).
 
-:mod:`~arena.cluster.executor` is the submitting machine's side (one task per game, faults,
-the run's files), :mod:`~arena.cluster.worker` the worker's side (checks, shipped bots, the
-game), :mod:`~arena.cluster.loop` the trio loop a worker thread keeps its bots in, and
+:mod:`~arena.cluster.executor` is the submitting machine's side (a task per batch of games,
+each game streamed back as it ends; elastic slots, faults, the run's files),
+:mod:`~arena.cluster.worker` the worker's side (checks, shipped bots, the batch's games),
+:mod:`~arena.cluster.loop` the trio loop a worker thread keeps its bots in, and
 :mod:`~arena.cluster.botfiles` what a worker compares to run the same bots.
 
 Nothing is imported here: a local run never loads Dask.

@@ -2,66 +2,111 @@
 
 Only the games leave the machine. Everything else (schedule, journal, resume, progress, SPRT
 stop, report) stays with the :class:`~arena.runner.Tournament` on the submitting machine,
-which calls :meth:`DaskExecutor.play` from as many of its trio workers as the cluster has
-threads: one Dask task per game (``arena.cluster.worker.play_on_worker``), so the tasks in
-flight never exceed the free slots, and an SPRT stop or a Ctrl-C acts as in a local run.
+which hands :meth:`DaskExecutor.play_batch` batches of games of one pairing
+(:mod:`arena.batching`): one Dask task per batch (``arena.cluster.worker.play_batch_on_worker``),
+whose games come back one by one as they end, as Dask events on the run's topic. No thread
+waits for a game or a task: the events and the tasks' completions arrive in the Dask client's
+own event loop and are handed to trio's (``run_sync_soon``).
 
-Faults. A worker that dies mid-game: Dask itself runs the task again on another worker (up to
-``distributed.scheduler.allowed-failures`` deaths), and since each game is one future whose
-result is read once, a replayed game is journaled once. A worker that cannot play a bot
+Elastic. The run follows the cluster: the scheduler's ``add-worker``/``remove-worker`` events
+tell when the workers change (and only then is the worker list asked for), :attr:`slots` is
+the threads of the workers now, and the runner keeps that many batches running (plus a few
+queued, so that an adaptive deployment sees work waiting and grows); a worker that joins late
+gets a batch as soon as the runner hears of it.
+
+Faults. A worker lost mid-batch (killed, or gone from the scheduler): its batch is cancelled,
+the game it was playing is reported (``worker X lost: game Y replayed``) and every game of the
+batch that had not come back is submitted again in a new batch; a record arriving for a game
+already delivered is dropped, so a game is journaled once. A worker that cannot play a bot
 (missing, different file, no interpreter) or fails because of the machine raises
 :class:`~arena.cluster.worker.WorkerUnfit` / :class:`~arena.cluster.worker.WorkerFault`; the
-game is submitted again, restricted to the other workers, at most :data:`MAX_ATTEMPTS` times,
-and never scored. When no worker is left for a bot, the run fails naming the bot and the
-workers (:class:`~arena.errors.RunFailure`).
+batch's remaining games are submitted again, restricted to the other workers, at most
+:data:`MAX_ATTEMPTS` times, and never scored. When no worker is left for a bot, the run fails
+naming the bot and the workers (:class:`~arena.errors.RunFailure`). A lost scheduler (the
+batches' futures cancelled by the disconnection, or the client without its scheduler for
+:data:`SCHEDULER_GRACE_S`) is :class:`~arena.errors.ClusterLost`: the run stops with one
+message and exit status 3, and the same command (with the new scheduler's address) plays the
+rest.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import math
+import os
+import sys
+import time
 import uuid
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, Final
 
+import msgspec
 import trio
 from distributed.diagnostics.plugin import WorkerPlugin
 
+from arena.batching import BatchEvents
 from arena.cluster.botfiles import BotFiles, code_hash, describe
-from arena.cluster.loop import close_loops
 from arena.cluster.worker import (
     RUN_SUBDIRS,
     WorkerFault,
-    WorkerResult,
     WorkerUnfit,
     check_on_worker,
-    play_on_worker,
+    end_run,
+    play_batch_on_worker,
+    stop_batches,
+    topic,
 )
 from arena.config import LoadedConfig
-from arena.errors import RunFailure, UserError
+from arena.errors import ClusterLost, RunFailure, UserError
 from referee.order import GameOrder
 from referee.process.faults import MachineFault
-from referee.record import GameRecord
+from referee.record import MoveRecord, decode_record
 
 LOCAL_PREFIX: Final = "local:"
 MAX_ATTEMPTS: Final = 4
-"""Submissions of one game after worker faults before it counts as failed (replayed on resume)."""
+"""Submissions of one batch's games after worker faults before they count as failed."""
+MAX_LOSSES: Final = 8
+"""Workers a batch may lose (killed, retired) before each further loss counts as a fault."""
 CONNECT_TIMEOUT_S: Final = 30
 WORKERS_TIMEOUT_S: Final = 120
 """How long to wait for the first worker of an existing scheduler."""
+SCHEDULER_GRACE_S: Final = 10.0
+"""How long the client may be without its scheduler before the run stops (a short network
+outage is waited out; the Dask client reconnects by itself)."""
+CLOSE_TIMEOUT_S: Final = 10
+BATCH_ENV: Final = "ARENA_CLUSTER_BATCH"
+"""The most games per Dask task (default :data:`arena.batching.MAX_BATCH`; 1: one task per
+game, as before batches)."""
 
 Warn = Callable[[str], None]
+_moves = msgspec.json.Decoder(list[MoveRecord])
+
+
+@dataclass
+class _Batch:
+    """A batch in flight: the trio channel its events arrive on, where it runs now."""
+
+    send: trio.MemorySendChannel[dict[str, Any]]
+    worker: str | None = None
+    running: str | None = None
+    """The game being played now (its ``start`` came, its ``done`` not yet)."""
+    future: Any = None
 
 
 class DaskExecutor:
     """Plays games on a Dask cluster for a :class:`~arena.runner.Tournament`."""
 
-    def __init__(self, client: Any, loaded: LoadedConfig, run_dir: Path, warn: Warn) -> None:
+    def __init__(self, client: Any, loaded: LoadedConfig, run_dir: Path, warn: Warn,
+                 *, batch_cap: int | None = None) -> None:
         self.client = client
         self.loaded = loaded
         self.run_dir = run_dir
         self.warn = warn
+        self.batch_cap = batch_cap if batch_cap is not None else _batch_env()
         self._bots = {bot.name: bot for bot in loaded.bots}
         described = [describe(bot, ship=bot.ship) for bot in loaded.bots]
         self._files: tuple[BotFiles, ...] = tuple(files for files, _ in described)
@@ -74,9 +119,25 @@ class DaskExecutor:
         """Worker address -> bot name ("" for every bot) -> why it cannot play there."""
         self._delivered: set[str] = set()
         self._token = uuid.uuid4().hex[:12]
-        """In every task key: two runs on one scheduler never share a task."""
-        self.slots = self.threads()
-        self._limiter = trio.CapacityLimiter(max(1, self.slots) + 4)
+        """In every task key and the events' topic: two runs on one scheduler never mix."""
+        self._threads = worker_threads(client)
+        """The workers of the cluster as last heard, with their threads."""
+        self._batches: dict[str, _Batch] = {}
+        self._serial = 0
+        self._trio: trio.lowlevel.TrioToken | None = None
+        self._changed: Callable[[], None] = lambda: None
+        self._notes: set[str] = set()
+        self._lost_since: float | None = None
+        self._stopped = False
+
+    # ------------------------------------------------------------------ the cluster's size
+    @property
+    def slots(self) -> int:
+        """Games the cluster plays at once now: the threads of its workers fit to play."""
+        return sum(n for w, n in self._threads.items() if not self._unfit.get(w, {}).get(""))
+
+    def workers(self) -> list[str]:
+        return list(self._threads)
 
     def check_workers(self) -> None:
         """Check every bot on every worker now (workers that join later check before their
@@ -101,80 +162,258 @@ class DaskExecutor:
                     f"no worker of the cluster can play bot {bot!r}:\n  {lines}\n"
                     "install the same bot files on the workers, or set ship = true for the bot")
 
+    # ------------------------------------------------------------------ the run
+    def attach(self, changed: Callable[[], None]) -> None:
+        """Start hearing from the cluster (called in trio's thread before the first batch):
+        ``changed`` is called whenever the workers change."""
+        self._trio = trio.lowlevel.current_trio_token()
+        self._changed = changed
+        self.client.subscribe_topic(topic(self._token), self._on_event)
+        self.client.subscribe_topic("all", self._on_scheduler_event)
+        # Anything that changed between opening the cluster and now.
+        self._threads = worker_threads(self.client)
+
+    async def watch(self) -> str:
+        """Follow the scheduler for the whole run (a task of the runner's); returns why the run
+        must stop (the scheduler is gone)."""
+        while True:
+            await trio.sleep(1)
+            if self.client.status in ("running", "newly-created"):
+                self._lost_since = None
+                continue
+            now = time.monotonic()
+            self._lost_since = self._lost_since or now
+            if self.client.status in ("closed", "closing") or \
+                    now - self._lost_since >= SCHEDULER_GRACE_S:
+                return self._lost()
+
+    def _lost(self) -> str:
+        """The one message of a run that lost its scheduler, however it was noticed; the Dask
+        client's own log lines about it (reconnecting, giving up) are silenced from now on."""
+        logging.getLogger("distributed").setLevel(logging.CRITICAL)
+        return (f"lost the cluster's scheduler {self.client.scheduler.address}: stopping; the "
+                "games that finished are in the journal. Start a scheduler and workers, then "
+                "run the same command (with --cluster naming the new scheduler) to play the "
+                "rest")
+
+    def stop(self) -> None:
+        """No more games: the running batches end after their running game (best effort)."""
+        if self._stopped or self.client.status != "running":
+            return
+        self._stopped = True
+        with contextlib.suppress(Exception):
+            self.client.run(stop_batches, self._token, on_error="ignore")
+
     def close(self) -> None:
         """End the bots the workers keep for this run (a worker that is gone has no bots)."""
+        if self.client.status != "running":
+            return
         with contextlib.suppress(Exception):
-            self.client.run(close_loops, self._token, wait=True)
+            self.client.unsubscribe_topic(topic(self._token))
+            self.client.unsubscribe_topic("all")
+        with contextlib.suppress(Exception):
+            self.client.run(end_run, self._token, wait=True)
 
-    def threads(self) -> int:
-        return sum(worker_threads(self.client).values())
-
-    def workers(self) -> list[str]:
-        return list(worker_threads(self.client))
-
-    async def play(self, order: GameOrder) -> GameRecord:
-        """Play one game on some worker (its order sent as it is); raises like a local game
-        would (not journaled) or :class:`RunFailure` when no worker is left that can play its
-        bots."""
+    async def play_batch(self, orders: list[GameOrder], events: BatchEvents) -> None:
+        """Play ``orders`` on some worker, telling ``events`` each game as it goes; returns
+        when each game has been delivered or failed, or the run stops scheduling. Raises
+        :class:`RunFailure` when no worker is left that can play its bots,
+        :class:`ClusterLost` without a scheduler, and :class:`MachineFault` when the batch
+        failed on :data:`MAX_ATTEMPTS` workers (not the bots' fault: a resume plays it)."""
+        remaining = {order.id: order for order in orders if order.id not in self._delivered}
         avoid: set[str] = set()
         faults: list[str] = []
-        for attempt in range(1, MAX_ATTEMPTS + 1):
-            allowed = await self._allowed(order, avoid)
-            future = self.client.submit(
-                play_on_worker, self._token, order, self._files, self._code, self._bots,
-                self._archives,
-                key=f"arena:{self._token}:{order.id}:{attempt}", pure=False,
+        attempt = losses = 0
+        while remaining and not self._stopped:
+            attempt += 1
+            if attempt > MAX_ATTEMPTS:
+                raise MachineFault(
+                    f"games {', '.join(remaining)}: no worker played them in {MAX_ATTEMPTS} "
+                    "attempts" + (": " + "; ".join(faults[-2:]) if faults else ""))
+            if self.client.status != "running":
+                raise ClusterLost(self._lost())
+            allowed = self._allowed(list(remaining.values()), avoid)
+            self._serial += 1
+            name = f"{self._serial}"
+            send, receive = trio.open_memory_channel[dict[str, Any]](math.inf)
+            batch = self._batches[name] = _Batch(send)
+            future = batch.future = self.client.submit(
+                play_batch_on_worker, self._token, name, list(remaining.values()), self._files,
+                self._code, self._bots, self._archives,
+                key=f"arena:{self._token}:batch:{name}", pure=False,
                 # Loose: if every allowed worker has gone, the task may run elsewhere rather
                 # than wait forever; an unfit worker then refuses it and it comes back here.
                 workers=allowed, allow_other_workers=allowed is not None,
             )  # fmt: skip
+            token = self._trio
+            assert token is not None, "attach() runs before play_batch()"
+            future.add_done_callback(partial(_ended, token, self._route, name))
             try:
-                outcome: WorkerResult = await trio.to_thread.run_sync(
-                    future.result, abandon_on_cancel=True, limiter=self._limiter)
+                with receive:  # closed without a checkpoint: no event comes in between
+                    outcome = await self._follow(batch, receive, remaining, events)
+                    self._batches.pop(name, None)
             except trio.Cancelled:
                 with trio.CancelScope(shield=True), trio.move_on_after(5):
                     await trio.to_thread.run_sync(future.cancel, abandon_on_cancel=True)
                 raise
-            except WorkerUnfit as exc:
-                self._note_unfit(exc)
-                continue
-            except WorkerFault as exc:
-                self.warn(f"{exc}; playing it again on another worker")
-                avoid.add(exc.worker)
-                faults.append(str(exc))
-                continue
             finally:
-                future.release()
-            if order.id in self._delivered:  # never two records for one game
-                raise RuntimeError(f"game {order.id} came back twice from the cluster")
-            self._delivered.add(order.id)
-            self._write_files(outcome.files)
-            return outcome.record
-        # Not the bots' fault: the runner tries again later, then stops the run (status 3).
-        raise MachineFault(f"game {order.id}: no worker played it in {MAX_ATTEMPTS} attempts"
-                           + (": " + "; ".join(faults[-2:]) if faults else ""))
+                self._batches.pop(name, None)
+                with contextlib.suppress(Exception):
+                    future.release()
+            if isinstance(outcome, WorkerUnfit):
+                self._note_unfit(outcome)
+                attempt -= 1  # not a fault: the worker is now known and avoided
+                if self._unfit_everywhere(list(remaining.values())):
+                    raise self._no_worker(list(remaining.values()))
+            elif isinstance(outcome, WorkerFault):
+                self.warn(f"{outcome}; playing it again on another worker")
+                avoid.add(outcome.worker)
+                faults.append(str(outcome))
+            elif isinstance(outcome, str):  # lost with its worker: played again elsewhere
+                losses += 1
+                if losses <= MAX_LOSSES:  # a cluster that shrinks is no fault of the games,
+                    attempt -= 1  # but games that take every worker they go to down are
 
-    async def _allowed(self, order: GameOrder, avoid: set[str]) -> list[str] | None:
-        """The workers this game may go to; None (any) while no worker is known to be bad."""
+    async def _follow(self, batch: _Batch, receive: trio.MemoryReceiveChannel[dict[str, Any]],
+                      remaining: dict[str, GameOrder], events: BatchEvents
+                      ) -> WorkerUnfit | WorkerFault | str | None:
+        """Hand a batch's events to the runner until its task ends; what ended it."""
+        async for msg in receive:
+            kind = msg["k"]
+            if kind == "done":
+                game_id = msg["g"]
+                batch.worker, batch.running = msg["w"], None
+                if game_id in self._delivered or game_id not in remaining:
+                    continue  # never two records for one game
+                record = decode_record(msg["r"])
+                self._delivered.add(game_id)
+                del remaining[game_id]
+                self._write_files(msg.get("f") or {})
+                events.finished(record)
+            elif kind == "start":
+                batch.worker, batch.running = msg["w"], msg["g"]
+                if msg["g"] in remaining:
+                    events.started(remaining[msg["g"]], msg["w"])
+            elif kind == "begin":
+                batch.worker = msg["w"]
+            elif kind == "moves":
+                if msg["g"] == batch.running:
+                    events.moved(msg["g"], _moves.decode(msg["m"]))
+            elif kind == "error":
+                batch.running = None
+                if remaining.pop(msg["g"], None) is not None:
+                    events.failed(msg["g"], msg["t"])
+            elif kind == "lost":
+                # Played in order: the game it was playing is the first not back, if it had
+                # begun the batch (an event came from there).
+                running = batch.running or (next(iter(remaining), None)
+                                            if batch.worker == msg["w"] else None)
+                if running in remaining:
+                    events.replayed(running, f"worker {msg['w']} lost: game {running} replayed")
+                with contextlib.suppress(Exception):
+                    batch.future.cancel()
+                return "lost"
+            elif kind == "end":
+                return await self._ended(batch, remaining, events)
+        return None
+
+    async def _ended(self, batch: _Batch, remaining: dict[str, GameOrder],
+                     events: BatchEvents) -> WorkerUnfit | WorkerFault | str | None:
+        """A batch's task ended: how (its games not delivered are played again, if any)."""
+        future = batch.future
+        if future.status == "finished" or self._stopped:
+            return None
+        if future.status == "cancelled" or self.client.status != "running":
+            raise ClusterLost(self._lost())
+        try:
+            error = await trio.to_thread.run_sync(future.exception, CLOSE_TIMEOUT_S)
+        except Exception:  # the scheduler went away meanwhile
+            raise ClusterLost(self._lost()) from None
+        if isinstance(error, WorkerUnfit | WorkerFault):
+            return error
+        if type(error).__name__ == "KilledWorker":  # died with it, allowed-failures times
+            if batch.running in remaining:
+                events.replayed(batch.running, f"worker {batch.worker} lost: game "
+                                f"{batch.running} replayed")
+            return "lost"
+        raise MachineFault(f"a batch failed on worker {batch.worker}: "
+                           f"{type(error).__name__}: {error}")
+
+    # ------------------------------------------------------------------ events (Dask's loop)
+    def _on_event(self, event: tuple[float, dict[str, Any]]) -> None:
+        """A game event from a worker, in the Dask client's event loop: to trio's."""
+        if self._trio is not None:
+            _soon(self._trio, self._route, event[1])
+
+    async def _on_scheduler_event(self, event: tuple[float, dict[str, Any]]) -> None:
+        """A worker joined or left (the scheduler's ``all`` topic): the worker list is asked
+        for now, and only now."""
+        action = event[1].get("action") if isinstance(event[1], dict) else None
+        if action not in ("add-worker", "remove-worker") or self._trio is None:
+            return
+        if action == "remove-worker":
+            _soon(self._trio, self._worker_gone,
+                  (event[1].get("worker"), set(event[1].get("processing-tasks") or ())))
+        with contextlib.suppress(Exception):
+            identity = await self.client.scheduler.identity(n_workers=-1)
+            threads = {a: int(w.get("nthreads", 1)) for a, w in identity["workers"].items()}
+            _soon(self._trio, self._set_members, threads)
+
+    def _route(self, msg: dict[str, Any]) -> None:
+        """Hand an event to its batch (in trio's thread); a note is told once per worker."""
+        if msg["k"] == "note":
+            if msg["t"] not in self._notes:  # the same line from every worker: said once
+                self._notes.add(msg["t"])
+                print(f"arena: worker {msg['w']}: {msg['t']}", file=sys.stderr, flush=True)
+            return
+        batch = self._batches.get(msg.get("b", ""))
+        if batch is not None:  # else a batch given up already (its games went elsewhere)
+            _tell(batch, msg)
+
+    def _worker_gone(self, gone: tuple[str | None, set[str]]) -> None:
+        """A worker left the cluster: the batches it was running (or had queued) are lost."""
+        address, keys = gone
+        for batch in list(self._batches.values()):
+            if address and (batch.worker == address or batch.future.key in keys):
+                _tell(batch, {"k": "lost", "w": address})
+
+    def _set_members(self, threads: dict[str, int]) -> None:
+        self._threads = threads
+        self._changed()
+
+    # ------------------------------------------------------------------ where games may go
+    def _allowed(self, orders: list[GameOrder], avoid: set[str]) -> list[str] | None:
+        """The workers these games may go to; None (any) while no worker is known to be bad."""
         if not avoid and not self._unfit:
             return None
-        workers = await trio.to_thread.run_sync(self.workers)
-        p1, p2 = order.bots
-        names = ("", p1.name, p2.name)
-        good = [w for w in workers if w not in avoid
+        names = self._names(orders)
+        good = [w for w in self.workers() if w not in avoid
                 and not any(self._unfit.get(w, {}).get(n) for n in names)]
         if good:
             return good
-        unfit = {w: texts for w in workers
-                 for texts in [[t for n in names for t in self._unfit.get(w, {}).get(n, [])]]
-                 if texts}
-        if unfit and len(unfit) == len(workers):
-            lines = "\n  ".join(f"{w}: {'; '.join(texts)}" for w, texts in unfit.items())
-            bots = ", ".join(sorted({p1.name, p2.name}))
-            raise RunFailure(
-                f"no worker of the cluster can play game {order.id} ({bots}):\n  {lines}\n"
-                "install the same bot files on the workers, or set ship = true for the bot")
-        raise RuntimeError(f"game {order.id}: every worker failed it ({', '.join(sorted(avoid))})")
+        if self._unfit_everywhere(orders):
+            raise self._no_worker(orders)
+        return None  # every worker failed these games once: any may try again
+
+    @staticmethod
+    def _names(orders: list[GameOrder]) -> set[str]:
+        return {""} | {bot.name for order in orders for bot in order.bots}
+
+    def _unfit_everywhere(self, orders: list[GameOrder]) -> bool:
+        names = self._names(orders)
+        workers = self.workers()
+        return bool(workers) and all(
+            any(self._unfit.get(w, {}).get(n) for n in names) for w in workers)
+
+    def _no_worker(self, orders: list[GameOrder]) -> RunFailure:
+        names = self._names(orders)
+        lines = "\n  ".join(
+            f"{w}: {'; '.join(t for n in names for t in self._unfit.get(w, {}).get(n, []))}"
+            for w in self.workers())
+        bots = ", ".join(sorted(names - {""}))
+        return RunFailure(
+            f"no worker of the cluster can play games {orders[0].id}... ({bots}):\n  {lines}\n"
+            "install the same bot files on the workers, or set ship = true for the bot")
 
     def _note_unfit(self, exc: WorkerUnfit) -> None:
         """Keep what a worker cannot play; a worker fit for every bot leaves no entry, so that
@@ -188,6 +427,8 @@ class DaskExecutor:
 
     def _write_files(self, files: dict[str, bytes]) -> None:
         """A game's logs and transcripts, where a local run would have written them."""
+        if not files:
+            return
         root = self.run_dir.resolve()
         for relative, data in files.items():
             path = (root / relative).resolve()
@@ -196,6 +437,33 @@ class DaskExecutor:
             path.parent.mkdir(parents=True, exist_ok=True)
             with open(path, "ab") as handle:
                 handle.write(data)
+
+
+def _tell(batch: _Batch, msg: dict[str, Any]) -> None:
+    """Hand ``msg`` to a batch; one that is ending (its channel closed) needs it no more."""
+    with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
+        batch.send.send_nowait(msg)
+
+
+def _ended(token: trio.lowlevel.TrioToken, route: Callable[[Any], None], name: str,
+           _future: object) -> None:
+    """A batch's task ended (called in Dask's callback thread): tell its batch in trio's."""
+    _soon(token, route, {"k": "end", "b": name})
+
+
+def _soon(token: trio.lowlevel.TrioToken, fn: Callable[[Any], None], arg: Any) -> None:
+    """Call ``fn(arg)`` in trio's thread (from the Dask client's); a finished run drops it."""
+    with contextlib.suppress(trio.RunFinishedError):
+        token.run_sync_soon(fn, arg)
+
+
+def _batch_env() -> int | None:
+    text = os.environ.get(BATCH_ENV, "")
+    if not text:
+        return None
+    if not text.isdigit() or int(text) < 1:
+        raise UserError(f"{BATCH_ENV}={text!r}: expected a positive number of games")
+    return int(text)
 
 
 def worker_threads(client: Any) -> dict[str, int]:
@@ -215,6 +483,10 @@ def open_cluster(address: str, loaded: LoadedConfig, run_dir: Path, warn: Warn
                  ) -> Iterator[DaskExecutor]:
     """Connect to (or, for ``local:N``, start) a cluster; everything is closed on exit."""
     from distributed import Client, LocalCluster
+
+    # The client logs every failed reconnection with a traceback; what a lost scheduler means
+    # for the run is said once, by the run (DaskExecutor.watch).
+    logging.getLogger("distributed.client").setLevel(logging.CRITICAL)
     with contextlib.ExitStack() as stack:
         if address.startswith(LOCAL_PREFIX):
             count = _local_count(address)
@@ -227,10 +499,11 @@ def open_cluster(address: str, loaded: LoadedConfig, run_dir: Path, warn: Warn
             client.register_plugin(_OwnProcessGroup())
         elif address.startswith(("tcp://", "tls://", "ucx://", "ws://", "wss://", "inproc://")):
             try:
-                client = stack.enter_context(Client(address, timeout=CONNECT_TIMEOUT_S))
+                client = Client(address, timeout=CONNECT_TIMEOUT_S)
             except (OSError, TimeoutError) as exc:
                 raise UserError(f"--cluster {address}: cannot reach the scheduler: {exc}"
                                 ) from None
+            stack.callback(_close_client, client)
             try:
                 client.wait_for_workers(1, timeout=WORKERS_TIMEOUT_S)
             except TimeoutError:
@@ -245,6 +518,12 @@ def open_cluster(address: str, loaded: LoadedConfig, run_dir: Path, warn: Warn
         print(f"arena: cluster {client.scheduler.address}: {len(executor.workers())} workers, "
               f"{executor.slots} threads", flush=True)
         yield executor
+
+
+def _close_client(client: Any) -> None:
+    """Close the client, without waiting long for a scheduler that is gone."""
+    with contextlib.suppress(Exception):
+        client.close(timeout=CLOSE_TIMEOUT_S)
 
 
 def _local_count(address: str) -> int:
@@ -266,4 +545,3 @@ class _OwnProcessGroup(WorkerPlugin):
 
         with contextlib.suppress(OSError):
             os.setpgid(0, 0)
-

@@ -1,21 +1,32 @@
-"""The worker's side of a cluster game: check the bots, unpack shipped ones, play, send back.
+"""The worker's side of cluster games: check the bots, play a batch, stream each game back.
 
-:func:`play_on_worker` is the one Dask task of a tournament: a
-:class:`~referee.order.GameOrder` in (the one the runner built, with this worker's own paths
-swapped in for its bots), a :class:`WorkerResult` (the game record and the bytes its game
-added to the bots' stderr logs and transcripts) out. It runs the same referee call as a local
-run (``referee.match.play_game`` with a bot pool) in the trio loop its thread keeps
-(``arena.cluster.loop``), so each worker thread plays one game at a time and keeps its bots
-between games.
+:func:`play_batch_on_worker` is the one Dask task of a tournament: a batch of
+:class:`~referee.order.GameOrder` (games of one pairing, colour pairs together: the runner
+built them, this worker swaps its own paths in for the bots), played one after the other with
+the same referee call as a local run (``referee.match.play_game`` with a bot pool) in the trio
+loop its thread keeps (``arena.cluster.loop``), so each worker thread plays one game at a time
+and keeps its bots between games and batches.
+
+Nothing waits for the batch to end: each game is streamed to the submitting machine as it goes,
+as Dask events on the run's topic (:func:`topic`, through the scheduler): ``begin`` when the
+batch starts on a worker (its games are then played in order), ``start`` and
+``moves`` at most every :data:`MOVES_EVERY_S` while a game runs (its live file there, for the
+live page; a game over sooner sends neither), ``done`` with the record and the bytes the game
+added to the bots' logs and transcripts, ``error`` for a game that cannot be played anywhere (a
+bad opening), and ``note`` for what this worker would have printed once on its stderr (the
+sandbox and limits lines). A
+worker lost mid-batch loses only the game it was playing: the others have been sent.
 
 Before its first game a worker process checks every bot of the tournament once (the result is
 kept for the process's life): the project's code hash, each bot's program and script files
 against the submitting machine's hashes, the interpreter a script's ``#!`` line names, the
 working directory, bubblewrap for sandboxed bots. A bot that fails a check makes the task raise
 :class:`WorkerUnfit`; a game that fails because of the machine (any error that is not the
-game's own) raises :class:`WorkerFault`. Neither is a game result: the submitting machine
-plays the game again on another worker. A task whose Dask key was cancelled (the run aborted,
-or the submitting machine went away) cancels its game, which ends both bots.
+game's own) raises :class:`WorkerFault` and ends the batch. Neither is a game result: the
+submitting machine plays the batch's unfinished games again on another worker. A task whose
+Dask key was cancelled (the run aborted, or the submitting machine went away) cancels its game,
+which ends both bots; a run that stops scheduling (Ctrl-C, an SPRT decision) tells its workers
+(:func:`stop_batches`), whose batches end after their running game.
 """
 
 from __future__ import annotations
@@ -28,6 +39,8 @@ import sys
 import tarfile
 import tempfile
 import threading
+import time
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import Final
@@ -36,13 +49,14 @@ import msgspec
 import trio
 
 from arena.cluster.botfiles import BotFiles, code_hash, file_sha256
-from arena.cluster.loop import GameLoop, loop_for
+from arena.cluster.loop import GameLoop, close_loops, loop_for
 from arena.pool import BotPool
 from arena.rundir.layout import LOGS_DIR, TRANSCRIPTS_DIR
 from referee.botspec import BotSpec
 from referee.games.base import GameError
 from referee.order import GameOrder
-from referee.record import GameRecord
+from referee.process.sandbox import keep_warnings_quiet, warnings_given
+from referee.record import GameRecord, MoveRecord, Termination, encode_record
 
 CACHE_ENV: Final = "ARENA_CACHE"
 """Where a worker unpacks shipped bots (default ``~/.cache/arena``)."""
@@ -50,14 +64,8 @@ RUN_SUBDIRS: Final = (LOGS_DIR, TRANSCRIPTS_DIR)
 """The folders of a run directory that a game writes into."""
 CANCEL_POLL_S: Final = 0.25
 """How often a game checks that its Dask task is still wanted."""
-
-
-class WorkerResult(msgspec.Struct):
-    """What comes back from a worker: the record (``worker`` set) and what the game added to
-    the bots' stderr logs and transcripts, keyed by their path in the run directory."""
-
-    record: GameRecord
-    files: dict[str, bytes] = {}
+MOVES_EVERY_S: Final = 0.25
+"""The most often a running game's new moves are sent (for the live page)."""
 
 
 class WorkerUnfit(Exception):
@@ -99,45 +107,131 @@ _ready: dict[bytes, _Ready] = {}
 _ready_lock = threading.Lock()
 
 
-def play_on_worker(
+def topic(run: str) -> str:
+    """The Dask event topic of tournament ``run``: every game's events, from every worker."""
+    return f"arena:{run}"
+
+
+_stopping: set[str] = set()
+"""Tournaments that schedule no more games: their batches end after the running game."""
+_noted: dict[str, int] = {}
+"""Per tournament, how many of this process's once-only warnings were sent already."""
+
+
+def stop_batches(run: str) -> None:
+    """Run on every worker (``client.run``) when tournament ``run`` stops scheduling."""
+    _stopping.add(run)
+
+
+def play_batch_on_worker(
     run: str,
-    order: GameOrder,
+    batch: str,
+    orders: list[GameOrder],
     bots: tuple[BotFiles, ...],
     code: str,
     originals: dict[str, BotSpec],
     archives: dict[str, bytes],
-) -> WorkerResult:
-    """The Dask task: check (once per process), then play ``order`` with the bots this thread
-    keeps for tournament ``run``, and return its record."""
+) -> list[str]:
+    """The Dask task: check (once per process), then play ``orders`` in turn with the bots
+    this thread keeps for tournament ``run``, sending each game's events as it goes (see the
+    module's doc); returns the ids of the games whose records were sent."""
     from distributed import get_worker
 
     worker = get_worker()
     address = worker.address
     ready = prepare_bots(bots, code, originals, archives)
-    names = [bot.name for bot in order.bots]
+    names = {bot.name for order in orders for bot in order.bots}
     problems = {name: texts for name, texts in ready.problems.items()
                 if name in ("", *names) and texts}
     if problems:
         raise WorkerUnfit(address, problems)
-    # The bots as this worker runs them: its own Python, its cache for shipped folders.
-    local = msgspec.structs.replace(order, bots=(ready.specs[names[0]], ready.specs[names[1]]))
     key = worker.get_current_task()
-    fault: WorkerFault | None = None
-    try:
-        loop = loop_for(run)
-        record = loop.play(partial(_play, local, loop, worker, key))
-        files = loop.new_bytes()
-    except GameError:
-        raise  # the game's own problem (bad opening...): the same on every machine
-    except Exception as exc:  # the machine's (disk, fork, a referee crash here): not scored
-        leaf = _leaf(exc)
-        fault = WorkerFault(address, order.id, f"{type(leaf).__name__}: {leaf}")
-    if fault is not None:
-        # Raised out here, without the chain of the error behind it: the submitting machine
-        # gets a WorkerFault it can read, whatever that chain holds.
-        raise fault
-    record.worker = address
-    return WorkerResult(record, files)
+    channel = topic(run)
+    keep_warnings_quiet()  # sent to the submitting machine instead (_send_notes)
+    worker.log_event(channel, {"k": "begin", "b": batch, "w": address})
+    sent: list[str] = []
+    loop = loop_for(run)
+    for order in orders:
+        if run in _stopping or not _wanted(worker, key):
+            break
+        # The bots as this worker runs them: its own Python, its cache for shipped folders.
+        local = msgspec.structs.replace(
+            order, bots=(ready.specs[order.bots[0].name], ready.specs[order.bots[1].name]))
+        moves = _MoveStream(worker, channel, batch, order.id, address)
+        fault: WorkerFault | None = None
+        try:
+            record = loop.play(partial(_play, local, loop, worker, key, moves.add))
+            files = loop.new_bytes()
+        except GameError as exc:  # the game's own problem (bad opening...): the same anywhere
+            worker.log_event(channel, {"k": "error", "b": batch, "g": order.id,
+                                       "t": f"{type(exc).__name__}: {exc}"})
+            continue
+        except Exception as exc:  # the machine's (disk, fork, a referee crash here): not scored
+            leaf = _leaf(exc)
+            fault = WorkerFault(address, order.id, f"{type(leaf).__name__}: {leaf}")
+        finally:
+            _send_notes(worker, channel, run, address)
+        if fault is not None:
+            # Raised out here, without the chain of the error behind it: the submitting machine
+            # gets a WorkerFault it can read, whatever that chain holds.
+            raise fault
+        if record.termination == Termination.INTERRUPT or record.result == "*":
+            break  # cancelled: no result, played again if the run goes on
+        record.worker = address
+        worker.log_event(channel, {"k": "done", "b": batch, "g": order.id, "w": address,
+                                   "r": encode_record(record), "f": files})
+        sent.append(order.id)
+    return sent
+
+
+class _MoveStream:
+    """A running game's moves, sent as one ``moves`` event at most every :data:`MOVES_EVERY_S`,
+    the first one after a ``start``. A game over sooner sends neither (its record has every
+    move): a game of a few milliseconds costs one event, and no live file on the submitting
+    machine."""
+
+    def __init__(self, worker: object, channel: str, batch: str, game_id: str,
+                 address: str) -> None:
+        self.worker = worker
+        self.channel = channel
+        self.batch = batch
+        self.game_id = game_id
+        self.address = address
+        self.started = False
+        self.waiting: list[MoveRecord] = []
+        self.last = time.monotonic()
+
+    def add(self, move: MoveRecord) -> None:
+        self.waiting.append(move)
+        now = time.monotonic()
+        if now - self.last < MOVES_EVERY_S:
+            return
+        self.last = now
+        send = self.worker.log_event  # type: ignore[attr-defined]
+        if not self.started:
+            self.started = True
+            send(self.channel, {"k": "start", "b": self.batch, "g": self.game_id,
+                                "w": self.address})
+        moves, self.waiting = self.waiting, []
+        send(self.channel, {"k": "moves", "b": self.batch, "g": self.game_id,
+                            "m": msgspec.json.encode(moves)})
+
+
+def _send_notes(worker: object, channel: str, run: str, address: str) -> None:
+    """This process's once-only warnings (sandbox, limits) not yet sent for ``run``."""
+    given = warnings_given()
+    for text in given[_noted.get(run, 0):]:
+        worker.log_event(channel, {"k": "note", "w": address, "t": text})  # type: ignore[attr-defined]
+    _noted[run] = len(given)
+
+
+def _wanted(worker: object, key: object) -> bool:
+    """Is this task still wanted by the scheduler (not cancelled, released or forgotten)?"""
+    tasks = getattr(getattr(worker, "state", None), "tasks", None)
+    if tasks is None or key is None:
+        return True
+    task = tasks.get(key)
+    return task is not None and task.state not in ("cancelled", "released", "forgotten")
 
 
 def check_on_worker(bots: tuple[BotFiles, ...], code: str, originals: dict[str, BotSpec],
@@ -152,13 +246,14 @@ def check_on_worker(bots: tuple[BotFiles, ...], code: str, originals: dict[str, 
 
 
 async def _play(order: GameOrder, loop: GameLoop, worker: object, key: object,
-                pool: BotPool) -> GameRecord:
+                on_move: Callable[[MoveRecord], None], pool: BotPool) -> GameRecord:
     from referee.match import play_game
 
     try:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(_cancel_when_unwanted, worker, key, nursery.cancel_scope)
-            record = await play_game(order, pool, transcript_dir=loop.transcripts)
+            record = await play_game(order, pool, on_move=on_move,
+                                     transcript_dir=loop.transcripts)
             nursery.cancel_scope.cancel()
     except BaseExceptionGroup as group:  # the game's own error, not the nursery's wrapping
         raise _leaf(group) from None
@@ -179,8 +274,7 @@ async def _cancel_when_unwanted(worker: object, key: object, scope: trio.CancelS
         return
     while True:
         await trio.sleep(CANCEL_POLL_S)
-        task = tasks.get(key)
-        if task is None or task.state in ("cancelled", "released", "forgotten"):
+        if not _wanted(worker, key):
             scope.cancel()
             return
 
@@ -315,3 +409,11 @@ def _shebang(path: str) -> str | None:
         rest = [w for w in words[1:] if not w.startswith("-")]
         return rest[0] if rest else None
     return words[0]
+
+
+def end_run(run: str) -> int:
+    """Run on every worker (``client.run``) when tournament ``run`` ends: its loops and kept
+    bots end, and what this process kept of it goes; how many loops were closed."""
+    _stopping.discard(run)
+    _noted.pop(run, None)
+    return close_loops(run)

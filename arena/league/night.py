@@ -55,6 +55,7 @@ from arena.tournament import (
     EXIT_INTERRUPTED,
     ReportHook,
     Say,
+    cluster_cap,
     cluster_concurrency,
     error_on,
     ratings_text,
@@ -290,7 +291,10 @@ def _play(settings: NightSettings, league: LeagueDir, ls: LeagueSettings, loaded
         loaded=loaded, pending=iter(planner), journal=journal, out=out, progress=progress,
         on_record=on_record, may_start=planner.may_start,
         periodic=report.build_quietly if report.enabled and loaded.config.report_every else None,
-        periodic_every=loaded.config.report_every, concurrency=concurrency, executor=executor,
+        periodic_every=loaded.config.report_every,
+        concurrency=(concurrency if executor is None
+                     else cluster_cap(settings.concurrency, loaded)),
+        executor=executor,
     )
     log_session(out.root, "start", concurrency, warn)
     try:

@@ -123,21 +123,23 @@ class Journal:
         """Drop the summaries read at opening (the ids and the count stay)."""
         self.summaries = []
 
-    def append_sync(self, record: GameRecord) -> None:
-        """Write one record as a line and make it durable before returning (see
-        :func:`append_record`); a failure stops the run, and the message says how to go on.
-        A journal removed meanwhile is such a failure, never a new journal."""
+    def append_sync(self, record: GameRecord | list[GameRecord]) -> None:
+        """Write one record (or several, finished at once: one write, one fsync) as lines and
+        make them durable before returning (see :func:`append_record`); a failure stops the
+        run, and the message says how to go on. A journal removed meanwhile is such a failure,
+        never a new journal."""
+        records = record if isinstance(record, list) else [record]
         try:
-            append_record(self.path, record, create=False)
+            append_record(self.path, records, create=False)
         except JournalWriteError as exc:
             raise JournalWriteError(
                 f"{exc}; the run stops here. Free some space (or fix the cause) and run the "
                 "same command again: that game and the ones not played yet will be played then"
             ) from None
-        self._ids.add(record.id)
-        self.count += 1
+        self._ids.update(r.id for r in records)
+        self.count += len(records)
 
-    async def append(self, record: GameRecord) -> None:
+    async def append(self, record: GameRecord | list[GameRecord]) -> None:
         """:meth:`append_sync` off the event loop (fsync can take a while), one writer at a time."""
         import trio
 
@@ -152,15 +154,18 @@ class Journal:
                 self.append_sync(record)
 
 
-def append_record(path: Path, record: GameRecord, *, create: bool = True) -> None:
-    """Write one record as a line at the end of the journal at ``path`` (made if missing, when
-    ``create``) and make it durable before returning: :meth:`Journal.append_sync`, and the
-    ad-hoc games of ``arena play --out`` and the web seat, which keep no journal open.
+def append_record(path: Path, record: GameRecord | list[GameRecord], *,
+                  create: bool = True) -> None:
+    """Write one record (or several, with one write and one fsync) as lines at the end of the
+    journal at ``path`` (made if missing, when ``create``) and make them durable before
+    returning: :meth:`Journal.append_sync`, and the ad-hoc games of ``arena play --out`` and
+    the web seat, which keep no journal open.
 
     A failure that may pass (EMFILE, ENOMEM...) is retried a few times with a growing wait;
     any other, or the last, raises :class:`JournalWriteError` after cutting the file back
     to its last complete line (a torn line would hide the games appended after it)."""
-    line = encode_record(record) + b"\n"
+    records = record if isinstance(record, list) else [record]
+    line = b"".join(encode_record(r) + b"\n" for r in records)
     wait = APPEND_BACKOFF_S
     for attempt in range(APPEND_RETRIES):
         try:
@@ -168,7 +173,8 @@ def append_record(path: Path, record: GameRecord, *, create: bool = True) -> Non
             return
         except OSError as exc:
             if exc.errno not in _PASSING_ERRNOS or attempt == APPEND_RETRIES - 1:
-                raise JournalWriteError(f"cannot write game {record.id or '?'} to the journal "
+                ids = ", ".join(r.id or "?" for r in records)
+                raise JournalWriteError(f"cannot write game {ids} to the journal "
                                         f"{path}: {exc.strerror or exc}") from None
             time.sleep(wait)
             wait *= 2

@@ -48,6 +48,8 @@ class LiveFiles:
     def __init__(self, root: Path) -> None:
         self.dir = root / LIVE_DIR
         self._files: dict[str, int] = {}
+        self._made: set[str] = set()
+        """Games whose file was created (and not removed yet)."""
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
             for stale in self.dir.glob("*.jsonl"):
@@ -67,6 +69,7 @@ class LiveFiles:
         except OSError:
             return lambda move: None
         self._files[game_id] = fd
+        self._made.add(game_id)
 
         def on_move(move: MoveRecord) -> None:
             fd = self._files.get(game_id)
@@ -86,9 +89,11 @@ class LiveFiles:
                 os.close(fd)
 
     def finish(self, game_id: str) -> None:
-        """The game is journaled (or abandoned): its live file goes."""
+        """The game is journaled (or abandoned): its live file goes (a game without one, such
+        as a cluster game over before its first moves came, costs nothing)."""
         self._close(game_id)
-        if self.dir != Path():
+        if game_id in self._made:
+            self._made.discard(game_id)
             with contextlib.suppress(OSError):
                 (self.dir / live_name(game_id)).unlink(missing_ok=True)
 

@@ -47,14 +47,31 @@ Mode = Literal["bwrap", "uid", "none"]
 SANDBOX_PATH: Final = "/usr/local/bin:/usr/bin:/bin"
 """PATH inside the sandbox (the runner's own PATH names folders the bot does not see)."""
 
-_warned: set[str] = set()
+_quiet = False
+"""Keep the texts without printing them (a cluster worker sends them on instead)."""
+_warned: dict[str, None] = {}
+"""Texts printed, in order (a dict keeps it)."""
 
 
 def warn_once(text: str) -> None:
     """Print ``text`` to stderr once per process (once per run)."""
     if text not in _warned:
-        _warned.add(text)
-        print(f"arena: {text}", file=sys.stderr, flush=True)
+        _warned[text] = None
+        if not _quiet:
+            print(f"arena: {text}", file=sys.stderr, flush=True)
+
+
+def keep_warnings_quiet() -> None:
+    """From now on :func:`warn_once` keeps its texts for :func:`warnings_given` and prints
+    nothing (a cluster worker: the submitting machine shows them, once for all workers)."""
+    global _quiet
+    _quiet = True
+
+
+def warnings_given() -> list[str]:
+    """Every text :func:`warn_once` printed in this process, in order: a cluster worker sends
+    them to the submitting machine, whose user would not see the worker's stderr."""
+    return list(_warned)
 
 
 def is_root() -> bool:
