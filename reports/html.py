@@ -80,14 +80,13 @@ def build(run_dir: Path, viewer_limit: int | None = DEFAULT_VIEWER_LIMIT) -> Bui
     bots = journal.bots
     notes: list[str] = []
 
-    wdl = tables.wdl(games, bots)
-    rating = rating_tables.fit(games, bots)
-    standings = rating_tables.standings(wdl, rating)
+    ranking = rating_tables.rank(games, bots)
+    rating, standings = ranking.rating, ranking.standings
     if rating is not None:
         notes.extend(rating.notes)
     # One order everywhere: the standings'.
-    order = list(standings["bot"])
-    wdl = wdl.reindex(order)
+    order = ranking.order
+    wdl = ranking.wdl.reindex(order)
     points, count = tables.crosstable(games, order)
     faults = tables.terminations(games, bots).reindex(order)
     colours = tables.colours(games)

@@ -9,6 +9,7 @@ bars, which costs one small Newton solve per checkpoint whatever the number of g
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -18,7 +19,7 @@ from ratings.counts import Counts, aggregate_arrays
 from ratings.model import ALL_LOSSES, ALL_WINS, ORDER_ONLY, RatingFit, fit_ratings
 from ratings.table import mark_text
 from reports.journal import JournalSummary
-from reports.tables import DECISIVE_OR_DRAWN, finished
+from reports.tables import DECISIVE_OR_DRAWN, finished, wdl
 
 PROGRESS_POINTS = 24
 """How many times the rating progression chart refits (evenly spaced in games played)."""
@@ -73,6 +74,28 @@ def counts_of(games: pd.DataFrame, bots: list[str]) -> Counts:
         done["p2"].map(index).to_numpy(dtype=np.int64),
         done["result"].map(_P1_SCORE).to_numpy(dtype=float),
     )
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """A run's standings as every view shows them (the report, its text, the live page): the
+    results per bot, the rating fit, and the standings table, whose order is the one order
+    every other table follows."""
+
+    wdl: pd.DataFrame
+    rating: RatingFit | None
+    standings: pd.DataFrame
+
+    @property
+    def order(self) -> list[str]:
+        return list(self.standings["bot"])
+
+
+def rank(games: pd.DataFrame, bots: list[str]) -> Ranking:
+    """The standings of ``bots`` from ``games`` (:func:`fit`, then :func:`standings`)."""
+    results = wdl(games, bots)
+    rating = fit(games, bots)
+    return Ranking(results, rating, standings(results, rating))
 
 
 def fit(games: pd.DataFrame, bots: list[str]) -> RatingFit | None:

@@ -29,10 +29,8 @@ def text_report(run_dir: Path) -> str:
     journal = summarise_journal(run_dir)
     games = tables.games_frame(journal)
     bots = journal.bots
-    wdl = tables.wdl(games, bots)
-    rating = rating_tables.fit(games, bots)
-    standings = rating_tables.standings(wdl, rating)
-    order = list(standings["bot"])
+    ranking = rating_tables.rank(games, bots)
+    rating, standings, order = ranking.rating, ranking.standings, ranking.order
     done = len(tables.finished(games))
     names = ", ".join(sorted(games["game"].unique())) or "none yet"
     lines = [f"Arena report: {Path(run_dir).name} ({len(games)} games, {done} finished; "

@@ -153,10 +153,8 @@ class RunWatcher(Snapshots):
         journal = self._journal
         games = tables.games_frame(journal)
         bots = journal.bots
-        wdl = tables.wdl(games, bots)
-        fit = rating_tables.fit(games, bots)
-        standings = rating_tables.standings(wdl, fit)
-        order = list(standings["bot"])
+        ranking = rating_tables.rank(games, bots)
+        standings, order = ranking.standings, ranking.order
         points, count = tables.crosstable(games, order)
         cross = tables.crosstable_display(points, count)
         rows = []
