@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 import trio
+from test_formats import config as config_file
 
 from arena.batching import BatchEvents
 from arena.config import LoadedConfig, load_config
@@ -31,12 +32,7 @@ from referee.record import GameRecord, Termination
 
 
 def config(tmp_path: Path, body: str, bots: int) -> LoadedConfig:
-    text = 'game = "draughts"\ntc = "10+0.1"\n' + body + "\n"
-    for i in range(bots):
-        text += f'[[bots]]\nname = "b{i + 1}"\ncmd = ["python3"]\n'
-    path = tmp_path / "c.toml"
-    path.write_text(text)
-    return load_config(path)
+    return load_config(config_file(tmp_path, body, bots))
 
 
 class Scripted:
