@@ -4,6 +4,8 @@ clock runs through commands), then ``arena play`` as a real child process fed on
 
 from __future__ import annotations
 
+import http.client
+import json
 import os
 import signal
 import subprocess
@@ -14,6 +16,7 @@ from pathlib import Path
 import pytest
 import trio
 from scripted import open_scripted, play_on_scripted, random_bot
+from test_live_browser import served_url, started
 from trio.testing import MockClock
 
 from protocol.messages import GameOver, Partie
@@ -209,6 +212,42 @@ def test_arena_play_interrupted_writes_the_unfinished_game(tmp_path: Path) -> No
 
     html = build_report(tmp_path / "out").read_text()
     assert "1 game(s) were interrupted." in html
+
+
+@pytest.mark.slow
+def test_the_play_server_stopped_by_sigterm_writes_the_unfinished_game(tmp_path: Path) -> None:
+    """``kill`` (SIGTERM, as a service manager stops a server) mid-game: the server stops as on
+    Ctrl-C, exit 0, and the game is in ``--out`` as ``*`` with its move (SIGTERM used to end
+    the process on the spot, the game lost)."""
+    argv = [sys.executable, "-m", "arena.cli", "serve", "--play", "dobutsu", "--bot",
+            f"{sys.executable} {ROOT / 'sample_bots' / 'random_bot.py'} --seed 3", "--tc",
+            "300+0", "--human", "p2", "--port", "0", "--out", str(tmp_path / "out")]
+    log = tmp_path / "serve.log"
+    with started(argv, log) as server:
+        url = served_url(log, server)
+        host = url.split("//", 1)[1].rstrip("/")
+        conn = http.client.HTTPConnection(host, timeout=30)
+        try:  # a page connects (the game starts); its events until the bot (p1) has moved
+            conn.request("GET", "/events")
+            events = conn.getresponse()
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                line = events.readline().decode()
+                if line.startswith("data:") and json.loads(line[5:])["doc"]["moves"]:
+                    break
+            else:
+                raise AssertionError("the bot never moved")
+        finally:
+            conn.close()
+        os.killpg(server.pid, signal.SIGTERM)
+        assert server.wait(timeout=30) == 0
+    text = log.read_text()
+    assert "SIGTERM: stopping" in text and "Traceback" not in text, text
+    assert "written unfinished (*)" in text, text
+    [record] = [decode_record(line) for line in
+                (tmp_path / "out" / "games.jsonl").read_text().splitlines()]
+    assert record.result == "*" and record.termination == Termination.INTERRUPT
+    assert record.p1 == "random_bot" and record.plies == 1
 
 
 @pytest.mark.slow

@@ -15,7 +15,9 @@ soon as the game is (the report's viewer has it only after the next rebuild). Ev
 from __future__ import annotations
 
 import json
+import signal
 import socket
+import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 from importlib import resources
 from pathlib import Path
@@ -187,5 +189,22 @@ async def serve(app: Starlette, sock: socket.socket,
     async with trio.open_nursery() as nursery:
         if background is not None:
             nursery.start_soon(background)
-        await hypercorn_serve(app, config)  # type: ignore[arg-type]
+        await hypercorn_serve(app, config,  # type: ignore[arg-type]
+                              shutdown_trigger=terminated if on_main_thread() else None)
         nursery.cancel_scope.cancel()
+
+
+async def terminated() -> None:
+    """Returns when the process is sent SIGTERM (``kill``, a service manager stopping it): the
+    server then stops as on Ctrl-C, its background cleaned up (a game in progress written
+    unfinished, a submission's child stopped); without this, SIGTERM ended the process on the
+    spot and lost both."""
+    with trio.open_signal_receiver(signal.SIGTERM) as signals:
+        async for _ in signals:
+            print("arena: SIGTERM: stopping", flush=True)
+            return
+
+
+def on_main_thread() -> bool:
+    """Signals can be received on the main thread only (a test may serve from another)."""
+    return threading.current_thread() is threading.main_thread()
