@@ -388,6 +388,7 @@ def test_bots_lists_games_and_ratings_of_the_last_night(
     for night, rating in (("2026-01-01", 1400.0), ("2026-01-02", 1512.4)):
         append_snapshot(league, Snapshot(night, 0.0, 10, 10, [
             Rated("a@1", rating, 30.2, 10, 6.0), Rated("b@1", None, None, 10, 4.0)]))
+    (league.version_dir("a", 2) / "check.log").write_text("step 2: no reply\n")
     assert main(["league", "bots", str(league.root)]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].split() == ["bot", "version", "state", "games", "rating", "author"]
@@ -395,8 +396,8 @@ def test_bots_lists_games_and_ratings_of_the_last_night(
     assert lines[2].split() == ["a", "2", "rejected", "-", "-", "-"]
     assert lines[3] == "    check: step 2. handshake: no reply"
     assert lines[4] == "    log: bots/a/2/check.log"
-    assert lines[5].split() == ["b", "1", "active", "10", "-", "-"]
-    assert lines[-1] == "(ratings after night 2026-01-02)"
+    assert lines[5].split() == ["b", "1", "active", "10", "order", "only,", "#2", "-"]
+    assert lines[-1].startswith("(ratings after night 2026-01-02; order only: ")
 
 
 def test_bots_and_submit_need_a_league(tmp_path: Path,

@@ -248,3 +248,25 @@ def test_the_live_page_standings_show_the_order(ladder_dir: Path) -> None:
     assert [(r["bot"], r["elo"]) for r in rows] == [
         (n, f"order only (group {k})") for k, n in enumerate(LADDER, start=1)]
     assert "group 1 of 5, above group 2" in rows[0]["note"]
+
+
+def test_league_bots_gives_the_place_of_a_version_with_no_rating(tmp_path: Path) -> None:
+    """``arena league bots`` after a night whose results only order the versions: each one's
+    place, said to be an order only, instead of a bare "-" for every version."""
+    from league_fixture import make_league
+
+    from arena.commands.league_bots import bots_table
+    from arena.league.layout import LeagueDir
+    from arena.league.standings import Rated, Snapshot, append_snapshot
+
+    league = LeagueDir(make_league(tmp_path / "league", night_reports=False).root)
+    append_snapshot(league, Snapshot("2026-04-01", 0.0, 10, 100, [
+        Rated("alpha@2", None, None, 40, 30.0), Rated("beta@1", None, None, 40, 20.0),
+        Rated("alpha@1", None, None, 20, 0.0)]))
+    table = bots_table(league)
+    rows = {" ".join(line.split()[:2]): line.split()[3:7] for line in table.splitlines()[1:]}
+    assert rows["alpha 2"] == ["40", "order", "only,", "#1"], table
+    assert rows["beta 1"] == ["40", "order", "only,", "#2"], table
+    assert rows["alpha 1"] == ["20", "order", "only,", "#3"], table
+    assert rows["gamma 1"][:2] == ["-", "-"], table  # retired before: not in the snapshot
+    assert "(ratings after night 2026-04-01; order only: the results so far rank" in table

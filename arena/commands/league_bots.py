@@ -13,6 +13,7 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from typing import Final
 
 import msgspec
 
@@ -125,17 +126,18 @@ def bots_table(league: LeagueDir) -> str:
         return "no bots yet: arena league submit DIR NAME FOLDER\n"
     history = read_history(league)
     rated: dict[str, Rated] = {r.player: r for r in history[-1].players} if history else {}
+    place = {r.player: rank for rank, r in enumerate(history[-1].players, 1)} if history else {}
     rows = [("bot", "version", "state", "games", "rating", "author")]
     notes: dict[int, list[str]] = {}
     for v in versions:
         r = rated.get(v.label)
         rows.append((v.name, str(v.number), v.state, str(r.games) if r else "-",
-                     _rating(r), v.author or "-"))
+                     _rating(r, place.get(v.label, 0)), v.author or "-"))
         if v.state == "rejected":
             folder = league.version_dir(v.name, v.number).relative_to(league.root)
             log = BUILD_LOG if v.step in ("build", "copy", "bot.toml") else CHECK_LOG
             notes[len(rows) - 1] = [f"{v.step or 'rejected'}: {v.reason}"]
-            if v.step != "upload":  # a refused upload has its reason and no log
+            if (league.root / folder / log).is_file():  # none for a refused copy or upload
                 notes[len(rows) - 1].append(f"log: {folder / log}")
         elif v.state == "retired" and v.reason:
             notes[len(rows) - 1] = [f"retired: {v.reason}"]
@@ -146,10 +148,21 @@ def bots_table(league: LeagueDir) -> str:
                      .rstrip())
         lines += [f"    {note}" for note in notes.get(i, [])]
     night = f"ratings after night {history[-1].night}" if history else "no night played yet"
+    if any(row[4].startswith(ORDER_ONLY) for row in rows[1:]):
+        night += (f"; {ORDER_ONLY}: the results so far rank these versions (#: the place) but "
+                  "give no distance between some of them, so no rating on one scale; "
+                  "'arena ratings DIR' shows the groups")
     return "\n".join(lines) + f"\n({night})\n"
 
 
-def _rating(r: Rated | None) -> str:
+ORDER_ONLY: Final = "order only"
+"""The rating column of a version the results only place in an order (:mod:`ratings`:
+no finite rating across groups that never scored against each other)."""
+
+
+def _rating(r: Rated | None, place: int) -> str:
+    if r is not None and r.rating is None and r.games > 0 and place:
+        return f"{ORDER_ONLY}, #{place}"
     if r is None or r.rating is None:
         return "-"
     return f"{r.rating:.0f} ± {r.error:.0f}" if r.error is not None else f"{r.rating:.0f}"
