@@ -374,7 +374,7 @@ async def test_child_that_left_the_group_with_setsid_is_killed_too(tmp_path: Pat
 async def test_double_forked_daemon_dies_with_a_sandboxed_bot(tmp_path: Path) -> None:
     """Without a sandbox a daemon reparented to init escapes (documented best effort in
     referee/process/botprocess.py); in the bwrap sandbox's PID namespace it dies with the bot."""
-    spec, tag = hostile("double_fork.py", sandbox="bwrap", cwd=str(tmp_path))
+    spec, tag = hostile("double_fork.py", sandbox="bwrap")
     record = await play(tmp_path, spec)
     assert record.termination == Termination.ADJUDICATION, record.reason
     assert "daemonised" in log_of(tmp_path, spec)

@@ -143,17 +143,10 @@ async def test_referee_and_opponent_cannot_be_killed_or_fed_moves(
     assert record.termination == Termination.ADJUDICATION, record.reason  # nobody was hurt
     assert record.plies == CAP.max_plies
     seen = report(tmp_path, spec)
-    assert seen["kill-parent"].startswith("refused") or sandbox == "auto"
-    # Under bwrap its parent is the sandbox's own init (a kill from inside is ignored); under
-    # its own uid every kill is refused. Either way the referee (this test) is alive.
-    assert seen["kill-session"].startswith("refused") or sandbox == "auto"
+    # Its parent is the sandbox's own init (bubblewrap's, or the ``uid`` containment's): a
+    # kill from inside is ignored. Either way the referee (this test) is alive.
     opponents = int(seen["opponents"].split()[-1])
-    if sandbox == "auto":
-        assert opponents == 0  # its own PID namespace: the opponent is not even visible
-    else:
-        assert opponents >= 1
-        for attempt in ("write-opponent-stdin", "write-opponent-stdout", "kill-opponent"):
-            assert seen[attempt].startswith("refused"), (attempt, seen[attempt])
+    assert opponents == 0  # its own PID namespace: the opponent is not even visible
     assert_no_process_left(tag)
 
 
@@ -168,12 +161,18 @@ async def test_bot_cannot_see_the_run_directory_config_or_journal(tmp_path: Path
     out = tmp_path / "out"
     config = tmp_path / "run.toml"
     probe = HOSTILE / "read_run_dir.py"
-    bot_argv = ["{python}", str(probe), "readrun-tag", "2", str(config), str(out / "games.jsonl"),
-                str(out)]
+    if cwd:  # its script in its folder, as a bot's files must be
+        for name in ("_base.py", probe.name):
+            shutil.copy(HOSTILE / name, tmp_path / name)
+        probe = tmp_path / probe.name
+    bot_argv = ["{python}", str(probe), "readrun-tag", "2"]
+    paths = ":".join(map(str, (config, out / "games.jsonl", out)))  # not in its command: a
+    # command that names a path outside the bot's folder is refused
     config.write_text("\n".join([
         f'game = "{GAME}"', 'tc = "5+0"', "games_per_pairing = 2", "[adjudication]",
         "max_plies = 12", "[[bots]]", 'name = "snooper"',
         "cmd = [" + ", ".join(f'"{a}"' for a in bot_argv) + "]",
+        f'env = {{ RUN_PATHS = "{paths}" }}',
         *([f'cwd = "{cwd}"'] if cwd else []),
         "[[bots]]", 'name = "first"', f'cmd = ["{{python}}", "{FIRST_BOT}"]', ""]))
     done = subprocess.run([sys.executable, "-m", "arena.cli", "run", str(config), "--output",

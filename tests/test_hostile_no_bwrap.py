@@ -1,7 +1,7 @@
 """No silent root: with bubblewrap hidden from PATH and the bots' interpreter in a 0700
 folder (a virtualenv in a private folder, on a Python that may itself lie under /root),
-``sandbox = "auto"`` runs each bot as an unprivileged uid of its own in a mount namespace of
-its own, never as root. Through a real ``arena run``: a bot that SIGKILLs its parent, the
+``sandbox = "auto"`` runs each bot as an unprivileged uid of its own in namespaces of its own,
+never as root. Through a real ``arena run``: a bot that SIGKILLs its parent, the
 referee's session and its opponent, and a bot that forges a journal line, each leave the run
 complete, the innocent bot never losing, and the journal exact.
 
@@ -14,8 +14,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -59,14 +61,15 @@ def test_hostile_bots_without_bubblewrap_run_as_no_root_and_leave_the_run_exact(
         "innocent": ["{python}", str(FIRST_BOT), "--tag", innocent],  # (its helper needs
         # msgspec: the arena's own Python)
         "attacker": [str(python), str(HOSTILE / "attack_others.py"), tag, "2", marker],
-        "forger": [str(python), str(HOSTILE / "read_run_dir.py"), tag, "2", str(config),
-                   str(out / "games.jsonl"), str(out)],
+        "forger": [str(python), str(HOSTILE / "read_run_dir.py"), tag, "2"],
     }
+    paths = ":".join(map(str, (config, out / "games.jsonl", out)))
     lines = [f'game = "{GAME}"', 'tc = "10+0"', "games_per_pairing = 2", "concurrency = 1",
              "[adjudication]", f"max_plies = {CAP.max_plies}"]
     for name, cmd in bots.items():
         lines += ["[[bots]]", f'name = "{name}"', "cmd = [" + ", ".join(f'"{a}"' for a in cmd)
-                  + "]", 'restart = "always"' if name == "attacker" else ""]
+                  + "]", 'restart = "always"' if name == "attacker" else "",
+                  f'env = {{ RUN_PATHS = "{paths}" }}' if name == "forger" else ""]
     config.write_text("\n".join(lines) + "\n")
     env = {**os.environ, "PATH": path_without_bwrap(tmp_path / "bin")}
     done = subprocess.run([sys.executable, "-m", "arena.cli", "run", str(config), "--output",
@@ -82,8 +85,72 @@ def test_hostile_bots_without_bubblewrap_run_as_no_root_and_leave_the_run_exact(
         assert "forged" not in (record["p1"], record["p2"])
         assert record["termination"] == "adjudication", record  # nobody crashed or was killed
     logs = "\n".join(p.read_text() for p in (out / "logs").rglob("*.stderr.log"))
-    for attempt in ("kill-parent", "kill-session", "kill-opponent", "write-opponent-stdin",
-                    "read-config", "append-journal"):
+    for attempt in ("kill-session", "read-config", "append-journal"):
         assert f"{attempt} refused" in logs and f"{attempt} ok" not in logs, attempt
-    assert "opponents seen 1" in logs  # it did see the innocent, and could not hurt it
+    assert "opponents seen 0" in logs  # its own PID namespace: the innocent is not visible,
+    # and its parent is the namespace's init, which ignores its SIGKILL (the run went on)
+    assert not tagged(tag)
+
+
+def test_without_bubblewrap_a_bot_reaches_no_port_reads_no_run_file_and_leaves_nothing(
+        tmp_path: Path) -> None:
+    """The ``uid`` containment is bubblewrap's sandbox without bubblewrap: through a real
+    ``arena run``, a bot finds no port of the host's loopback (a listener of the test's own
+    hears nothing), cannot read the config, the journal, the live files or the logs, runs with
+    ``no_new_privs``, and what it leaves in /tmp, /var/tmp and /dev/shm goes with it."""
+    tag = f"outside-{os.urandom(6).hex()}"
+    out = tmp_path / "out"
+    config = tmp_path / "run.toml"
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    listener.settimeout(0.2)
+    heard: list[object] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        while not stop.is_set():
+            try:
+                heard.append(listener.accept()[0].getpeername())
+            except TimeoutError:
+                continue
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    targets = [config, out / "games.jsonl", out / "live", out / "logs", out / "schedule.json"]
+    probe = ["{python}", str(HOSTILE / "outside_probe.py"), tag, "2"]
+    env_line = (f'env = {{ PROBE_PORT = "{listener.getsockname()[1]}", '
+                f'PROBE_PATHS = "{":".join(map(str, targets))}" }}')
+    config.write_text("\n".join([
+        f'game = "{GAME}"', 'tc = "10+0"', "games_per_pairing = 2", "concurrency = 1",
+        "[adjudication]", f"max_plies = {CAP.max_plies}",
+        "[[bots]]", 'name = "probe"', "cmd = [" + ", ".join(f'"{a}"' for a in probe) + "]",
+        env_line, 'restart = "always"',  # a new process, and sandbox, for each game
+        "[[bots]]", 'name = "first"', f'cmd = ["{{python}}", "{FIRST_BOT}"]', ""]))
+    env = {**os.environ, "PATH": path_without_bwrap(tmp_path / "bin")}
+    try:
+        done = subprocess.run([sys.executable, "-m", "arena.cli", "run", str(config),
+                               "--output", str(out), "--no-report", "--plain"],
+                              capture_output=True, text=True, timeout=300, cwd=ROOT, env=env)
+    finally:
+        stop.set()
+        thread.join()
+        listener.close()
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "bubblewrap (bwrap) is not installed" in done.stderr
+    records = [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
+    assert len(records) == 2 and all(r["termination"] == "adjudication" for r in records)
+    logs = "\n".join(p.read_text() for p in (out / "logs" / "probe").rglob("*.stderr.log"))
+    assert logs.count("connect refused") == 2 and "connect ok" not in logs, logs
+    assert heard == []
+    for target in targets:
+        said = [line for line in logs.splitlines() if line.startswith(f"read {target} ")]
+        assert len(said) == 2 and all(" refused " in line for line in said), (target, said)
+    for folder in ("/tmp", "/var/tmp", "/dev/shm"):
+        assert logs.count(f"leave {folder} ok") == 2, logs  # it could, in its own
+        assert not list(Path(folder).glob(f"{tag}-*")), folder  # and none of it is left
+    statuses = [line.split()[1:] for line in logs.splitlines() if line.startswith("status ")]
+    assert len(statuses) == 2
+    for uid, no_new_privs in statuses:
+        assert int(uid) >= 1_000_000_000 and no_new_privs == "1", statuses
     assert not tagged(tag)

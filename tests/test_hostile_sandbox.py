@@ -1,11 +1,12 @@
-"""The bwrap sandbox from the inside: a bot that tries to write everywhere and to reach the
-network may write only in its private /tmp, and reaches nothing.
+"""The sandbox from the inside, with bubblewrap and without: a bot that tries to write
+everywhere and to reach the network may write only in its private /tmp, and reaches nothing.
 
 Skipped, saying why, where bubblewrap is missing or cannot create namespaces.
 """
 
 from __future__ import annotations
 
+import os
 import socket
 import sys
 import uuid
@@ -47,8 +48,8 @@ async def probe(tmp: Path, sandbox: str, tmp_file: Path) -> dict[str, str]:
         listener.bind(("127.0.0.1", 0))
         listener.listen(4)
         port = listener.getsockname()[1]
-        argv = [sys.executable, script.name, str(outside), str(port), tmp_file.name]
-        spec = BotSpec(name="probe", cmd=argv, cwd=str(home),
+        argv = [sys.executable, script.name, "-", str(port), tmp_file.name]
+        spec = BotSpec(name="probe", cmd=argv, cwd=str(home), env={"OUTSIDE": str(outside)},
                        sandbox=sandbox)  # type: ignore[arg-type]
         answers: dict[str, str] = {}
         with trio.fail_after(30):
@@ -64,10 +65,14 @@ async def probe(tmp: Path, sandbox: str, tmp_file: Path) -> dict[str, str]:
     return answers
 
 
-@pytest.mark.needs("bubblewrap")
-async def test_sandboxed_bot_writes_only_privately_and_has_no_network(tmp_path: Path) -> None:
+@pytest.mark.parametrize("sandbox", [
+    pytest.param("bwrap", marks=pytest.mark.needs("bubblewrap")),
+    pytest.param("uid", marks=pytest.mark.skipif(os.geteuid() != 0, reason="needs root"))])
+async def test_sandboxed_bot_writes_only_privately_and_has_no_network(tmp_path: Path,
+                                                                      sandbox: str) -> None:
+    """Under bubblewrap, and under the ``uid`` containment that does without it."""
     host_tmp = probe_file()
-    answers = await probe(tmp_path, "bwrap", host_tmp)
+    answers = await probe(tmp_path, sandbox, host_tmp)
     assert answers["create-in-cwd"].startswith("refused")  # its folder is read-only
     assert not (tmp_path / "bot" / "scratch.txt").exists()
     assert answers["overwrite-own-file"].startswith("refused")

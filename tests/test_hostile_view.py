@@ -28,11 +28,12 @@ def test_a_python_bot_without_cwd_reads_nothing_of_the_others(tmp_path: Path) ->
     beside.write_text('game = "jungle"\n')
     config = tmp_path / "run.toml"
     targets = [OPPONENT, old_run / "games.jsonl", beside, config]
-    peek = ["{python}", str(HOSTILE / "peek.py"), "peek-tag", "2", *map(str, targets)]
+    peek = ["{python}", str(HOSTILE / "peek.py"), "peek-tag", "2"]
     config.write_text("\n".join([
         f'game = "{GAME}"', 'tc = "10+0"', "games_per_pairing = 2", "[adjudication]",
         f"max_plies = {CAP.max_plies}",
         "[[bots]]", 'name = "peek"', "cmd = [" + ", ".join(f'"{a}"' for a in peek) + "]",
+        f'env = {{ PEEK = "{":".join(map(str, targets))}" }}',
         "[[bots]]", 'name = "random"', f'cmd = ["{{python}}", "{OPPONENT}"]', ""]))
     out = tmp_path / "runs" / "now"
     done = subprocess.run([sys.executable, "-m", "arena.cli", "run", str(config), "--output",

@@ -157,13 +157,14 @@ class BotProcess:
         return self.process.poll()
 
     def describe_exit(self) -> str:
-        """How the bot ended, for a record's reason. Under bubblewrap a signal death comes
-        back as exit status 128 + signal (bwrap's convention), and is named as the signal; a
+        """How the bot ended, for a record's reason. Under bubblewrap and the ``uid``
+        containment a signal death comes back as exit status 128 + signal (the convention of
+        bwrap and of the init of :mod:`referee.process.jail`), and is named as the signal; a
         process killed for the cgroup's memory limit says so."""
         code = self.exit_status()
         if code is None:
             return "still running"
-        if self.process.mode == "bwrap" and code > 128 and code - 128 in _SIGNALS:
+        if self.process.mode in ("bwrap", "uid") and code > 128 and code - 128 in _SIGNALS:
             code = 128 - code
         oom = self.process.cgroup is not None and self.process.cgroup.oom_kills() > 0
         memory = (f" (the memory limit of {self.spec.limits.memory_mb} MiB was reached)"
@@ -188,7 +189,7 @@ class BotProcess:
                 lines = log.read(TRANSCRIPT_CHARS).decode(errors="replace").splitlines()
                 said = f": {lines[0]}" if lines else ""
         if self.process.mode == "uid":
-            return (f"the bot's mount namespace could not be set up ({self.describe_exit()})"
+            return (f"the bot's namespaces could not be set up ({self.describe_exit()})"
                     f"{said}")
         return f"bubblewrap could not set up its sandbox ({self.describe_exit()}){said}"
 
@@ -209,7 +210,7 @@ class BotProcess:
             # process group (setsid) is no longer anyone's descendant that we could find.
             # Not needed where the bot's cgroup or its PID namespace holds the whole tree.
             tree = (descendants(self.process.pid)
-                    if self.process.cgroup is None and self.process.mode != "bwrap" else {})
+                    if self.process.cgroup is None and self.process.mode == "none" else {})
             if send_quit and self.process.poll() is None:
                 with contextlib.suppress(BotExited), trio.move_on_after(QUIT_GRACE_S):
                     await self.send("quit")

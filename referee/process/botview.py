@@ -1,9 +1,11 @@
 """What a contained bot sees of the file system: which folders are bound for it, which private
 folders above them are covered, and which paths are hidden.
 
-Both containments that give a bot an unprivileged uid use this: bubblewrap builds the whole
-view from it, and the ``uid`` containment (no bubblewrap) uses its covers and hidden paths in a
-mount namespace of its own (:mod:`referee.process.mountview`).
+Both containments that give a bot an unprivileged uid build their whole file system from this
+(:mod:`referee.process.rootfs`): bubblewrap, and without it the ``uid`` containment
+(:mod:`referee.process.jail`). What the view holds is the bot's folder and its runtime, and
+nothing a bot's author can add to it: a command that names a path outside the folder, or a
+program whose symlinks lead out of it, is refused before the bot starts, naming the path.
 
 Why covers: a bot runs as an unprivileged uid that owns nothing, so it can only reach a folder
 whose every ancestor others may search. An interpreter under a 0700 home (pyenv in /root, nvm,
@@ -38,9 +40,10 @@ _hidden: set[str] = set()
 
 
 def hide_from_bots(path: str | os.PathLike[str]) -> None:
-    """Keep ``path`` (a run directory, a config file) out of every contained bot's view, even
-    when it lies inside a folder the bot sees: an empty read-only tmpfs (or /dev/null) covers
-    it."""
+    """Keep ``path`` (a run directory, a config file, a league) out of every contained bot's
+    view: covered by an empty read-only tmpfs (or /dev/null) where it lies inside a folder the
+    bot sees, and never bound as a bot's runtime (a bot's own folder may lie inside it: a
+    league's stored version)."""
     _hidden.add(os.path.abspath(path))
 
 
@@ -104,12 +107,21 @@ def contained(spec: BotSpec, argv: list[str]) -> tuple[list[str], BotView]:
 
 def bot_view(spec: BotSpec, argv: list[str]) -> BotView:
     """The view of the bot started as ``argv`` (its program an absolute path, its scripts
-    absolute when it has no ``cwd``); raises :class:`BotStartError` when a folder it needs is
-    one its uid could not read even with the covers (a 0700 bot folder)."""
+    absolute when it has no ``cwd``); raises :class:`BotStartError` when its command names a
+    path outside its folder (:func:`_check_arguments`), or when a folder it needs is one its
+    uid could not read even with the covers (a 0700 bot folder)."""
     folder = bot_folder(spec, argv)
     cwd = os.path.abspath(spec.cwd) if spec.cwd else folder
+    runtime = _program_roots(spec, argv, folder)
+    for root in runtime:
+        secret = next((path for path in _hidden
+                       if under(os.path.realpath(root), os.path.realpath(path))), None)
+        if secret is not None:  # a run directory's, a config's or a league's own files
+            raise BotStartError(f"cannot start bot {spec.name!r}: its program needs {root}, "
+                                f"inside {secret}, which no bot may see")
+    _check_arguments(spec, argv, cwd, [folder, *runtime])
     binds: list[str] = []
-    for root in [folder, *_program_roots(argv, cwd)]:
+    for root in [folder, *runtime]:
         if is_system(root) or root == "/":
             continue  # bound anyway
         if not any(under(root, other) for other in binds):
@@ -124,6 +136,42 @@ def bot_view(spec: BotSpec, argv: list[str]) -> BotView:
     view.hidden = [path for path in sorted(_hidden)
                    if any(under(path, root) for root in binds) and os.path.lexists(path)]
     return view
+
+
+SANDBOX_OWN: Final = ("/tmp", "/var/tmp", "/dev/shm")
+"""Folders a contained bot has of its own (private tmpfs): a command may name them, as it may
+name anything under its own /dev and /proc (``/dev/null``, ``/proc/self/fd/0``)."""
+
+
+def _inside(path: str, roots: list[str]) -> bool:
+    """Whether ``path`` (resolved) lies in one of ``roots`` (resolved too) or a system folder."""
+    return is_system(path) or any(under(path, os.path.realpath(root)) for root in roots)
+
+
+def _check_arguments(spec: BotSpec, argv: list[str], cwd: str, roots: list[str]) -> None:
+    """Refuse a command that names, as an argument (or the value of ``--opt=VALUE``), an
+    existing path that resolves outside the bot's folder and its runtime: the view binds the
+    bot's folder, not what its command points at, and a path chosen by the bot's author must
+    not widen it (another author's stored code, a league's settings, a run's journal)."""
+    for arg in argv[1:]:
+        candidates = [arg] if not arg.startswith("-") else []
+        if "=" in arg:
+            candidates.append(arg.partition("=")[2])
+        for text in candidates:
+            if not text or "\0" in text:
+                continue
+            path = os.path.normpath(os.path.join(cwd, text))
+            if path in ("/", *SANDBOX_OWN) or under(path, "/dev") or under(path, "/proc"):
+                continue
+            if not os.path.lexists(path):
+                continue
+            resolved = os.path.realpath(path)
+            if not _inside(resolved, roots):
+                shown = text if resolved == path else f"{text} (-> {resolved})"
+                raise BotStartError(
+                    f"cannot start bot {spec.name!r}: its command names {shown}, outside its "
+                    f"folder {roots[0]}: a bot sees only its own folder and its runtime; "
+                    "put the file in its folder")
 
 
 def _cover_private_ancestors(view: BotView, path: str) -> None:
@@ -160,14 +208,17 @@ def _check_readable(spec: BotSpec, path: str) -> None:
             f"that owns nothing; make it readable: chmod -R o+rX {path}")
 
 
-def _program_roots(argv: list[str], cwd: str) -> list[str]:
-    """Folders a bot's program needs besides its own folder: for the program and each step of
-    its symlinks, the install prefix (the folder above ``bin/``: an interpreter's lib/, a
-    virtualenv's pyvenv.cfg) or its folder; for its script (the first argument naming a
-    file), its top Python package (the folder above which no ``__init__.py`` is), or its
-    folder (not the folders of later file arguments: a bot's files are in its folder); for
-    the arena's own Python (``{python}`` in a config), the bot helper's packages. System
-    folders are bound anyway and left out."""
+def _program_roots(spec: BotSpec, argv: list[str], folder: str) -> list[str]:
+    """Folders a bot's program needs besides its own folder: its runtime.
+
+    A program outside the bot's folder (an interpreter, an installed engine: the config's or
+    the league's choice) brings its install prefix (the folder above ``bin/``: an
+    interpreter's lib/, a virtualenv's pyvenv.cfg), for itself and each step of its symlinks.
+    A program inside the folder is the author's: each step of its symlinks must stay in the
+    folder, a system folder or the arena's own Python (a virtualenv the build made), else it
+    is refused. For the arena's own Python (``{python}``), the bot helper's packages. For its
+    script (the first argument naming a file in the folder), its top Python package (the
+    folder above which no ``__init__.py`` is). System folders are bound anyway and left out."""
     roots: list[str] = []
 
     def add(path: str) -> None:
@@ -175,26 +226,51 @@ def _program_roots(argv: list[str], cwd: str) -> list[str]:
             roots.append(path)
 
     def prefix(program: str) -> str:
-        folder = os.path.dirname(program)
-        return os.path.dirname(folder) if os.path.basename(folder) == "bin" else folder
+        parent = os.path.dirname(program)
+        return os.path.dirname(parent) if os.path.basename(parent) == "bin" else parent
 
+    arena_python = prefix(os.path.realpath(sys.executable))
+    real = os.path.realpath(argv[0])
+    from_program = not spec.cwd and not any(os.path.isabs(arg) and os.path.isfile(arg)
+                                            for arg in argv[1:])
+    authors = not from_program and under(os.path.abspath(argv[0]), folder)
+    # (a bot folder that is only its program's folder is an installed engine's: its runtime)
     program = argv[0]
     for _ in range(16):  # symlink chain, bounded
-        add(prefix(program))
+        if not authors:
+            add(prefix(program))
+        else:  # where this step lies, its folder's own links followed
+            step = os.path.join(os.path.realpath(os.path.dirname(program)),
+                                os.path.basename(program))
+            if not _inside(step, [folder, arena_python]):
+                raise BotStartError(
+                    f"cannot start bot {spec.name!r}: its program {argv[0]} leads to {step}, "
+                    f"outside its folder {folder}: a bot sees only its own folder and its "
+                    "runtime")
         if not os.path.islink(program):
             break
         program = os.path.join(os.path.dirname(program), os.readlink(program))
-    add(prefix(os.path.realpath(argv[0])))
-    if os.path.realpath(argv[0]) == os.path.realpath(sys.executable):
+    if not authors:
+        add(prefix(real))
+    elif under(real, arena_python):
+        add(arena_python)  # a virtualenv of the arena's Python, made by the bot's build
+    elif not _inside(real, [folder]):
+        raise BotStartError(
+            f"cannot start bot {spec.name!r}: its program {argv[0]} leads to {real}, outside "
+            f"its folder {folder}: a bot sees only its own folder and its runtime")
+    if real == os.path.realpath(sys.executable):
         for package in BOT_HELPER_PACKAGES:
             add(os.path.join(ARENA_SOURCE, package))
+    cwd = os.path.abspath(spec.cwd) if spec.cwd else folder
     for arg in argv[1:]:
         path = arg if os.path.isabs(arg) else os.path.join(cwd, arg)
-        if os.path.isfile(path):  # the script; other files it needs are in its folder
-            folder = os.path.dirname(os.path.realpath(path))
-            while (os.path.isfile(os.path.join(folder, "__init__.py"))
-                   and os.path.isfile(os.path.join(os.path.dirname(folder), "__init__.py"))):
-                folder = os.path.dirname(folder)
-            add(folder)
+        if os.path.isfile(path) and under(os.path.realpath(path), os.path.realpath(folder)):
+            # the script; other files it needs are in its folder
+            script_folder = os.path.dirname(os.path.realpath(path))
+            while (os.path.isfile(os.path.join(script_folder, "__init__.py"))
+                   and os.path.isfile(os.path.join(os.path.dirname(script_folder),
+                                                   "__init__.py"))):
+                script_folder = os.path.dirname(script_folder)
+            add(script_folder)
             break
     return roots

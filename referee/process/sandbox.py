@@ -1,9 +1,9 @@
 """The bubblewrap sandbox: which containment a bot gets, and the bwrap argv that gives it.
 
 ``sandbox = "auto"`` (the default) means bubblewrap wherever it is installed; without it, a
-bot started by root still runs under an unprivileged uid of its own in a mount namespace of
-its own (``uid``: :mod:`referee.process.mountview`), and a loud warning says once per run what is
-missing. Under bwrap a bot runs:
+bot started by root gets the same sandbox made by the arena itself (``uid``:
+:mod:`referee.process.jail`), and a loud warning says once per run what is missing; where
+neither can run, no bot starts. Under both a bot runs:
 
 * as an unprivileged uid of the host, one per bot process, that owns no file, with no
   capabilities in any namespace, no groups, an empty bounding set and ``no_new_privs``: as
@@ -12,8 +12,9 @@ missing. Under bwrap a bot runs:
 * in its own PID, network, IPC, UTS and cgroup namespaces: it sees no other process, has only
   a loopback interface, and everything it starts dies with it;
 * on a read-only view of the system folders (/usr, /etc, ...; files of /etc that only root may
-  read are hidden), with private size-capped tmpfs for /tmp and /dev/shm, ``/proc/sys`` and
-  the other kernel settings read-only, no ``/sys``;
+  read are hidden), with private size-capped tmpfs for /tmp, /var/tmp and /dev/shm,
+  ``/proc/sys`` and the other kernel settings read-only, no ``/sys``
+  (:mod:`referee.process.rootfs`);
 * with the folders of :func:`referee.process.botview.bot_view` bound read-only: its own folder, the
   install folders of its program and the folders of its scripts (reachable through a tmpfs
   over a private ancestor such as /root). Nothing else: not the run directory, the config,
@@ -25,22 +26,17 @@ from __future__ import annotations
 
 import os
 import shutil
-import stat
 import subprocess
 import sys
 from functools import cache
 from typing import Final, Literal
 
 from referee.botspec import BotSpec
-from referee.process.botview import (
-    SYSTEM_DIRS,
-    BotView,
-    contained,
-    is_system,
-    under,
-)
+from referee.process.botview import contained
 from referee.process.errors import BotStartError
 from referee.process.faults import SandboxSetupError
+from referee.process.jail import uid_problem
+from referee.process.rootfs import mount_steps
 
 Mode = Literal["bwrap", "uid", "none"]
 
@@ -116,29 +112,33 @@ def containment(spec: BotSpec) -> Mode:
             problem = bwrap_problem()
             if problem is None:
                 return "bwrap"
-            warn_once(f"WARNING: {problem}; bots run without a sandbox")
+            warn_once(f"WARNING: {problem}; bots run without bubblewrap")
         if is_root():
-            warn_once("WARNING: bubblewrap (bwrap) is not installed: bots run without a sandbox, "
-                      "each under an unprivileged uid of its own in a mount namespace of its "
-                      "own (they see the machine's public files and network). Install it: "
+            _check_uid(spec)
+            warn_once("WARNING: bubblewrap (bwrap) is not installed: each bot runs under an "
+                      "unprivileged uid of its own in namespaces of its own made without it "
+                      "(the same view, network and limits). Install it: "
                       "apt-get install bubblewrap")
             return "uid"
         warn_once("WARNING: bubblewrap (bwrap) is not installed: bots run without a sandbox, "
                   "as your own user. Install it: apt-get install bubblewrap")
         return "none"
-    if spec.sandbox == "uid" and not is_root():
-        return "none"  # only root can give a bot another uid; the runner's own is all there is
+    if spec.sandbox == "uid":
+        if not is_root():
+            return "none"  # only root can give a bot another uid; the runner's own is all
+        _check_uid(spec)
     return spec.sandbox
 
 
-PROC_READ_ONLY: Final = ("/proc/sys", "/proc/sysrq-trigger", "/proc/fs", "/proc/bus",
-                         "/proc/irq")
-"""Kernel settings under /proc, bound read-only over the sandbox's own /proc (those that
-exist): defence in depth, since the bot's uid may not write them anyway."""
-PROC_MASKED: Final = ("/proc/kcore", "/proc/keys", "/proc/timer_list", "/proc/sched_debug",
-                      "/proc/latency_stats", "/proc/kmsg", "/proc/acpi", "/proc/scsi")
-"""Files and folders of /proc that tell about the host's kernel: covered (the sandbox has no
-/sys at all)."""
+def _check_uid(spec: BotSpec) -> None:
+    """Refuse to start a bot with less than the ``uid`` containment promises: namespaces that
+    cannot be made here are the machine's fault (no game is scored), with the fix."""
+    problem = uid_problem()
+    if problem is not None:
+        fix = "" if bwrap_path() else "; install bubblewrap (apt-get install bubblewrap)"
+        raise SandboxSetupError(f"bot {spec.name!r}: {problem}{fix}")
+
+
 DROP_TO_BOT: Final = ("--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add",
                       "CAP_SETPCAP")
 """What bubblewrap started by root keeps for the one step after its mounts: ``setpriv``
@@ -167,22 +167,7 @@ def sandbox_argv(spec: BotSpec, argv: list[str], uid: int, info_fd: int | None =
         raise BotStartError(f"bot {spec.name!r}: bubblewrap is not installed "
                             "(apt-get install bubblewrap)")
     argv, view = contained(spec, argv)
-    tmp = str(spec.limits.tmp_mb << 20)
-    mounts: list[str] = []
-    for path in SYSTEM_DIRS:
-        if os.path.islink(path):
-            mounts += ["--symlink", os.readlink(path), path]
-        elif os.path.isdir(path):
-            mounts += ["--ro-bind", path, path]
-    for path in _unreadable_in_etc():
-        mounts += (["--tmpfs", path] if os.path.isdir(path) else ["--ro-bind", "/dev/null", path])
-    mounts += ["--proc", "/proc", "--dev", "/dev",
-               "--perms", "1777", "--size", tmp, "--tmpfs", "/tmp",
-               "--perms", "1777", "--size", tmp, "--tmpfs", "/dev/shm"]
-    mounts += _proc_covers()
-    mounts += _view_mounts(view, writable)
-    mounts += ["--remount-ro", "/", "--chdir", view.cwd]  # the root tmpfs too: nothing
-    # writable but the private /tmp and /dev/shm
+    mounts = mount_steps(view, spec.limits.tmp_mb << 20, writable=writable)
     info = ["--info-fd", str(info_fd)] if info_fd is not None else []
     namespaces = ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
                   "--unshare-cgroup"]
@@ -192,93 +177,9 @@ def sandbox_argv(spec: BotSpec, argv: list[str], uid: int, info_fd: int | None =
             raise SandboxSetupError("the bubblewrap sandbox needs setpriv (util-linux) in "
                                     f"{SANDBOX_PATH} to drop to the bot's uid")
         drop = [setpriv, "--reuid", str(uid), "--regid", str(uid), "--clear-groups",
-                "--inh-caps=-all", "--bounding-set=-all", "--pdeathsig", "KILL", "--"]
+                "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--pdeathsig",
+                "KILL", "--"]
         return [bwrap, *namespaces, *DROP_TO_BOT, "--die-with-parent", *info, *mounts, "--",
                 *drop, *argv]
     return [bwrap, *namespaces, "--unshare-user", "--disable-userns", "--uid", str(uid),
             "--gid", str(uid), "--die-with-parent", *info, *mounts, "--", *argv]
-
-
-def _view_mounts(view: BotView, writable: bool = False) -> list[str]:
-    """The bot's folders in bwrap's terms: covers before what they hold, the folders leading
-    to each made anew 0755 (bubblewrap would make them 0700, out of the bot's reach), each
-    folder bound read-only (its own folder read-write when ``writable``), the hidden paths
-    covered, and each cover made read-only once filled."""
-    ops = sorted([(path, "cover") for path in view.covers] + [(path, "bind") for path in
-                                                               view.binds],
-                 key=lambda op: (op[0].count("/"), op[1] != "cover", op[0]))
-    mounts: list[str] = []
-    made: set[str] = set()
-    for path, kind in ops:
-        for folder in _leading_folders(path):
-            if folder not in made and not is_system(folder) and not any(
-                    under(folder, bound) for bound in view.binds):
-                mounts += ["--perms", "0755", "--dir", folder]
-                made.add(folder)
-        if kind == "cover":
-            mounts += ["--perms", "0755", "--size", str(1 << 20), "--tmpfs", path]
-        elif writable and path == view.folder:
-            mounts += ["--bind", path, path]
-        else:
-            mounts += ["--ro-bind", path, path]
-    for path in view.hidden:
-        if os.path.isdir(path):
-            mounts += ["--tmpfs", path, "--remount-ro", path]
-        else:
-            mounts += ["--ro-bind", "/dev/null", path]
-    for path in view.covers:
-        mounts += ["--remount-ro", path]
-    return mounts
-
-
-def _leading_folders(path: str) -> list[str]:
-    """The folders above ``path``, outermost first, / left out."""
-    folders: list[str] = []
-    parent = os.path.dirname(path)
-    while parent != "/" and parent:
-        folders.append(parent)
-        parent = os.path.dirname(parent)
-    return folders[::-1]
-
-
-@cache
-def _proc_covers() -> tuple[str, ...]:
-    covers: list[str] = []
-    for path in PROC_READ_ONLY:
-        if os.path.exists(path):
-            covers += ["--ro-bind", path, path]
-    for path in PROC_MASKED:
-        if os.path.isdir(path):
-            covers += ["--tmpfs", path, "--remount-ro", path]
-        elif os.path.exists(path):
-            covers += ["--ro-bind", "/dev/null", path]
-    return tuple(covers)
-
-
-@cache
-def _unreadable_in_etc() -> tuple[str, ...]:
-    """Entries of /etc that only their owner or group may read (shadow, private keys): hidden
-    in the sandbox, where the bot's uid maps to the referee's outside. Symbolic links are
-    passed over without a stat (the directory listing says what they are): /etc holds
-    thousands of them (alternatives, certificates), and this runs before the first bot."""
-    hidden: list[str] = []
-    folders = ["/etc"]
-    while folders:
-        try:
-            entries = list(os.scandir(folders.pop()))
-        except OSError:
-            continue
-        for entry in entries:
-            try:
-                if entry.is_symlink():
-                    continue
-                is_dir = entry.is_dir(follow_symlinks=False)
-                mode = entry.stat(follow_symlinks=False).st_mode
-            except OSError:
-                continue
-            need = stat.S_IROTH | (stat.S_IXOTH if is_dir else 0)
-            if mode & need != need:
-                hidden.append(entry.path)
-            elif is_dir:
-                folders.append(entry.path)
-    return tuple(sorted(hidden))

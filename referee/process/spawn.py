@@ -14,14 +14,14 @@ by the referee after the spawn, while the child waits at a gate:
 3. meanwhile the referee moves the waiting process into the bot's cgroup and sets its rlimits
    (``prlimit``), then opens the gate: the bot's first instruction already runs with every
    limit in place, and whatever it forks is in its cgroup;
-4. for ``uid`` containment ``unshare`` gives the bot a mount namespace of its own where its
-   folders are reachable and the run directory hidden (:mod:`referee.process.mountview`), and a
-   second ``setpriv`` switches to the bot's unprivileged uid with no groups and no
-   capabilities (and sets the death signal again), then the bot (or bwrap) starts. A bot
-   whose folders that uid cannot read is refused, never run as root.
+4. then bubblewrap, or for ``uid`` containment ``unshare`` and the arena's own set-up
+   (:mod:`referee.process.jail`), builds the bot's sandbox, and ``setpriv`` switches to the
+   bot's unprivileged uid with no groups, no capabilities and ``no_new_privs`` (and sets the
+   death signal again) before the bot starts. A bot whose folders that uid cannot read is
+   refused, never run as root.
 
 The same process id runs all of these in turn, so the pid the referee holds is the bot's (or
-bwrap's, which keeps the bot in its PID namespace).
+bwrap's or ``unshare``'s, which keep the bot in its PID namespace).
 
 This module does not import trio: ``arena run`` starts its first bots before it imports trio
 (a fifth of a second here), so that their own start-up runs alongside the runner's. The
@@ -47,7 +47,7 @@ from referee.process.botview import contained
 from referee.process.cgroup import BotCgroup
 from referee.process.errors import BotStartError
 from referee.process.faults import MachineFault, SandboxSetupError
-from referee.process.mountview import mount_namespace_argv
+from referee.process.jail import jail_argv
 from referee.process.sandbox import (
     SANDBOX_PATH,
     Mode,
@@ -213,30 +213,20 @@ def resolve_command(spec: BotSpec, mode: Mode = "none", uid: int = 0,
 
 @cache
 def _setpriv() -> str | None:
-    """setpriv's real path: it runs after the ``uid`` covers, which may hide a folder of
-    PATH (a symlink to it in a private folder)."""
+    """setpriv's real path (a folder of PATH may be a link into a private folder)."""
     found = shutil.which("setpriv")
     return os.path.realpath(found) if found else None
 
 
-def _launcher(mode: Mode, uid: int | None) -> tuple[list[str], list[str]]:
-    """What runs before the bot, before and after the gate: setpriv sets the death signal
-    first; for ``uid`` containment a second setpriv, after the gate (the referee sets the
-    rlimits of a process of its own uid: root may lack CAP_SYS_RESOURCE), switches to the
-    bot's uid and sets the death signal again (a uid change clears it)."""
+def _launcher() -> list[str]:
+    """What runs before the bot, before the gate: setpriv sets the death signal (the
+    containment's own ``setpriv`` sets it again after the uid change, which clears it)."""
     setpriv = _setpriv()
     if setpriv is None:
-        if mode == "uid":
-            raise BotStartError("sandbox 'uid' needs setpriv (util-linux) to switch uids")
         warn_once("WARNING: setpriv (util-linux) not found: bots outside bubblewrap do not "
                   "die with the arena if it is killed")
-        return ["/bin/sh", "-c", GATE, "arena-gate"], []
-    before = [setpriv, "--pdeathsig", "KILL", "--", "/bin/sh", "-c", GATE, "arena-gate"]
-    after: list[str] = []
-    if mode == "uid" and uid is not None:
-        after = [setpriv, "--reuid", str(uid), "--regid", str(uid), "--clear-groups",
-                 "--inh-caps=-all", "--bounding-set=-all", "--pdeathsig", "KILL", "--"]
-    return before, after
+        return ["/bin/sh", "-c", GATE, "arena-gate"]
+    return [setpriv, "--pdeathsig", "KILL", "--", "/bin/sh", "-c", GATE, "arena-gate"]
 
 
 def _rlimits(limits: Limits, group: BotCgroup | None) -> list[tuple[int, tuple[int, int]]]:
@@ -288,13 +278,14 @@ def launch(spec: BotSpec, *, capture_stderr: bool = False, writable: bool = Fals
             pipes += (info_out, info_in)
         argv = resolve_command(spec, mode, uid or 0, info_in, writable=writable)
         cwd = spec.cwd
-        mounts: list[str] = []
-        if mode == "uid":
+        env = clean_environment(spec, mode)
+        if mode == "uid" and uid is not None:
             argv, view = contained(spec, argv)  # a folder its uid cannot read: refused
-            mounts = mount_namespace_argv(view, info_in, writable=writable)
-            cwd = view.cwd
-            if not mounts and info_out is not None and info_in is not None:
-                os.write(info_in, b".")  # nothing to set up: it cannot fail
+            jail, plan = jail_argv(view, uid, spec.limits.tmp_mb << 20, info_in,
+                                   writable=writable)
+            argv = [*jail, *argv]
+            env.update(plan)
+            cwd = None  # the set-up goes to the bot's folder inside its own root
         warn_once(cgroups.describe())
         try:
             group = BotCgroup.create(spec.limits)
@@ -309,14 +300,13 @@ def launch(spec: BotSpec, *, capture_stderr: bool = False, writable: bool = Fals
         if capture_stderr:
             our_err, child_err = os.pipe()
             pipes += (our_err, child_err)
-        before, after = _launcher(mode, uid)
         popen = subprocess.Popen(
-            [*before, *mounts, *after, *argv],
+            [*_launcher(), *argv],
             stdin=child_in,
             stdout=child_out,
             stderr=child_err if child_err is not None else subprocess.DEVNULL,
             cwd=cwd,
-            env=clean_environment(spec, mode),
+            env=env,
             start_new_session=True,
             close_fds=True,
             pass_fds=(info_in,) if info_in is not None else (),

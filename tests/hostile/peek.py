@@ -1,12 +1,12 @@
-"""Tries to read each file named after its TAG and AFTER arguments (another bot's script, a
-journal, a config), reports ``peek PATH ok`` or ``peek PATH refused ERROR`` for each, then
-plays correctly. Standard library only."""
+"""Tries to read each file its environment names (PEEK: paths joined by ':'; another bot's
+script, a journal, a config), reports ``peek PATH ok`` or ``peek PATH refused ERROR`` for
+each, then plays correctly. Standard library only."""
 
-import sys
+import os
 
 from _base import note, serve
 
-for path in sys.argv[3:]:
+for path in os.environ["PEEK"].split(":"):
     try:
         with open(path, "rb") as f:
             f.read(1)

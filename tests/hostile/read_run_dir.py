@@ -1,13 +1,13 @@
-"""Looks for the run it plays in, then plays correctly: tries to read the config (argv[3]), to
-append a forged win to the journal (argv[4]) and to list the run directory (argv[5]).
-Reports each attempt to stderr. Standard library only."""
+"""Looks for the run it plays in, then plays correctly: tries to read the config, to append a
+forged win to the journal and to list the run directory, whose paths it finds in its
+environment (RUN_PATHS: the three joined by ':'; a bot may not name paths outside its folder
+in its command). Reports each attempt to stderr. Standard library only."""
 
 import os
-import sys
 
 from _base import note, serve
 
-config, journal, run_dir = sys.argv[3:6]
+config, journal, run_dir = os.environ["RUN_PATHS"].split(":")
 FORGED = '{"game":"jungle","p1":"forged","p2":"forged","result":"1-0"}\n'
 
 

@@ -1,15 +1,16 @@
 """Tries to get out of the sandbox and prints one ``name result`` line per attempt:
 create a file in its working directory, overwrite one of its own files, write to /tmp (the
 file name given as argv[3]: unique per test, so tests running at once never see each other's
-file), write to a host directory given as argv[1], connect to a host TCP port given as
-argv[2], list the network interfaces. Then waits for ``quit``. Standard library only."""
+file), write to a host directory given in the environment as OUTSIDE (a command may not name
+a path outside the bot's folder), connect to a host TCP port given as argv[2], list the network
+interfaces. Then waits for ``quit``. Standard library only."""
 
 import os
 import socket
 import sys
 from pathlib import Path
 
-outside, port, tmp_name = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+outside, port, tmp_name = os.environ["OUTSIDE"], int(sys.argv[2]), sys.argv[3]
 
 
 def attempt(name: str, action) -> None:
