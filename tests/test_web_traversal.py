@@ -14,7 +14,8 @@ paths, and symbolic links planted inside the served folders (to each secret, to 
 folder, from an author's own log folder to another's; a hidden folder that is itself a link to
 a served one). Every answer is a 404 (an author's route: 401 without a login, 403 or 404 with
 one) and no answer holds a byte of any secret; the files that are served still are, an
-author's own logs to that author.
+author's own logs to that author. Last, a link swapped in between the check and the opening
+of a file: the file opened is not the one checked, and is not sent.
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ from arena.league.authors import add_author, claim_bot
 from arena.league.layout import LeagueDir
 from arena.league.lock import league_lock
 from arena.league.versions import Version, write_version
+from arena.web.runfiles import file_response, open_version
+from arena.web.served import Served, served_path
 
 ARENA = [sys.executable, "-m", "arena.cli"]
 N1, N2 = "2026-03-01", "2026-03-02"
@@ -338,3 +341,27 @@ def test_no_route_of_a_run_server_sends_what_is_outside_the_run(tmp_path: Path) 
         failures = ask_all(port, asks, [SECRET])
         print(f"{len(asks)} requests, {len(failures)} answered wrongly")
         assert not failures, "\n".join(failures[:30])
+
+
+def test_a_link_swapped_in_after_the_check_is_not_followed(tmp_path: Path) -> None:
+    """The path is checked, then a folder on its way becomes a link to a secret folder before
+    the file is opened: the file opened is not the one checked, and nothing is sent. The
+    same for the checked file itself made a link."""
+    root = tmp_path / "league"
+    write(root / "report/chart.txt", "a chart\n")
+    write(tmp_path / "secrets/chart.txt", "SECRET-swapped-in\n")
+    served = Served(("report",))
+    checked = served_path(root, "report/chart.txt", served)
+    assert checked == (root / "report/chart.txt").resolve()
+    assert open_version(checked) is not None  # untouched, it opens
+    (root / "report").rename(root / "old-report")
+    (root / "report").symlink_to(tmp_path / "secrets")
+    assert open_version(checked) is None
+    assert file_response(checked).status_code == 404
+    (root / "report").unlink()
+    write(root / "report/other.txt", "another chart\n")
+    (root / "report/chart.txt").symlink_to(tmp_path / "secrets/chart.txt")
+    assert open_version(checked) is None
+    # Resolved now, the same path is refused before anything is opened.
+    assert served_path(root, "report/chart.txt", served) is None
+    assert served_path(root, "report/other.txt", served) is not None
