@@ -4,8 +4,10 @@
 night (the one being played, if any) exactly as ``arena serve`` follows a run: the same page,
 the same events and the same files under ``/run/``. Only what the report shows is served from
 the league directory (the report, its exports and the nights' reports and games), never the
-stored bots' folders nor their build logs. With ``--submissions`` (:mod:`arena.web.submissions`)
-authors log in, submit, and read their own bots' logs on their own page, and only there.
+stored bots' folders nor their build logs, nor the nights' bots' logs: the path a request
+names is resolved before it is compared with these (:mod:`arena.web.served`). With
+``--submissions`` (:mod:`arena.web.submissions`) authors log in, submit, and read their own
+bots' logs on their own page, and only there.
 """
 
 from __future__ import annotations
@@ -22,14 +24,16 @@ from arena.league.authors import author_of_token
 from arena.league.layout import EXPORT_DIR, NIGHTS_DIR, REPORT_DIR, REPORT_PAGE, LeagueDir
 from arena.web.app import asset, guarded, live_routes
 from arena.web.guard import new_token
-from arena.web.runfiles import file_response, resolve
+from arena.web.runfiles import served_file
+from arena.web.served import Served
 from arena.web.submissions import Submissions, submission_routes
 from arena.web.watch import RunWatcher
 
-SERVED: Final = (REPORT_PAGE, REPORT_DIR, EXPORT_DIR, NIGHTS_DIR)
-"""The league directory's entries a browser may read (the first part of the path)."""
 NIGHT_HIDDEN: Final = frozenset({"logs", "transcripts", "live"})
-"""A night's entries not served from ``/league/``: the bots' stderr and protocol logs."""
+"""A night's entries never served to everyone: the bots' stderr and protocol logs."""
+SERVED: Final = Served((REPORT_PAGE, REPORT_DIR, EXPORT_DIR, NIGHTS_DIR),
+                       tuple(f"{NIGHTS_DIR}/*/{name}" for name in sorted(NIGHT_HIDDEN)))
+"""What a browser may read from the league directory under ``/league/``."""
 
 
 def newest_night(league: LeagueDir) -> Path | None:
@@ -48,18 +52,9 @@ def league_app(league: LeagueDir, watcher: RunWatcher | None,
     async def home(request: Request) -> Response:
         return RedirectResponse(f"/league/{REPORT_PAGE}")
 
-    async def league_files(request: Request) -> Response:
-        relative = request.path_params["path"]
-        parts = Path(relative).parts
-        path = resolve(league.root, relative)
-        if (path is None or not parts or parts[0] not in SERVED
-                or (parts[0] == NIGHTS_DIR and len(parts) > 2 and parts[2] in NIGHT_HIDDEN)):
-            return Response("not found", status_code=404, media_type="text/plain")
-        return file_response(path)
-
     routes: list[BaseRoute] = [
         Route("/", home),
-        Route("/league/{path:path}", league_files),
+        Route("/league/{path:path}", served_file(league.root, SERVED)),
         Route("/assets/{name}", asset),
     ]
     if watcher is not None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Final
 from urllib.parse import quote
 
@@ -42,7 +43,8 @@ from arena.web.author_page import author_body, own_file
 from arena.web.bodylimit import DEFAULT_LIMIT, BodyTooLarge
 from arena.web.guard import bearer_token
 from arena.web.queue import QueueFull, SubmissionQueue
-from arena.web.runfiles import file_response
+from arena.web.runfiles import file_response, not_found
+from arena.web.served import served_exactly
 
 COOKIE: Final = "arena_author"
 COOKIE_DAYS: Final = 30
@@ -183,7 +185,7 @@ def submission_routes(sub: Submissions) -> list[BaseRoute]:
             return PlainTextResponse("not found", status_code=404)
         if owner_of(league, bot) != author:
             return PlainTextResponse(f"forbidden: bot {bot!r} is not yours", status_code=403)
-        return _text(file_response(league.version_dir(bot, number) / log))
+        return _own(league.version_dir(bot, number) / log)
 
     async def night_file(request: Request) -> Response:
         author = who(request)
@@ -196,7 +198,12 @@ def submission_routes(sub: Submissions) -> list[BaseRoute]:
         if path is None:
             return PlainTextResponse("forbidden: not a log or transcript of your bots",
                                      status_code=403)
-        return _text(file_response(path))
+        return _own(path)
+
+    def _own(path: Path) -> Response:
+        """The author's file at ``path``, found there once resolved (not through a link)."""
+        resolved = served_exactly(league.root, path)
+        return not_found() if resolved is None else _text(file_response(resolved))
 
     return [
         Route("/login", login_page, methods=["GET"]),
