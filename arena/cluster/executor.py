@@ -22,7 +22,8 @@ already delivered is dropped, so a game is journaled once. A worker that cannot 
 :class:`~arena.cluster.worker.WorkerUnfit` / :class:`~arena.cluster.worker.WorkerFault`; the
 batch's remaining games are submitted again, restricted to the other workers, at most
 :data:`MAX_ATTEMPTS` times, and never scored. When no worker is left for a bot, the run fails
-naming the bot and the workers (:class:`~arena.errors.RunFailure`). A lost scheduler (the
+naming the bot and the workers (:class:`~arena.errors.RunFailure`), and what fixes each
+worker's problems (:class:`~arena.cluster.worker.Problem`). A lost scheduler (the
 batches' futures cancelled by the disconnection, or no answer from it for
 :data:`SCHEDULER_GRACE_S`) is :class:`~arena.errors.ClusterLost`: the run stops with one
 message and exit status 3, and the same command (with the new scheduler's address) plays the
@@ -56,6 +57,7 @@ from arena.batching import BatchEvents
 from arena.cluster.botfiles import BotFiles, code_hash, describe
 from arena.cluster.worker import (
     RUN_SUBDIRS,
+    Problem,
     WorkerFault,
     WorkerUnfit,
     check_on_worker,
@@ -128,7 +130,7 @@ class DaskExecutor:
         # Sent once to the cluster; each worker fetches a copy with its first game.
         self._archives = client.scatter(archives, broadcast=False) if archives else {}
         self._code = code_hash()
-        self._unfit: dict[str, dict[str, list[str]]] = {}
+        self._unfit: dict[str, dict[str, list[Problem]]] = {}
         """Worker address -> bot name ("" for every bot) -> why it cannot play there."""
         self._delivered: set[str] = set()
         self._token = uuid.uuid4().hex[:12]
@@ -169,12 +171,8 @@ class DaskExecutor:
             fit = [w for w in workers if not any(
                 self._unfit.get(w, {}).get(n) for n in ("", bot))]
             if not fit:
-                lines = "\n  ".join(
-                    f"{w}: {'; '.join(self._unfit[w].get('') or self._unfit[w][bot])}"
-                    for w in workers)
-                raise RunFailure(
-                    f"no worker of the cluster can play bot {bot!r}:\n  {lines}\n"
-                    "install the same bot files on the workers, or set ship = true for the bot")
+                raise _refusal(f"bot {bot!r}", {
+                    w: self._unfit[w].get("") or self._unfit[w][bot] for w in workers})
 
     # ------------------------------------------------------------------ the run
     def attach(self, changed: Callable[[], None]) -> None:
@@ -447,23 +445,21 @@ class DaskExecutor:
 
     def _no_worker(self, orders: list[GameOrder]) -> RunFailure:
         names = self._names(orders)
-        lines = "\n  ".join(
-            f"{w}: {'; '.join(t for n in names for t in self._unfit.get(w, {}).get(n, []))}"
-            for w in self.workers())
         bots = ", ".join(sorted(names - {""}))
-        return RunFailure(
-            f"no worker of the cluster can play games {orders[0].id}... ({bots}):\n  {lines}\n"
-            "install the same bot files on the workers, or set ship = true for the bot")
+        return _refusal(f"games {orders[0].id}... ({bots})", {
+            w: [p for n in names for p in self._unfit.get(w, {}).get(n, [])]
+            for w in self.workers()})
 
     def _note_unfit(self, exc: WorkerUnfit) -> None:
         """Keep what a worker cannot play; a worker fit for every bot leaves no entry, so that
         while none is unfit a game goes anywhere without asking for the worker list."""
-        for bot, texts in exc.problems.items():
-            known = self._unfit.setdefault(exc.worker, {}) if texts else {}
-            if texts and bot not in known:
-                known[bot] = texts
+        for bot, problems in exc.problems.items():
+            known = self._unfit.setdefault(exc.worker, {}) if problems else {}
+            if problems and bot not in known:
+                known[bot] = problems
                 who = "every bot" if not bot else f"bot {bot!r}"
-                self.warn(f"worker {exc.worker} refused for {who}: {'; '.join(texts)}")
+                self.warn(f"worker {exc.worker} refused for {who}: "
+                          + "; ".join(p.text for p in problems))
 
     def _write_files(self, files: dict[str, bytes]) -> None:
         """A game's logs and transcripts, where a local run would have written them."""
@@ -477,6 +473,15 @@ class DaskExecutor:
             path.parent.mkdir(parents=True, exist_ok=True)
             with open(path, "ab") as handle:
                 handle.write(data)
+
+
+def _refusal(what: str, problems: dict[str, list[Problem]]) -> RunFailure:
+    """No worker can play ``what``: each worker with its problems, then what fixes them (each
+    fix once: a bot file missing everywhere is one line to act on)."""
+    lines = "\n  ".join(f"{worker}: {'; '.join(p.text for p in found)}"
+                        for worker, found in problems.items())
+    fixes = "\n".join(dict.fromkeys(p.fix for found in problems.values() for p in found))
+    return RunFailure(f"no worker of the cluster can play {what}:\n  {lines}\n{fixes}")
 
 
 def _tell(batch: _Batch, msg: dict[str, Any]) -> None:
