@@ -465,10 +465,13 @@ class Tournament:
 
     def _arena_fault(self, message: str, *, abort: bool = False) -> None:
         """Stop the run on the machine's or the arena's fault (the first one is reported);
-        ``abort`` cancels the running games too (their results could not be kept)."""
+        ``abort`` cancels the running games too (their results could not be kept). The message
+        is said once: now when the running games finish first, else only by the run's last
+        line (``arena: error: ...``), which comes at once."""
         if self.result.arena_fault is None:
             self.result.arena_fault = message
-            self.progress.message(f"arena: {message}")
+            if not abort:
+                self.progress.message(f"arena: {message}")
         if abort:
             self.abort("stopped: " + message)
         else:

@@ -5,6 +5,9 @@ with the rules (:mod:`bench.synthetic`), then re-used under many pairings of 16 
 fresh ids. Each pairing picks a base game whose result fits the two bots' hidden strengths, so
 the ratings have something to find. Only ``build_report`` is timed.
 
+The journal's summary is timed on its own too, read from the journal and from the report's
+summary cache (``report/journal-summary.msgpack``), which is what keeps a refresh short.
+
 Viewer files: a run this size gets viewers for ``DEFAULT_VIEWER_LIMIT`` games (faulty games
 first, then the most recent), so the first build pays for those replays and every refresh
 after it only for new games; the second, cached build is timed too, as a run's refresh would be.
@@ -30,6 +33,7 @@ from arena.rundir.layout import RunDir
 from bench.synthetic import DEFAULT_BOTS, BotProfile, play_game
 from referee.record import GameRecord
 from reports.html import build
+from reports.journal import summarise_journal
 from reports.viewer_files import GAMES_DIR
 
 GAMES = 100_000
@@ -104,6 +108,13 @@ def main(argv: list[str] | None = None) -> None:
                 f"{TARGET_S:.0f} s target" + ("" if seconds < TARGET_S else "  ** OVER TARGET **")
             )
         files = RunDir(run_dir)
+        timed = []
+        for cache in (None, files.summary_cache):
+            started = time.perf_counter()
+            summarise_journal(run_dir, cache=cache)
+            timed.append(time.perf_counter() - started)
+        print(f"journal summary: {timed[0]:.1f} s from the journal, {timed[1]:.1f} s from its "
+              f"cache ({files.summary_cache.stat().st_size / 1e6:.0f} MB)")
         html, index, viewers = files.report_page, files.report_index, files.report_dir / GAMES_DIR
         print(f"{html.name} {html.stat().st_size / 1e3:.0f} kB, {index.name} "
               f"{index.stat().st_size / 1e6:.1f} MB, viewer files "

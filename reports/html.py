@@ -8,7 +8,7 @@ Layout of what it writes (all beside the journal, nothing fetched from the netwo
     report/*.png           charts
     report/index.js        the game list, loaded by report.html
     report/games/*.js      one viewer file per game (cached between builds)
-    report/journal-summary.pickle   the journal's summary, so a refresh reads only new games
+    report/journal-summary.msgpack  the journal's summary, so a refresh reads only new games
 
 The runner calls :func:`build_report` every few games during a run and once at the end, so it
 is idempotent, rewrites files atomically (a browser reloading mid-build sees the old or the new

@@ -14,8 +14,10 @@ file and line.
 from __future__ import annotations
 
 import math
-import pickle
+import os
 import re
+import stat
+import sys
 import zlib
 from array import array
 from collections.abc import Iterable, Iterator
@@ -119,8 +121,38 @@ class JournalSummary:
     if the file still holds the same bytes there (the runner only ever appends)."""
 
 
-CACHE_VERSION = 6
+CACHE_VERSION = 7
+"""7: msgpack (:class:`_CachedSummary`); up to 6 the cache was a pickle, never read now."""
 _CHECK_BYTES = 4096
+_CACHE_SLACK = 1 << 20
+"""A cache is read only if it is at most twice the journal's size plus this (a summary is far
+smaller than the records it summarises): a planted giant file is not read into memory."""
+
+
+class _CachedSummary(msgspec.Struct, forbid_unknown_fields=True):
+    """The summary cache's one record, in msgpack: plain values only, decoded to these types
+    and checked, so that a cache file found in a run directory (which may come from anyone)
+    can at worst be wrong about the journal, never run code. It was a pickle, and a planted
+    one with a ``__reduce__`` ran its command as whoever built the report."""
+
+    version: int
+    byteorder: str
+    """The machine's byte order the move columns were written in (:data:`sys.byteorder`)."""
+    games: list[GameSummary]
+    bots: list[str]
+    move_bot: bytes
+    move_ms: bytes
+    move_depth: bytes
+    move_nodes: bytes
+    """:class:`MoveStats`'s columns as their raw bytes."""
+    end: int
+    lines: int
+    seen: dict[str, int]
+    check: tuple[int, int]
+
+
+_cache_decoder = msgspec.msgpack.Decoder(_CachedSummary)
+_cache_encoder = msgspec.msgpack.Encoder()
 
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
@@ -140,18 +172,59 @@ def _checksums(path: Path, end: int) -> tuple[int, int]:
 
 
 def _load_cache(cache: Path, path: Path) -> JournalSummary | None:
-    """The cached summary if it still describes a prefix of the journal, else None."""
+    """The cached summary if it is one and still describes a prefix of the journal, else None
+    (the caller reads the journal from its start). The cache is opened without following a
+    link and without waiting on a FIFO; anything but a regular file of a plausible size is
+    not read."""
     try:
-        with cache.open("rb") as fh:
-            version, journal = pickle.load(fh)
-    except (OSError, pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError):
+        fd = os.open(cache, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
         return None
-    if version != CACHE_VERSION or not isinstance(journal, JournalSummary):
+    with os.fdopen(fd, "rb") as fh:
+        info = os.fstat(fd)
+        try:
+            limit = 2 * path.stat().st_size + _CACHE_SLACK
+        except OSError:
+            return None
+        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+            return None
+        data = fh.read(limit + 1)
+    try:
+        cached = _cache_decoder.decode(data)
+    except (msgspec.DecodeError, msgspec.ValidationError):
         return None
-    if path.stat().st_size < journal.end or _checksums(path, journal.end) != journal.check:
+    if cached.version != CACHE_VERSION or cached.byteorder != sys.byteorder:
         return None
-    journal.path = path
-    return journal
+    moves = MoveStats()
+    try:
+        for column, raw in ((moves.bot, cached.move_bot), (moves.elapsed_ms, cached.move_ms),
+                            (moves.depth, cached.move_depth), (moves.nodes, cached.move_nodes)):
+            column.frombytes(raw)
+    except ValueError:  # not a whole number of items
+        return None
+    if len({len(moves.bot), len(moves.elapsed_ms), len(moves.depth), len(moves.nodes)}) != 1:
+        return None
+    if any(game.index != i or game.offset + game.length > cached.end
+           for i, game in enumerate(cached.games)):
+        return None
+    try:
+        if path.stat().st_size < cached.end or _checksums(path, cached.end) != cached.check:
+            return None
+    except OSError:
+        return None
+    return JournalSummary(path=path, games=cached.games, bots=cached.bots, moves=moves,
+                          end=cached.end, lines=cached.lines, seen=cached.seen,
+                          check=cached.check)
+
+
+def _save_cache(cache: Path, journal: JournalSummary) -> None:
+    moves = journal.moves
+    data = _cache_encoder.encode(_CachedSummary(
+        version=CACHE_VERSION, byteorder=sys.byteorder, games=journal.games, bots=journal.bots,
+        move_bot=moves.bot.tobytes(), move_ms=moves.elapsed_ms.tobytes(),
+        move_depth=moves.depth.tobytes(), move_nodes=moves.nodes.tobytes(), end=journal.end,
+        lines=journal.lines, seen=journal.seen, check=journal.check))
+    write_with(cache, lambda tmp: tmp.write_bytes(data))
 
 
 def summarise_journal(run_dir: Path, cache: Path | None = None) -> JournalSummary:
@@ -159,7 +232,8 @@ def summarise_journal(run_dir: Path, cache: Path | None = None) -> JournalSummar
 
     With ``cache`` (a file), the summary of an earlier call is loaded from it and only the lines
     appended since are read, then the cache is rewritten: refreshing the report of a long run
-    costs the new games, not the whole journal.
+    costs the new games, not the whole journal. A cache that is not one of ours (damaged, of
+    another version, planted) is ignored, and rewritten from the journal.
     """
     path = RunDir(run_dir).journal
     if not path.is_file():
@@ -170,8 +244,7 @@ def summarise_journal(run_dir: Path, cache: Path | None = None) -> JournalSummar
     _summarise(journal)
     if cache is not None and journal.end != before:
         journal.check = _checksums(path, journal.end)
-        write_with(cache, lambda tmp: tmp.write_bytes(
-            pickle.dumps((CACHE_VERSION, journal), protocol=pickle.HIGHEST_PROTOCOL)))
+        _save_cache(cache, journal)
     return journal
 
 

@@ -351,6 +351,8 @@ def test_a_shipped_bot_runs_from_the_workers_cache(tmp_path: Path, tag: str) -> 
         assert done.returncode != 0 and "no worker of the cluster can play bot 'shipped'" in \
             done.stderr, done.stderr
         assert f"{folder / 'bot.py'} not found" in done.stderr
+        assert "install the same bot files on the workers, or set ship = true" in done.stderr
+        assert "bubblewrap" not in done.stderr  # the fix for a file problem, and only it
         config = write_config(tmp_path, HEAD, [shipped + "ship = true\n", plain])
         done = run(config, tmp_path / "out2", tag, "--cluster", address)
         assert done.returncode == 0, done.stderr
@@ -433,3 +435,45 @@ def test_the_worker_list_is_asked_of_the_scheduler_not_the_clients_cache() -> No
         assert client.scheduler_info()["workers"] == {}  # what the run used to read
         threads = worker_threads(client)
     assert sorted(threads.values()) == [2, 2] and len(threads) == 2
+
+
+def test_a_worker_without_a_working_bubblewrap_is_told_to_install_it(tmp_path: Path,
+                                                                    tag: str) -> None:
+    """A bot with ``sandbox = "bwrap"``, two workers: one without bubblewrap on its PATH, one
+    whose bwrap cannot make a sandbox (a stand-in that fails as bwrap does where user
+    namespaces are disabled). The run is refused naming both, and says what fixes each:
+    install bubblewrap, make it run, or change the bot's sandbox; not the bot's files."""
+    from test_hostile_no_bwrap import path_without_bwrap
+
+    bare = path_without_bwrap(tmp_path / "bare")
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "bwrap").write_text(
+        "#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n")
+    (broken / "bwrap").chmod(0o755)
+    bots = [bot("boxed", RANDOM_BOT, "--seed", "0") + 'sandbox = "bwrap"\n',
+            bot("plain", RANDOM_BOT, "--seed", "1")]
+    config = write_config(tmp_path, HEAD, bots)
+    scheduler, address = _scheduler(tmp_path, tag)
+    procs = [scheduler]
+    try:
+        procs.append(_worker(address, "bare", tag, prefix=["env", f"PATH={bare}"]))
+        procs.append(_worker(address, "broken", tag,
+                             prefix=["env", f"PATH={broken}:{os.environ['PATH']}"]))
+        names = _wait_for_workers(address, 2)
+        done = run(config, tmp_path / "out", tag, "--cluster", address)
+    finally:
+        _stop(procs[::-1])
+    assert done.returncode == 2, done.stdout + done.stderr  # refused before the first game
+    said = done.stderr
+    assert "no worker of the cluster can play bot 'boxed'" in said, said
+    lines = said.splitlines()
+    bare_line = next(line for line in lines if line.strip().startswith(names["bare"]))
+    assert "sandbox = 'bwrap' but bubblewrap (bwrap) is not installed here" in bare_line
+    broken_line = next(line for line in lines if line.strip().startswith(names["broken"]))
+    assert "No permissions to create new namespace" in broken_line, said
+    assert "install bubblewrap on the workers (apt-get install bubblewrap)" in said
+    assert "make bubblewrap run on the workers" in said
+    assert 'change the bot\'s sandbox (sandbox = "auto"' in said
+    assert "bot files" not in said and "ship = true" not in said, said
+    assert not (tmp_path / "out" / "games.jsonl").read_text()

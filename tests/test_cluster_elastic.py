@@ -144,8 +144,22 @@ def test_a_worker_lost_mid_batch_loses_nothing_and_doubles_nothing(tmp_path: Pat
         _stop(procs[::-1])
 
 
-def test_losing_the_scheduler_stops_the_run_and_a_new_one_resumes_it(tmp_path: Path,
-                                                                     tag: str) -> None:
+STOP_MARGIN_S = 30
+"""Added to the documented limit for a loaded machine (2 cores under 8 busy loops): the
+scheduler's last answer may come late, and the run's own end takes longer there."""
+
+
+@pytest.mark.parametrize("how", ["SIGTERM", "SIGSTOP"])
+def test_losing_the_scheduler_stops_the_run_and_a_new_one_resumes_it(tmp_path: Path, tag: str,
+                                                                     how: str) -> None:
+    """SIGTERM: the scheduler goes, its connections close. SIGSTOP: it hangs, keeping its
+    connections open and answering nothing. Either way the run stops with exit status 3 within
+    the README's limit and says so once; the same command with a new scheduler plays the rest,
+    every scheduled game journaled exactly once."""
+    from arena.cluster.executor import SCHEDULER_STOP_S
+
+    readme = (ROOT / "README.md").read_text()
+    assert f"within {SCHEDULER_STOP_S} s of the scheduler's last answer" in readme
     scheduler, address = _scheduler(tmp_path, tag)
     procs = [scheduler, _worker(address, "one", tag)]
     config, out = _config(tmp_path, 12, 40, 0.03), tmp_path / "out"
@@ -154,19 +168,21 @@ def test_losing_the_scheduler_stops_the_run_and_a_new_one_resumes_it(tmp_path: P
         proc = _start(config, out, tag, "--cluster", address)
         try:
             _wait_for("the first game", lambda: _journaled(out) >= 1)
-            scheduler.send_signal(signal.SIGTERM)
+            scheduler.send_signal(getattr(signal, how))
             began = time.monotonic()
         finally:
             stdout, stderr = _finish(proc)
         took = time.monotonic() - began
     finally:
+        if scheduler.poll() is None:
+            scheduler.send_signal(signal.SIGCONT)  # a stopped one, so that SIGTERM ends it
         _stop(procs[::-1])
     assert proc.returncode == 3, stdout + stderr
-    assert took < 90, f"the run took {took:.0f} s to stop"
+    assert took < SCHEDULER_STOP_S + STOP_MARGIN_S, f"the run took {took:.0f} s to stop"
     said = (stdout + stderr).splitlines()
     lost = [line for line in said if "lost the cluster's scheduler" in line]
-    assert lost and len({line.removeprefix("arena: error: ").removeprefix("arena: ")
-                         for line in lost}) == 1, said
+    assert len(lost) == 1 and lost[0].startswith("arena: error: "), said  # said once
+    assert address in lost[0]
     assert not [line for line in said if "could not be played" in line], said
     assert "run the same command again" in stderr
     first = journal(out)
@@ -185,7 +201,8 @@ def test_losing_the_scheduler_stops_the_run_and_a_new_one_resumes_it(tmp_path: P
         _stop(procs[::-1])
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"({12 - len(first)} to play" in done.stdout
-    records = check_complete(out)
+    records = check_complete(out)  # every scheduled game once: none lost, none doubled
+    assert len(records) == 12
     assert [r.id for r in records[:len(first)]] == [r.id for r in first]
 
 

@@ -22,11 +22,16 @@ already delivered is dropped, so a game is journaled once. A worker that cannot 
 :class:`~arena.cluster.worker.WorkerUnfit` / :class:`~arena.cluster.worker.WorkerFault`; the
 batch's remaining games are submitted again, restricted to the other workers, at most
 :data:`MAX_ATTEMPTS` times, and never scored. When no worker is left for a bot, the run fails
-naming the bot and the workers (:class:`~arena.errors.RunFailure`). A lost scheduler (the
-batches' futures cancelled by the disconnection, or the client without its scheduler for
+naming the bot and the workers (:class:`~arena.errors.RunFailure`), and what fixes each
+worker's problems (:class:`~arena.cluster.worker.Problem`). A lost scheduler (the
+batches' futures cancelled by the disconnection, or no answer from it for
 :data:`SCHEDULER_GRACE_S`) is :class:`~arena.errors.ClusterLost`: the run stops with one
 message and exit status 3, and the same command (with the new scheduler's address) plays the
-rest.
+rest. The scheduler is asked, not trusted: a scheduler that hangs (stopped, swapped out, its
+machine frozen) keeps its connections open, and the client calls it running; so
+:meth:`DaskExecutor.watch` sends it a cheap ``echo`` every :data:`PROBE_EVERY_S`. Once it is
+lost, nothing more is asked of it (stopping the batches, ending the workers' bots): each of
+those would wait for an answer that never comes.
 """
 
 from __future__ import annotations
@@ -52,6 +57,7 @@ from arena.batching import BatchEvents
 from arena.cluster.botfiles import BotFiles, code_hash, describe
 from arena.cluster.worker import (
     RUN_SUBDIRS,
+    Problem,
     WorkerFault,
     WorkerUnfit,
     check_on_worker,
@@ -75,8 +81,17 @@ CONNECT_TIMEOUT_S: Final = 30
 WORKERS_TIMEOUT_S: Final = 120
 """How long to wait for the first worker of an existing scheduler."""
 SCHEDULER_GRACE_S: Final = 10.0
-"""How long the client may be without its scheduler before the run stops (a short network
-outage is waited out; the Dask client reconnects by itself)."""
+"""How long the scheduler may go without answering (or the client without a connection to it)
+before the run stops: a short network outage or a scheduler slowed by a loaded machine is
+waited out (the Dask client reconnects by itself). The README promises the run stops within
+:data:`SCHEDULER_STOP_S`."""
+PROBE_EVERY_S: Final = 1.0
+"""How often the scheduler is asked whether it is there (one ``echo`` round trip)."""
+SCHEDULER_STOP_S: Final = 15
+"""What the README promises: a run whose scheduler stops answering has stopped (exit status 3)
+within this many seconds (the grace, a probe's period, and ending the run without it)."""
+LOST_CLOSE_TIMEOUT_S: Final = 2
+"""How long closing the client may take once its scheduler is lost."""
 CLOSE_TIMEOUT_S: Final = 10
 BATCH_ENV: Final = "ARENA_CLUSTER_BATCH"
 """The most games per Dask task (default :data:`arena.batching.MAX_BATCH`; 1: one task per
@@ -115,7 +130,7 @@ class DaskExecutor:
         # Sent once to the cluster; each worker fetches a copy with its first game.
         self._archives = client.scatter(archives, broadcast=False) if archives else {}
         self._code = code_hash()
-        self._unfit: dict[str, dict[str, list[str]]] = {}
+        self._unfit: dict[str, dict[str, list[Problem]]] = {}
         """Worker address -> bot name ("" for every bot) -> why it cannot play there."""
         self._delivered: set[str] = set()
         self._token = uuid.uuid4().hex[:12]
@@ -127,7 +142,8 @@ class DaskExecutor:
         self._trio: trio.lowlevel.TrioToken | None = None
         self._changed: Callable[[], None] = lambda: None
         self._notes: set[str] = set()
-        self._lost_since: float | None = None
+        self._gone = False
+        """The scheduler is lost: nothing more is asked of it."""
         self._stopped = False
 
     # ------------------------------------------------------------------ the cluster's size
@@ -155,12 +171,8 @@ class DaskExecutor:
             fit = [w for w in workers if not any(
                 self._unfit.get(w, {}).get(n) for n in ("", bot))]
             if not fit:
-                lines = "\n  ".join(
-                    f"{w}: {'; '.join(self._unfit[w].get('') or self._unfit[w][bot])}"
-                    for w in workers)
-                raise RunFailure(
-                    f"no worker of the cluster can play bot {bot!r}:\n  {lines}\n"
-                    "install the same bot files on the workers, or set ship = true for the bot")
+                raise _refusal(f"bot {bot!r}", {
+                    w: self._unfit[w].get("") or self._unfit[w][bot] for w in workers})
 
     # ------------------------------------------------------------------ the run
     def attach(self, changed: Callable[[], None]) -> None:
@@ -175,30 +187,55 @@ class DaskExecutor:
 
     async def watch(self) -> str:
         """Follow the scheduler for the whole run (a task of the runner's); returns why the run
-        must stop (the scheduler is gone)."""
+        must stop: the client closed, or no answer to :meth:`_probe` for
+        :data:`SCHEDULER_GRACE_S` (each probe waits at most until then)."""
+        answered = time.monotonic()
         while True:
-            await trio.sleep(1)
-            if self.client.status in ("running", "newly-created"):
-                self._lost_since = None
-                continue
-            now = time.monotonic()
-            self._lost_since = self._lost_since or now
-            if self.client.status in ("closed", "closing") or \
-                    now - self._lost_since >= SCHEDULER_GRACE_S:
+            await trio.sleep(PROBE_EVERY_S)
+            if self.client.status in ("closed", "closing"):
                 return self._lost()
+            left = answered + SCHEDULER_GRACE_S - time.monotonic()
+            if self.client.status in ("running", "newly-created") and left > 0 and \
+                    await self._probe(left):
+                answered = time.monotonic()
+            elif time.monotonic() - answered >= SCHEDULER_GRACE_S:
+                return self._lost()
+
+    async def _probe(self, timeout: float) -> bool:
+        """Does the scheduler answer an ``echo`` within ``timeout`` seconds? Asked in a thread
+        (the client's calls block), given up on at the timeout whatever that thread does; the
+        call carries the same timeout, so the thread ends too."""
+        def ask() -> bool:
+            try:
+                self.client.sync(self.client.scheduler.echo, data=b"",
+                                 callback_timeout=timeout)
+            except Exception:  # a timeout, a closed connection: no answer
+                return False
+            return True
+
+        with trio.move_on_after(timeout + 0.5):
+            return await trio.to_thread.run_sync(ask, abandon_on_cancel=True)
+        return False
 
     def _lost(self) -> str:
         """The one message of a run that lost its scheduler, however it was noticed; the Dask
-        client's own log lines about it (reconnecting, giving up) are silenced from now on."""
+        client's own log lines about it (reconnecting, giving up) are silenced from now on,
+        and nothing more is asked of the scheduler."""
+        self._gone = True
         logging.getLogger("distributed").setLevel(logging.CRITICAL)
         return (f"lost the cluster's scheduler {self.client.scheduler.address}: stopping; the "
                 "games that finished are in the journal. Start a scheduler and workers, then "
                 "run the same command (with --cluster naming the new scheduler) to play the "
                 "rest")
 
+    @property
+    def lost(self) -> bool:
+        """The scheduler is lost (closing the client need not wait for it)."""
+        return self._gone
+
     def stop(self) -> None:
         """No more games: the running batches end after their running game (best effort)."""
-        if self._stopped or self.client.status != "running":
+        if self._stopped or self._gone or self.client.status != "running":
             return
         self._stopped = True
         with contextlib.suppress(Exception):
@@ -206,7 +243,7 @@ class DaskExecutor:
 
     def close(self) -> None:
         """End the bots the workers keep for this run (a worker that is gone has no bots)."""
-        if self.client.status != "running":
+        if self._gone or self.client.status != "running":
             return
         with contextlib.suppress(Exception):
             self.client.unsubscribe_topic(topic(self._token))
@@ -253,8 +290,9 @@ class DaskExecutor:
                     outcome = await self._follow(batch, receive, remaining, events)
                     self._batches.pop(name, None)
             except trio.Cancelled:
-                with trio.CancelScope(shield=True), trio.move_on_after(5):
-                    await trio.to_thread.run_sync(future.cancel, abandon_on_cancel=True)
+                if not self._gone:  # a lost scheduler cancels nothing, and never answers
+                    with trio.CancelScope(shield=True), trio.move_on_after(5):
+                        await trio.to_thread.run_sync(future.cancel, abandon_on_cancel=True)
                 raise
             finally:
                 self._batches.pop(name, None)
@@ -407,23 +445,21 @@ class DaskExecutor:
 
     def _no_worker(self, orders: list[GameOrder]) -> RunFailure:
         names = self._names(orders)
-        lines = "\n  ".join(
-            f"{w}: {'; '.join(t for n in names for t in self._unfit.get(w, {}).get(n, []))}"
-            for w in self.workers())
         bots = ", ".join(sorted(names - {""}))
-        return RunFailure(
-            f"no worker of the cluster can play games {orders[0].id}... ({bots}):\n  {lines}\n"
-            "install the same bot files on the workers, or set ship = true for the bot")
+        return _refusal(f"games {orders[0].id}... ({bots})", {
+            w: [p for n in names for p in self._unfit.get(w, {}).get(n, [])]
+            for w in self.workers()})
 
     def _note_unfit(self, exc: WorkerUnfit) -> None:
         """Keep what a worker cannot play; a worker fit for every bot leaves no entry, so that
         while none is unfit a game goes anywhere without asking for the worker list."""
-        for bot, texts in exc.problems.items():
-            known = self._unfit.setdefault(exc.worker, {}) if texts else {}
-            if texts and bot not in known:
-                known[bot] = texts
+        for bot, problems in exc.problems.items():
+            known = self._unfit.setdefault(exc.worker, {}) if problems else {}
+            if problems and bot not in known:
+                known[bot] = problems
                 who = "every bot" if not bot else f"bot {bot!r}"
-                self.warn(f"worker {exc.worker} refused for {who}: {'; '.join(texts)}")
+                self.warn(f"worker {exc.worker} refused for {who}: "
+                          + "; ".join(p.text for p in problems))
 
     def _write_files(self, files: dict[str, bytes]) -> None:
         """A game's logs and transcripts, where a local run would have written them."""
@@ -437,6 +473,15 @@ class DaskExecutor:
             path.parent.mkdir(parents=True, exist_ok=True)
             with open(path, "ab") as handle:
                 handle.write(data)
+
+
+def _refusal(what: str, problems: dict[str, list[Problem]]) -> RunFailure:
+    """No worker can play ``what``: each worker with its problems, then what fixes them (each
+    fix once: a bot file missing everywhere is one line to act on)."""
+    lines = "\n  ".join(f"{worker}: {'; '.join(p.text for p in found)}"
+                        for worker, found in problems.items())
+    fixes = "\n".join(dict.fromkeys(p.fix for found in problems.values() for p in found))
+    return RunFailure(f"no worker of the cluster can play {what}:\n  {lines}\n{fixes}")
 
 
 def _tell(batch: _Batch, msg: dict[str, Any]) -> None:
@@ -487,6 +532,7 @@ def open_cluster(address: str, loaded: LoadedConfig, run_dir: Path, warn: Warn
     # The client logs every failed reconnection with a traceback; what a lost scheduler means
     # for the run is said once, by the run (DaskExecutor.watch).
     logging.getLogger("distributed.client").setLevel(logging.CRITICAL)
+    executor: DaskExecutor | None = None  # read when the client is closed: lost or not
     with contextlib.ExitStack() as stack:
         if address.startswith(LOCAL_PREFIX):
             count = _local_count(address)
@@ -503,7 +549,7 @@ def open_cluster(address: str, loaded: LoadedConfig, run_dir: Path, warn: Warn
             except (OSError, TimeoutError) as exc:
                 raise UserError(f"--cluster {address}: cannot reach the scheduler: {exc}"
                                 ) from None
-            stack.callback(_close_client, client)
+            stack.callback(lambda: _close_client(client, executor))
             try:
                 client.wait_for_workers(1, timeout=WORKERS_TIMEOUT_S)
             except TimeoutError:
@@ -520,10 +566,11 @@ def open_cluster(address: str, loaded: LoadedConfig, run_dir: Path, warn: Warn
         yield executor
 
 
-def _close_client(client: Any) -> None:
+def _close_client(client: Any, executor: DaskExecutor | None) -> None:
     """Close the client, without waiting long for a scheduler that is gone."""
+    lost = executor is not None and executor.lost
     with contextlib.suppress(Exception):
-        client.close(timeout=CLOSE_TIMEOUT_S)
+        client.close(timeout=LOST_CLOSE_TIMEOUT_S if lost else CLOSE_TIMEOUT_S)
 
 
 def _local_count(address: str) -> int:

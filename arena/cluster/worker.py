@@ -20,7 +20,9 @@ worker lost mid-batch loses only the game it was playing: the others have been s
 Before its first game a worker process checks every bot of the tournament once (the result is
 kept for the process's life): the project's code hash, each bot's program and script files
 against the submitting machine's hashes, the interpreter a script's ``#!`` line names, the
-working directory, bubblewrap for sandboxed bots. A bot that fails a check makes the task raise
+working directory, bubblewrap for sandboxed bots. Each failed check is a :class:`Problem`: what
+is wrong, and what fixes it (the same bot files, bubblewrap, the same project version), which
+the submitting machine tells the user. A bot that fails a check makes the task raise
 :class:`WorkerUnfit`; a game that fails because of the machine (any error that is not the
 game's own) raises :class:`WorkerFault` and ends the batch. Neither is a game result: the
 submitting machine plays the batch's unfinished games again on another worker. A task whose
@@ -55,7 +57,7 @@ from arena.rundir.layout import LOGS_DIR, TRANSCRIPTS_DIR
 from referee.botspec import BotSpec
 from referee.games.base import GameError
 from referee.order import GameOrder
-from referee.process.sandbox import keep_warnings_quiet, warnings_given
+from referee.process.sandbox import bwrap_path, bwrap_problem, keep_warnings_quiet, warnings_given
 from referee.record import GameRecord, MoveRecord, Termination, encode_record
 
 CACHE_ENV: Final = "ARENA_CACHE"
@@ -68,18 +70,49 @@ MOVES_EVERY_S: Final = 0.25
 """The most often a running game's new moves are sent (for the live page)."""
 
 
+FIX_FILES: Final = "install the same bot files on the workers, or set ship = true for the bot"
+FIX_VERSION: Final = ("install the same project version on the workers (the same commit and "
+                      "requirements.lock)")
+FIX_BWRAP: Final = ("install bubblewrap on the workers (apt-get install bubblewrap), or change "
+                    "the bot's sandbox (sandbox = \"auto\" runs it without bubblewrap where "
+                    "there is none)")
+FIX_BWRAP_RUN: Final = ("make bubblewrap run on the workers (the error above says why it does "
+                        "not), or change the bot's sandbox (sandbox = \"auto\" runs it without "
+                        "bubblewrap where bubblewrap does not run)")
+FIX_CACHE: Final = (f"make the workers' bot cache writable, with room for the bot's folder "
+                    f"(${CACHE_ENV}, default ~/.cache/arena)")
+
+
+class Problem(msgspec.Struct, frozen=True):
+    """Why a worker cannot play a bot (or any bot), and what fixes it: the submitting machine
+    ends its refusal with the fixes of the problems it names, so that a worker without
+    bubblewrap is told to install bubblewrap, not to copy the bot's files."""
+
+    text: str
+    """What is wrong, naming the bot and the file or program (``bot 'x': /p/bot.py not
+    found``)."""
+    fix: str
+    """What the user can do about it (one of the ``FIX_`` texts, or one naming a program)."""
+
+
 class WorkerUnfit(Exception):
     """This worker cannot play these bots (missing, different, no interpreter): not scored."""
 
-    def __init__(self, worker: str, problems: dict[str, list[str]]) -> None:
+    def __init__(self, worker: str, problems: dict[str, list[Problem]]) -> None:
         super().__init__(worker, problems)
         self.worker = worker
-        self.problems = problems
+        self.problems = {bot: [_problem(p) for p in found] for bot, found in problems.items()}
         """Bot name ("" for the worker as a whole) -> what is wrong there."""
 
     def __str__(self) -> str:
-        lines = [text for texts in self.problems.values() for text in texts]
+        lines = [problem.text for found in self.problems.values() for problem in found]
         return f"worker {self.worker}: " + "; ".join(lines)
+
+
+def _problem(found: object) -> Problem:
+    """A problem as this code has it: a worker with other code (refused for that very reason)
+    may send a plain text."""
+    return found if isinstance(found, Problem) else Problem(str(found), FIX_VERSION)
 
 
 class WorkerFault(Exception):
@@ -99,7 +132,7 @@ class WorkerFault(Exception):
 class _Ready(msgspec.Struct):
     """One worker process's verdict on a tournament's bots, and the specs it runs them with."""
 
-    problems: dict[str, list[str]]
+    problems: dict[str, list[Problem]]
     specs: dict[str, BotSpec]
 
 
@@ -235,7 +268,7 @@ def _wanted(worker: object, key: object) -> bool:
 
 
 def check_on_worker(bots: tuple[BotFiles, ...], code: str, originals: dict[str, BotSpec],
-                    archives: dict[str, bytes]) -> tuple[str, dict[str, list[str]]]:
+                    archives: dict[str, bytes]) -> tuple[str, dict[str, list[Problem]]]:
     """The check before a worker's first game, run on each worker when the run starts: this
     worker's address and what prevents it from playing each bot (empty lists: nothing)."""
     from distributed import get_worker
@@ -292,11 +325,11 @@ def prepare_bots(bots: tuple[BotFiles, ...], code: str, originals: dict[str, Bot
 
 def _check_all(bots: tuple[BotFiles, ...], code: str, originals: dict[str, BotSpec],
                archives: dict[str, bytes]) -> _Ready:
-    problems: dict[str, list[str]] = {"": []}
+    problems: dict[str, list[Problem]] = {"": []}
     if code_hash() != code:
-        problems[""].append(
+        problems[""].append(Problem(
             f"the arena's code differs from the submitting machine's (code hash "
-            f"{code_hash()[:12]} here, {code[:12]} there): install the same project version")
+            f"{code_hash()[:12]} here, {code[:12]} there)", FIX_VERSION))
     specs: dict[str, BotSpec] = {}
     for files in bots:
         spec = originals[files.name]
@@ -304,7 +337,8 @@ def _check_all(bots: tuple[BotFiles, ...], code: str, originals: dict[str, BotSp
             specs[files.name] = local_spec(spec, files, archives)
             problems[files.name] = check_bot(specs[files.name], files)
         except OSError as exc:
-            problems[files.name] = [f"bot {files.name!r}: cannot unpack its shipped folder: {exc}"]
+            problems[files.name] = [Problem(
+                f"bot {files.name!r}: cannot unpack its shipped folder: {exc}", FIX_CACHE)]
     return _Ready(problems, specs)
 
 
@@ -356,35 +390,45 @@ def unpack(sha256: str, data: bytes) -> Path:
     return target
 
 
-def check_bot(spec: BotSpec, files: BotFiles) -> list[str]:
+def check_bot(spec: BotSpec, files: BotFiles) -> list[Problem]:
     """What prevents this worker from running the bot exactly as configured (empty: nothing)."""
     name = spec.name
-    problems: list[str] = []
+    problems: list[Problem] = []
+
+    def missing(text: str) -> None:
+        problems.append(Problem(f"bot {name!r}: {text}", FIX_FILES))
+
     if spec.cwd and not os.path.isdir(spec.cwd):
-        problems.append(f"bot {name!r}: working directory {spec.cwd} not found")
+        missing(f"working directory {spec.cwd} not found")
     program = spec.cmd[0]
     if not os.path.isabs(program):
         found = shutil.which(program)
         if found is None:
-            problems.append(f"bot {name!r}: program {program!r} not on PATH")
+            missing(f"program {program!r} not on PATH")
         program = found or program
     elif not (os.path.isfile(program) and os.access(program, os.X_OK)):
-        problems.append(f"bot {name!r}: program {program} not found or not executable")
+        missing(f"program {program} not found or not executable")
     for entry in files.files:
         if not os.path.isfile(entry.path):
-            problems.append(f"bot {name!r}: {entry.path} not found")
+            missing(f"{entry.path} not found")
             continue
         here = file_sha256(entry.path)
         if here != entry.sha256:
-            problems.append(
-                f"bot {name!r}: {entry.path} differs from the submitting machine's "
-                f"(sha256 {here[:12]} here, {entry.sha256[:12]} there)")
+            missing(f"{entry.path} differs from the submitting machine's (sha256 {here[:12]} "
+                    f"here, {entry.sha256[:12]} there)")
     for path in _scripts(spec):
         interpreter = _shebang(path)
         if interpreter and shutil.which(interpreter) is None:
-            problems.append(f"bot {name!r}: {path} needs {interpreter!r}, not found here")
-    if spec.sandbox == "bwrap" and shutil.which("bwrap") is None:
-        problems.append(f"bot {name!r}: sandbox = 'bwrap' but bwrap is not installed here")
+            problems.append(Problem(f"bot {name!r}: {path} needs {interpreter!r}, not found here",
+                                    f"install {interpreter!r} on the workers"))
+    if spec.sandbox == "bwrap":
+        if bwrap_path() is None:
+            problems.append(Problem(
+                f"bot {name!r}: sandbox = 'bwrap' but bubblewrap (bwrap) is not installed here",
+                FIX_BWRAP))
+        elif (trouble := bwrap_problem()) is not None:
+            problems.append(Problem(f"bot {name!r}: sandbox = 'bwrap' but {trouble}",
+                                    FIX_BWRAP_RUN))
     return problems
 
 

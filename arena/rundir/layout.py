@@ -36,9 +36,11 @@ REPORT_DIR: Final = "report"
 """The report's own files: charts, the game list, viewer files, the summary cache."""
 REPORT_INDEX: Final = "index.js"
 """The game list the report's page loads (in :data:`REPORT_DIR`)."""
-SUMMARY_CACHE: Final = "journal-summary.pickle"
+SUMMARY_CACHE: Final = "journal-summary.msgpack"
 """The journal's summary as the report last read it (in :data:`REPORT_DIR`): a refresh reads
-only the games appended since."""
+only the games appended since. Plain msgpack, never a pickle: a run directory may come from
+anyone, and nothing in it is executed or unpickled (an old ``journal-summary.pickle`` there is
+never opened)."""
 GAMES_CSV: Final = "games.csv"
 """The report's game table, one row per game."""
 STANDINGS_CSV: Final = "standings.csv"
