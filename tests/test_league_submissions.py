@@ -176,7 +176,7 @@ def test_a_bot_name_belongs_to_the_author_who_first_submitted_it(tmp_path: Path)
     house = arena("league", "submit", str(league.root), "house", str(folder))
     assert house.returncode == 0, house.stdout + house.stderr
     with pytest.raises(Exception, match="submitted by the league's owner"):
-        claim_bot(league, "house", "bob")
+        claim_bot(league, "house", 2, "bob")
     assert read_authors(league).bots == {"adabot": "ada"}
 
 

@@ -311,20 +311,24 @@ def test_the_digest_covers_paths_content_and_the_exec_bit_only(tmp_path: Path) -
     assert [p.name for p in (tmp_path / "store").iterdir()] == [first.digest]
 
 
-@pytest.mark.parametrize("kind", ["outside", "absolute", "fifo", "too-many"])
+@pytest.mark.parametrize("kind", ["outside", "absolute", "fifo", "setuid", "too-many"])
 def test_the_store_refuses_what_a_bot_folder_should_not_hold(
         tmp_path: Path, kind: str, monkeypatch: pytest.MonkeyPatch) -> None:
     folder = tmp_path / "bot"
     folder.mkdir()
     (folder / "ok.txt").write_text("fine")
     expected = {"outside": "link.*leads outside", "absolute": "link to an absolute path",
-                "fifo": "a special file", "too-many": "more than 1 files"}[kind]
+                "fifo": "a special file", "setuid": "a set-user-ID or set-group-ID file",
+                "too-many": "more than 1 files"}[kind]
     if kind == "outside":
         os.symlink("../../etc", folder / "escape")
     elif kind == "absolute":
         os.symlink(str(folder / "ok.txt"), folder / "escape")
     elif kind == "fifo":
         os.mkfifo(folder / "escape")
+    elif kind == "setuid":
+        (folder / "escape").write_text("#!/bin/sh\n")
+        os.chmod(folder / "escape", 0o4755)
     else:
         monkeypatch.setattr(store, "MAX_FILES", 1)
         (folder / "escape").write_text("one more")

@@ -1,7 +1,10 @@
 """``arena league author add|list|revoke``: who may submit bots to a league over the web.
 
 ``add`` prints the new author's token once (only its hash is kept, in ``authors.json``): give
-it to them; they log in with it on ``arena serve DIR --submissions``. ``revoke`` ends a token
+it to them; they log in with it on ``arena serve DIR --submissions``. ``list`` shows each
+author's bots (names a version of theirs was accepted for), the submissions still pending
+that hold a name for them, and their rejected ones whose name is free for anyone
+(:mod:`arena.league.authors`). ``revoke`` ends a token
 (the author's bots stay theirs); to give an author a new token, revoke, then add them again
 under a new name.
 """
@@ -14,7 +17,7 @@ import sys
 from pathlib import Path
 
 from arena.commands.league_bots import _league
-from arena.league.authors import add_author, bots_of, read_authors, revoke_author
+from arena.league.authors import add_author, names_of, read_authors, revoke_author
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -53,8 +56,13 @@ def run_list(args: argparse.Namespace) -> int:
     for a in authors:
         added = datetime.datetime.fromtimestamp(a.added_at).strftime("%Y-%m-%d %H:%M")
         state = "active" if a.active else "revoked"
-        bots = ", ".join(bots_of(league, a.name)) or "-"
-        sys.stdout.write(f"{a.name}  {state}  added {added}  bots: {bots}\n")
+        owned, pending, rejected = names_of(league, a.name)
+        line = f"{a.name}  {state}  added {added}  bots: {', '.join(owned) or '-'}"
+        if pending:
+            line += f"  pending: {', '.join(pending)}"
+        if rejected:
+            line += f"  rejected (the name is free): {', '.join(rejected)}"
+        sys.stdout.write(line + "\n")
     return 0
 
 

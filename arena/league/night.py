@@ -33,7 +33,12 @@ from arena.filelock import hold
 from arena.league.layout import LeagueDir
 from arena.league.lock import league_lock
 from arena.league.plan import Budget, NightState, Planner, planned_games
-from arena.league.settings import LeagueSettings, load_settings, night_config, night_config_text
+from arena.league.settings import (
+    LeagueSettings,
+    load_settings,
+    night_config_text,
+    versions_config,
+)
 from arena.league.standings import (
     NightSummary,
     append_snapshot,
@@ -44,7 +49,7 @@ from arena.league.standings import (
     summarise,
     write_summary,
 )
-from arena.league.versions import Version, active_versions, bot_spec, read_versions
+from arena.league.versions import Version, active_versions, read_versions
 from arena.rundir.journal import Journal, iter_records
 from arena.rundir.layout import RunDir
 from arena.rundir.sessions import log_session
@@ -219,7 +224,7 @@ def _run_locked(settings: NightSettings, league: LeagueDir, ls: LeagueSettings) 
             raise UserError(f"night {name} plays {', '.join(missing)}, no longer in "
                             f"{league.bots}")
     playing_versions: list[Version] = [by_label[label] for label in state.versions]
-    loaded = night_config(ls, [bot_spec(league, v) for v in playing_versions])
+    loaded = versions_config(ls, league, playing_versions)
     out = league.night(name)
     return _play(settings, league, ls, loaded, state, out, history)
 

@@ -24,6 +24,8 @@ from arena.config import (
     parse_path,
 )
 from arena.errors import UserError
+from arena.league.layout import LeagueDir
+from arena.league.versions import Version, bot_spec
 from referee.adjudication import Adjudication
 from referee.botspec import BotSpec, Limits, Restart, Sandbox
 
@@ -133,6 +135,15 @@ def night_config(settings: LeagueSettings, bots: list[BotSpec]) -> LoadedConfig:
         report_every=f.report_every,
     )
     return check_config(settings.path, settings.text, config)
+
+
+def versions_config(settings: LeagueSettings, league: LeagueDir, versions: list[Version],
+                    others: tuple[BotSpec, ...] = ()) -> LoadedConfig:
+    """The tournament in which ``versions`` (and ``others``, already resolved) play: each
+    version started as every start of it is, a night's game or its submission's check
+    alike (its command in its stored folder, the league's limits, sandbox and restart), so
+    that the check sees what a night will see."""
+    return night_config(settings, [*(bot_spec(league, v) for v in versions), *others])
 
 
 def night_config_text(loaded: LoadedConfig) -> str:

@@ -11,7 +11,14 @@ Uploads are hostile, so the copy refuses, naming the path:
 * special files (FIFOs, sockets, devices): a FIFO would hang the copy;
 * symbolic links whose target is absolute or resolves outside the folder (the stored copy
   holds the link itself, which must mean the same thing there); links inside are kept;
-* more than :data:`MAX_FILES` entries or :data:`MAX_BYTES` bytes in all.
+* more than :data:`MAX_FILES` entries or :data:`MAX_BYTES` bytes in all;
+* set-user-ID and set-group-ID files (a bot needs neither).
+
+A build writes into the copy as a stranger would: when it ran, :func:`commit` holds what it
+left to the same rules (the same listing, nothing skipped, not even a ``.git`` it made), and
+to the league's upload limits on the whole (``unpacked_mb``, ``upload_files``), before the
+copy is frozen; a refusal drops the copy. Without that, a build could leave a link to
+``authors.json`` in the frozen store, a FIFO, or gigabytes of output.
 
 Version-control folders (``.git``, ``.hg``, ``.svn``, at any depth) are left out of the copy
 and of the digest: they are history, not the bot, and often the larger part of a checkout.
@@ -37,6 +44,7 @@ from pathlib import Path
 from typing import Final
 
 from arena.errors import UserError
+from arena.league.archive import UploadLimits
 
 DIGEST_CHARS: Final = 32
 """Hex characters of the SHA-256 kept as a stored folder's name (128 bits)."""
@@ -65,6 +73,8 @@ class Incoming:
     """The copy, writable by root only until :func:`open_for_build` or :func:`commit`."""
     files: int
     size: int
+    shown: Path
+    """The folder's name in messages (the author's folder, or the upload's name)."""
 
     @property
     def staging(self) -> Path:
@@ -91,12 +101,16 @@ def copy_in(store: Path, folder: Path, shown: Path | None = None) -> Incoming:
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    return Incoming(digest, tree, len(entries), size)
+    return Incoming(digest, tree, len(entries), size, shown)
 
 
-def _list(source: Path, shown: Path) -> list[tuple[str, os.stat_result]]:
+def _list(source: Path, shown: Path, *, max_files: int | None = None, skip_vcs: bool = True,
+          too_many: str = "leave build products and data out of the submission"
+          ) -> list[tuple[str, os.stat_result]]:
     """Every entry under ``source`` (relative posix path, lstat), sorted by path, VCS folders
-    left out; the refusals of the module's rules."""
+    left out when ``skip_vcs``; the refusals of the module's rules, at most ``max_files``
+    entries (default :data:`MAX_FILES`), ``too_many`` saying what to do about more."""
+    most = MAX_FILES if max_files is None else max_files
     found: list[tuple[str, os.stat_result]] = []
     pending = [""]
     while pending:
@@ -110,7 +124,7 @@ def _list(source: Path, shown: Path) -> list[tuple[str, os.stat_result]]:
             child = f"{rel}/{entry.name}" if rel else entry.name
             info = entry.stat(follow_symlinks=False)
             if stat.S_ISDIR(info.st_mode):
-                if entry.name in VCS_DIRS:
+                if skip_vcs and entry.name in VCS_DIRS:
                     continue
                 pending.append(child)
             elif stat.S_ISLNK(info.st_mode):
@@ -118,10 +132,12 @@ def _list(source: Path, shown: Path) -> list[tuple[str, os.stat_result]]:
             elif not stat.S_ISREG(info.st_mode):
                 raise StoreError(f"{shown / child}: a special file (FIFO, socket or device); "
                                  "a bot's folder holds files, folders and links only")
+            elif info.st_mode & (stat.S_ISUID | stat.S_ISGID):
+                raise StoreError(f"{shown / child}: a set-user-ID or set-group-ID file; a bot "
+                                 "needs neither")
             found.append((child, info))
-            if len(found) > MAX_FILES:
-                raise StoreError(f"{shown}: more than {MAX_FILES:,} files and folders; "
-                                 "leave build products and data out of the submission")
+            if len(found) > most:
+                raise StoreError(f"{shown}: more than {most:,} files and folders; {too_many}")
     found.sort(key=lambda item: item[0].encode("utf-8", "surrogateescape"))
     return found
 
@@ -234,10 +250,34 @@ def _walk(tree: Path) -> list[tuple[Path, bool]]:
     return found
 
 
-def commit(store: Path, incoming: Incoming) -> Path:
+def check_built(incoming: Incoming, limits: UploadLimits) -> None:
+    """Hold what a build left in the copy to the rules of a submitted folder (links that stay
+    inside with relative targets, no special or set-id file; ``.git`` folders included) and
+    to the league's upload limits on the whole; raises :class:`StoreError` naming the path
+    or the size (``build output ...``)."""
+    try:
+        entries = _list(incoming.tree, incoming.shown, max_files=limits.files, skip_vcs=False,
+                        too_many=f"the league allows upload_files = {limits.files}")
+    except StoreError as exc:
+        raise StoreError(f"build output: {exc}") from None
+    size = sum(info.st_size for _, info in entries if stat.S_ISREG(info.st_mode))
+    if size > limits.unpacked_bytes:
+        raise StoreError(f"build output {size / (1 << 20):,.0f} MB ({size:,} bytes) is more "
+                         f"than unpacked_mb = {limits.unpacked_bytes >> 20}")
+
+
+def commit(store: Path, incoming: Incoming, built: UploadLimits | None = None) -> Path:
     """Freeze the copy and move it to ``store/<digest>/``; when that entry exists already
     (the same content, submitted before or at the same time), the copy is dropped and the
-    existing entry is the answer. Returns the entry."""
+    existing entry is the answer. Returns the entry. ``built``: a build ran in the copy,
+    whose output is held to these limits first (:func:`check_built`); a refusal discards
+    the copy and raises :class:`StoreError`."""
+    if built is not None:
+        try:
+            check_built(incoming, built)
+        except StoreError:
+            discard(incoming)
+            raise
     final = store / incoming.digest
     if not final.is_dir():
         freeze(incoming.tree)

@@ -6,16 +6,22 @@ The steps, each of which can reject the version (``step`` and a one-line ``reaso
 earlier versions play on:
 
 1. the number: ``version.json`` is written ``pending`` at once, under the league's lock, so a
-   crash leaves a trace and two submissions never share a number;
+   crash leaves a trace and two submissions never share a number; an author's first
+   submission of a name holds the name only while it is pending (:mod:`.authors`): accepted,
+   the name is theirs; rejected, it is free;
 2. ``upload``: an uploaded archive or single source file (instead of a folder) unpacked into
    a private scratch folder of the store, its limits those of ``league.toml``
    (:mod:`arena.league.archive`); the folder it holds then goes on as a folder would;
 3. ``copy``: the folder into the store (:mod:`arena.league.store`);
 4. ``bot.toml``: the folder's own settings under the command line's (:mod:`.botfile`);
-5. ``build``: its ``build`` argv, sandboxed, once per stored content (:mod:`.build`);
-6. ``check``: ``arena check-bot``'s steps on the built version, started exactly as a night
-   starts it (the league's limits and sandbox, its folder the frozen stored copy), the steps
-   and the bot's stderr in ``check.log``.
+5. ``build``: its ``build`` argv, sandboxed, once per stored content (:mod:`.build`); what it
+   leaves is held to the copy's rules and the upload's limits before the copy is frozen
+   (:func:`arena.league.store.commit`);
+6. ``check``: the command must stay in the version's folder (:mod:`.reach`: a file argument
+   or a program link that leads out is refused, the path named); then ``arena check-bot``'s
+   steps on the built version, started exactly as a night starts it
+   (:func:`arena.league.settings.versions_config`: the league's limits and sandbox, its
+   folder the frozen stored copy), the steps and the bot's stderr in ``check.log``.
 
 An accepted version does not retire the bot's earlier ones: they all stay active, side by
 side (is v3 better than v2?), until ``arena league retire`` retires them.
@@ -39,14 +45,15 @@ from arena.commands.check_bot import check
 from arena.config import ConfigError, OptionValue
 from arena.errors import UserError
 from arena.league import store
-from arena.league.archive import ArchiveRefused, unpack, upload_limits
-from arena.league.authors import claim_bot
+from arena.league.archive import ArchiveRefused, UploadLimits, unpack, upload_limits
+from arena.league.authors import claim_bot, settle_claims
 from arena.league.botfile import infer_cmd, read_bot_file
 from arena.league.build import build_spec, run_build
 from arena.league.layout import BUILD_LOG, CHECK_LOG, NAME_PATTERN, LeagueDir
 from arena.league.lock import league_lock
-from arena.league.settings import LeagueSettings, night_config
-from arena.league.versions import State, Step, Version, bot_spec, next_number, write_version
+from arena.league.reach import outside_reach
+from arena.league.settings import LeagueSettings, versions_config
+from arena.league.versions import State, Step, Version, next_number, write_version
 from referee.botspec import BotSpec, Protocol
 from referee.process.faults import SandboxSetupError
 
@@ -88,9 +95,8 @@ def submit(league: LeagueDir, settings: LeagueSettings, sub: Submission,
     installed = sub.folder is None and sub.upload is None and sub.cmd is not None
     cmd = _installed_cmd(sub.cmd) if installed and sub.cmd is not None else sub.cmd
     with league_lock(league):
-        if sub.author is not None:
-            claim_bot(league, sub.name, sub.author)
         number = next_number(league, sub.name)
+        claim_bot(league, sub.name, number, sub.author)
         version = Version(name=sub.name, number=number, cmd=list(cmd or []),
                           submitted_at=time.time(), protocol=sub.protocol or "native",
                           options=dict(sub.options), author=sub.author or "")
@@ -178,6 +184,7 @@ def _accept_folder(league: LeagueDir, settings: LeagueSettings, sub: Submission,
             options={**bot_file.options, **sub.options},
             author=sub.author if sub.author is not None else bot_file.author or "")
         log = folder / BUILD_LOG
+        built: UploadLimits | None = None
         if store.is_stored(league.store, incoming.digest):
             store.discard(incoming)
             log.write_text(f"[arena] the same content is stored already (store/"
@@ -194,7 +201,11 @@ def _accept_folder(league: LeagueDir, settings: LeagueSettings, sub: Submission,
             if not result.ok:
                 store.discard(incoming)
                 return _reject(league, version, "build", result.reason, say)
-        stored = store.commit(league.store, incoming)
+            built = upload_limits(settings.policy)
+        try:  # what a build left is held to the rules of an upload before it is kept
+            stored = store.commit(league.store, incoming, built)
+        except store.StoreError as exc:
+            return _reject(league, version, "build" if built else "copy", str(exc), say)
         cmd = sub.cmd or bot_file.cmd
         if cmd is None:
             try:
@@ -225,11 +236,16 @@ def _check(league: LeagueDir, settings: LeagueSettings, version: Version, log_pa
         out(f"[arena] check-bot {settings.file.game} for {version.label}: "
             f"{' '.join(version.cmd)}")
         try:
-            loaded = night_config(settings, [bot_spec(league, version), PLACEHOLDER])
+            loaded = versions_config(settings, league, [version], (PLACEHOLDER,))
         except ConfigError as exc:
             out(f"[arena] {exc}")
             return False, _one_line(f"the command cannot be started: {exc}")
         spec = loaded.bots[0]
+        if version.source is not None and spec.cwd is not None:
+            outside = outside_reach(version.cmd, spec.cmd, spec.cwd, str(league.root))
+            if outside is not None:
+                out(f"[arena] {outside}")
+                return False, _one_line(outside)
         with tempfile.TemporaryDirectory(prefix="arena-league-check-") as tmp:
             stderr = Path(tmp) / "stderr.log"
             try:
@@ -278,6 +294,7 @@ def _finish(league: LeagueDir, version: Version, state: State, step: Step, reaso
                                     checked_at=time.time())
     with league_lock(league):
         write_version(league, final)
+        settle_claims(league)  # accepted: the name is the author's; rejected: free again
     if say is not None:
         say(f"{final.label}: {state}" + (f" at {step}: {reason}" if reason else ""))
     return final
