@@ -7,6 +7,7 @@ Skipped, saying why, where bubblewrap is missing or cannot create namespaces.
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import sys
 import uuid
@@ -18,7 +19,7 @@ import trio
 from referee.botspec import BotSpec
 from referee.connection import BotCrashed
 from referee.match import open_bot
-from referee.process import spawn
+from referee.process import botview, spawn
 from referee.process.botprocess import BotProcess
 from referee.process.faults import SandboxSetupError
 
@@ -118,3 +119,47 @@ async def test_a_sandbox_that_cannot_be_set_up_is_the_machines_fault_not_the_bot
             SandboxSetupError, match=r"bubblewrap could not set up its sandbox \(exit status 1\)"
                                      r": bwrap: .*--no-such-option"):
         await open_bot(crash, log_dir=tmp_path / "logs2")
+
+
+@pytest.mark.parametrize("sandbox", [
+    pytest.param("bwrap", marks=pytest.mark.needs("bubblewrap")),
+    pytest.param("uid", marks=pytest.mark.skipif(os.geteuid() != 0, reason="needs root"))])
+async def test_a_hidden_folder_inside_a_system_one_is_covered_but_the_bots_own_is_not(
+        sandbox: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A league kept under /opt (bound read-only into every sandbox): its files are hidden
+    from every bot, and a version's own folder inside it stays visible to that version."""
+    if os.geteuid() != 0:
+        pytest.skip("writes under /opt")
+    league = Path("/opt") / f"arena-test-{uuid.uuid4().hex}"
+    mine = league / "store" / "abc"
+    try:
+        mine.mkdir(parents=True)
+        league.chmod(0o755)
+        (league / "league.toml").write_text("secret = 1\n")
+        (league / "store" / "other.py").write_text("# another author's code\n")
+        script = mine / "look.py"
+        script.write_text(
+            "import os\n"
+            "for path in [*os.environ['TARGETS'].split(':'), 'look.py']:\n"
+            "    try:\n"
+            "        open(path).read(); print(path, 'ok', flush=True)\n"
+            "    except OSError as exc:\n"
+            "        print(path, 'refused', type(exc).__name__, flush=True)\n")
+        for path in (league / "store", mine, script):
+            path.chmod(0o755)
+        monkeypatch.setattr(botview, "_hidden", {str(league)})
+        targets = [str(league / "league.toml"), str(league / "store" / "other.py")]
+        spec = BotSpec(name="look", cmd=[sys.executable, script.name], cwd=str(mine),
+                       sandbox=sandbox,  # type: ignore[arg-type]
+                       env={"TARGETS": ":".join(targets)})
+        with trio.fail_after(30):
+            bot = await BotProcess.start(spec)
+            try:
+                said = [await bot.readline() for _ in range(3)]
+            finally:
+                await bot.aclose()
+        assert said[0] == f"{targets[0]} refused FileNotFoundError", said
+        assert said[1] == f"{targets[1]} refused FileNotFoundError", said
+        assert said[2] == "look.py ok", said  # its own folder, inside the hidden league
+    finally:
+        shutil.rmtree(league, ignore_errors=True)

@@ -12,6 +12,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from test_bounded_input import request
+from test_league_submissions import bearer, server
 from test_league_submit import HOSTILE, LEAGUE_TOML, quiet
 
 from arena.cli import main
@@ -148,3 +150,30 @@ def test_the_owners_rejected_bot_frees_its_name_and_the_owners_bot_keeps_it(
     assert gone.state == "rejected"
     assert may_submit(league, "tried", "ada") is None
     assert [v.label for v in read_versions(league)] == ["house@1", "tried@1"]
+
+
+@pytest.mark.slow
+def test_a_freed_names_earlier_versions_stay_their_authors_on_the_web(
+        tmp_path: Path, settings: LeagueSettings) -> None:
+    """Bob takes the name ada's rejected upload left free: on a real server bob reads the logs
+    of his own version of it, not those of ada's rejected one (her code's check log)."""
+    root = tmp_path / "web-league"
+    root.mkdir()
+    (root / "league.toml").write_text(LEAGUE_TOML)
+    league = LeagueDir(root)
+    add_author(league, "ada")
+    bob = add_author(league, "bob")
+    first = submit(league, settings, Submission("shiny", bot(tmp_path / "garbage",
+                                                              "illegal_move.py"),
+                                                author="ada"), quiet)
+    assert first.state == "rejected"
+    second = submit(league, settings, Submission("shiny", bot(tmp_path / "good"),
+                                                 author="bob"), quiet)
+    assert second.state == "active", second.reason
+    with server(league, tmp_path / "serve.log") as url:
+        status, body = request(url, "GET", "/authors/bob/logs/shiny/2/check.log", bearer(bob))
+        assert status == 200, body
+        status, body = request(url, "GET", "/authors/bob/logs/shiny/1/check.log", bearer(bob))
+        assert status == 403 and b"illegal" not in body, body
+        status, body = request(url, "GET", "/authors/bob", bearer(bob))
+        assert status == 200 and b"shiny@1" not in body and b"shiny@2" in body

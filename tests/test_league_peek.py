@@ -58,11 +58,7 @@ def bot_folder(folder: Path, script: str, *args: str) -> Path:
     return folder
 
 
-@pytest.mark.parametrize("bwrap", [
-    "with",
-    pytest.param("without", marks=pytest.mark.xfail(
-        strict=True, reason="no-bwrap containment: lead's branch")),
-])
+@pytest.mark.parametrize("bwrap", ["with", "without"])
 def test_a_bot_finds_no_league_file_at_its_check_or_in_a_night(
         open_folder: Path, tmp_path: Path, bwrap: str) -> None:
     env = dict(os.environ)

@@ -79,13 +79,12 @@ def make_league(tmp: Path) -> League:
     league = LeagueDir(root)
     write(root / "league.toml", 'game = "dobutsu"\ntc = "2+0.02"\n# SECRET-league-toml\n')
     ada, bob = add_author(league, "ada"), add_author(league, "bob")
-    with league_lock(league):
-        claim_bot(league, "adabot", "ada")
-        claim_bot(league, "bobbot", "bob")
     for label, author in (("adabot@1", "ada"), ("adabot@2", "ada"), ("bobbot@1", "bob")):
         name, number = label.split("@")
-        write_version(league, Version(name, int(number), ["./bot"], submitted_at=1.0e9,
-                                      state="active", author=author))
+        with league_lock(league):  # as a submission does: the claim, then its version
+            claim_bot(league, name, int(number), author)
+            write_version(league, Version(name, int(number), ["./bot"], submitted_at=1.0e9,
+                                          state="active", author=author))
         mark = "ADA-OWN" if author == "ada" else "SECRET"
         for log in ("build.log", "check.log"):
             write(league.version_dir(name, int(number)) / log, f"{mark}-{label}-{log}\n")

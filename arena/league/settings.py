@@ -28,6 +28,7 @@ from arena.league.layout import LeagueDir
 from arena.league.versions import Version, bot_spec
 from referee.adjudication import Adjudication
 from referee.botspec import BotSpec, Limits, Restart, Sandbox
+from referee.process.botview import hide_from_bots
 
 DEFAULT_PLACEMENT_OPPONENTS: Final = 4
 DEFAULT_NIGHT_GAMES: Final = 200
@@ -142,7 +143,10 @@ def versions_config(settings: LeagueSettings, league: LeagueDir, versions: list[
     """The tournament in which ``versions`` (and ``others``, already resolved) play: each
     version started as every start of it is, a night's game or its submission's check
     alike (its command in its stored folder, the league's limits, sandbox and restart), so
-    that the check sees what a night will see."""
+    that the check sees what a night will see. The whole league is hidden from them: none of
+    its files is bound into a bot's view, nor reached as a runtime, even where a system
+    folder holds the league (/opt); each version's own folder is bound on top."""
+    hide_from_bots(league.root)
     return night_config(settings, [*(bot_spec(league, v) for v in versions), *others])
 
 

@@ -42,8 +42,10 @@ class NightGame:
 
 
 def author_versions(league: LeagueDir, author: str) -> list[Version]:
+    """The versions ``author`` submitted of the bots they own: not the rejected versions of a
+    name another author held before it was freed (their logs and reasons are that author's)."""
     bots = set(bots_of(league, author))
-    return [v for v in read_versions(league) if v.name in bots]
+    return [v for v in read_versions(league) if v.name in bots and v.author == author]
 
 
 def own_games(league: LeagueDir, labels: set[str], limit: int = MAX_GAMES) -> list[NightGame]:

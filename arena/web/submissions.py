@@ -39,7 +39,7 @@ from starlette.routing import BaseRoute, Route
 from arena.league.authors import author_of_token, may_submit, owner_of
 from arena.league.layout import BUILD_LOG, CHECK_LOG, NAME_PATTERN, LeagueDir
 from arena.web.app import page as html_page
-from arena.web.author_page import author_body, own_file
+from arena.web.author_page import author_body, author_versions, own_file
 from arena.web.bodylimit import DEFAULT_LIMIT, BodyTooLarge
 from arena.web.guard import bearer_token
 from arena.web.queue import QueueFull, SubmissionQueue
@@ -185,6 +185,10 @@ def submission_routes(sub: Submissions) -> list[BaseRoute]:
             return PlainTextResponse("not found", status_code=404)
         if owner_of(league, bot) != author:
             return PlainTextResponse(f"forbidden: bot {bot!r} is not yours", status_code=403)
+        if not any(v.name == bot and v.number == number
+                   for v in author_versions(league, author)):  # a freed name's old version
+            return PlainTextResponse(f"forbidden: {bot}@{number} is not yours",
+                                     status_code=403)
         return _own(league.version_dir(bot, number) / log)
 
     async def night_file(request: Request) -> Response:

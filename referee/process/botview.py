@@ -61,8 +61,9 @@ class BotView:
     covers: list[str] = field(default_factory=list)
     """Private ancestors of ``binds`` (not searchable by others), each covered by a tmpfs."""
     hidden: list[str] = field(default_factory=list)
-    """Paths of :func:`hide_from_bots` inside a bound folder: covered by an empty tmpfs (a
-    folder) or /dev/null (a file)."""
+    """Paths of :func:`hide_from_bots` inside a bound or system folder: covered by an empty
+    tmpfs (a folder) or /dev/null (a file); a bound folder inside a hidden one (a league's
+    stored version, under a hidden league) is bound again on top."""
 
     def covered(self, path: str) -> bool:
         """Whether ``path`` lies under one of :attr:`covers`."""
@@ -114,6 +115,8 @@ def bot_view(spec: BotSpec, argv: list[str]) -> BotView:
     cwd = os.path.abspath(spec.cwd) if spec.cwd else folder
     runtime = _program_roots(spec, argv, folder)
     for root in runtime:
+        if under(os.path.realpath(root), os.path.realpath(folder)):
+            continue  # its script's package, in its own folder
         secret = next((path for path in _hidden
                        if under(os.path.realpath(root), os.path.realpath(path))), None)
         if secret is not None:  # a run directory's, a config's or a league's own files
@@ -122,8 +125,8 @@ def bot_view(spec: BotSpec, argv: list[str]) -> BotView:
     _check_arguments(spec, argv, cwd, [folder, *runtime])
     binds: list[str] = []
     for root in [folder, *runtime]:
-        if is_system(root) or root == "/":
-            continue  # bound anyway
+        if root == "/" or (is_system(root) and not any(under(root, path) for path in _hidden)):
+            continue  # bound anyway (unless a hidden folder of a system one covers it)
         if not any(under(root, other) for other in binds):
             binds = [b for b in binds if not under(b, root)]
             binds.append(root)
@@ -134,7 +137,8 @@ def bot_view(spec: BotSpec, argv: list[str]) -> BotView:
     for path in binds:
         _check_readable(spec, path)
     view.hidden = [path for path in sorted(_hidden)
-                   if any(under(path, root) for root in binds) and os.path.lexists(path)]
+                   if (is_system(path) or any(under(path, root) for root in binds))
+                   and os.path.lexists(path)]  # a league under /opt, a config in /etc
     return view
 
 

@@ -61,33 +61,39 @@ def mount_steps(view: BotView, tmp_bytes: int, *, writable: bool = False) -> lis
 
 
 def view_steps(view: BotView, writable: bool = False) -> list[str]:
-    """The bot's folders: covers before what they hold, the folders leading to each made anew
-    0755 (bubblewrap would make them 0700, out of the bot's reach), each folder bound
-    read-only (its own folder read-write when ``writable``), the hidden paths covered, and
-    each cover made read-only once filled."""
-    ops = sorted([(path, "cover") for path in view.covers] + [(path, "bind") for path in
-                                                               view.binds],
-                 key=lambda op: (op[0].count("/"), op[1] != "cover", op[0]))
+    """The bot's folders, outermost first: covers, hidden folders and bound folders, the
+    folders leading to each made anew 0755 (bubblewrap would make them 0700, out of the bot's
+    reach), each folder bound read-only (its own folder read-write when ``writable``); a
+    hidden path inside a bound folder covered after it, a hidden folder holding a bound one
+    (a league's version) covered before it; each cover and hidden folder made read-only once
+    filled."""
+    hidden_dirs = [path for path in view.hidden if os.path.isdir(path)]
+    order = {"cover": 0, "bind": 1, "hide": 2}
+    ops = sorted([(path, "cover") for path in view.covers]
+                 + [(path, "bind") for path in view.binds]
+                 + [(path, "hide") for path in view.hidden],
+                 key=lambda op: (op[0].count("/"), order[op[1]], op[0]))
     steps: list[str] = []
     made: set[str] = set()
     for path, kind in ops:
-        for folder in leading_folders(path):
-            if folder not in made and not is_system(folder) and not any(
-                    under(folder, bound) for bound in view.binds):
-                steps += ["--perms", "0755", "--dir", folder]
-                made.add(folder)
+        if kind != "hide":
+            for folder in leading_folders(path):
+                if folder in made or folder in hidden_dirs:
+                    continue
+                if any(under(folder, hidden) for hidden in hidden_dirs) or not (
+                        is_system(folder) or any(under(folder, b) for b in view.binds)):
+                    steps += ["--perms", "0755", "--dir", folder]
+                    made.add(folder)
         if kind == "cover":
             steps += ["--perms", "0755", "--size", str(COVER_BYTES), "--tmpfs", path]
+        elif kind == "hide":
+            steps += (["--perms", "0755", "--size", str(COVER_BYTES), "--tmpfs", path]
+                      if path in hidden_dirs else ["--ro-bind", "/dev/null", path])
         elif writable and path == view.folder:
             steps += ["--bind", path, path]
         else:
             steps += ["--ro-bind", path, path]
-    for path in view.hidden:
-        if os.path.isdir(path):
-            steps += ["--tmpfs", path, "--remount-ro", path]
-        else:
-            steps += ["--ro-bind", "/dev/null", path]
-    for path in view.covers:
+    for path in [*hidden_dirs, *view.covers]:
         steps += ["--remount-ro", path]
     return steps
 
