@@ -103,6 +103,7 @@ def make_league(tmp: Path) -> League:
             if not (night == N1 and bot == "adabot_1"):  # a link there (below)
                 write(run / "logs" / bot / "g1.stderr.log", f"{mark}-{night}-{bot}-g1\n")
         write(run / "live/g1.json", '{"SECRET-live": 1}\n')
+        write(run / "config.toml", 'env = { KEY = "SECRET-night-config" }\n')
     write(root / f"nights/{N2}/transcripts/r1-p1-g1.log", "SECRET-transcript\n")
     # N1's transcripts are a link to a folder of the night: what it leads to is hidden too.
     write(root / f"nights/{N1}/tx-real/r1-p1-g1.log", "SECRET-linked-transcript\n")
@@ -141,6 +142,7 @@ SECRETS = [
     f"nights/{N2}/logs/bobbot_1.stderr.log", f"nights/{N2}/logs/adabot_1/g1.stderr.log",
     f"nights/{N2}/transcripts/r1-p1-g1.log", f"nights/{N1}/tx-real/r1-p1-g1.log",
     f"nights/{N2}/live/g1.json", "submissions/abc/progress.log", "../outside.txt",
+    f"nights/{N1}/config.toml", f"nights/{N2}/config.toml",
 ]
 """League-relative paths of files no file route may send (ada's own logs included: they
 are hers on her page only)."""

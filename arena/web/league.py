@@ -22,6 +22,7 @@ from starlette.routing import BaseRoute, Route
 
 from arena.league.authors import author_of_token
 from arena.league.layout import EXPORT_DIR, NIGHTS_DIR, REPORT_DIR, REPORT_PAGE, LeagueDir
+from arena.rundir.layout import CONFIG_COPY
 from arena.web.app import asset, guarded, live_routes
 from arena.web.guard import new_token
 from arena.web.runfiles import served_file
@@ -29,8 +30,9 @@ from arena.web.served import Served
 from arena.web.submissions import Submissions, submission_routes
 from arena.web.watch import RunWatcher
 
-NIGHT_HIDDEN: Final = frozenset({"logs", "transcripts", "live"})
-"""A night's entries never served to everyone: the bots' stderr and protocol logs."""
+NIGHT_HIDDEN: Final = frozenset({"logs", "transcripts", "live", CONFIG_COPY})
+"""A night's entries never served to everyone: the bots' stderr and protocol logs, and the
+night's config (the versions' commands, store paths and environments)."""
 SERVED: Final = Served((REPORT_PAGE, REPORT_DIR, EXPORT_DIR, NIGHTS_DIR),
                        tuple(f"{NIGHTS_DIR}/*/{name}" for name in sorted(NIGHT_HIDDEN)))
 """What a browser may read from the league directory under ``/league/``."""
