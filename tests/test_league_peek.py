@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 from test_hostile_no_bwrap import path_without_bwrap
+from test_league_submit import hostile_bot
 
 from arena.league.layout import LeagueDir
 from arena.league.versions import read_versions
@@ -47,15 +48,6 @@ def open_folder() -> Iterator[Path]:
         yield base
     finally:
         shutil.rmtree(base, ignore_errors=True)
-
-
-def bot_folder(folder: Path, script: str, *args: str) -> Path:
-    folder.mkdir(parents=True)
-    shutil.copy(HOSTILE / "_base.py", folder)
-    shutil.copy(HOSTILE / script, folder)
-    cmd = ", ".join(f'"{a}"' for a in ["{python}", script, *args])
-    (folder / "bot.toml").write_text(f"cmd = [{cmd}]\n")
-    return folder
 
 
 @pytest.mark.parametrize("bwrap", ["with", "without"])
@@ -83,7 +75,7 @@ def test_a_bot_finds_no_league_file_at_its_check_or_in_a_night(
     arena("league", "author", "add", str(root), "ada")
     for name in ("alpha", "beta"):
         arena("league", "submit", str(root), name,
-              str(bot_folder(tmp_path / name, "plays_fair.py")), "--author", "ada")
+              str(hostile_bot(tmp_path / name, "plays_fair.py")), "--author", "ada")
     arena("league", "run", str(root), "--games", "2", "--night", "n1", "--plain",
           "--no-report")
     alpha = next(v for v in read_versions(league) if v.name == "alpha")
@@ -95,7 +87,7 @@ def test_a_bot_finds_no_league_file_at_its_check_or_in_a_night(
                league.night("n2").logs]
     assert all(os.stat(t).st_mode & 0o004 for t in targets[1:5])  # readable by all
 
-    probe = bot_folder(tmp_path / "probe", "league_peek.py", "peek", "0")
+    probe = hostile_bot(tmp_path / "probe", "league_peek.py", "peek", "0")
     (probe / "targets.txt").write_text("".join(f"{t}\n" for t in targets))
     arena("league", "submit", str(root), "probe", str(probe))
     check_log = (league.version_dir("probe", 1) / "check.log").read_text()

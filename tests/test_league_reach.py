@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import test_league_submit
 from test_league_submit import HOSTILE, LEAGUE_TOML, entries, quiet
 
 from arena.league.layout import LeagueDir
@@ -24,13 +25,7 @@ from arena.league.settings import load_settings
 from arena.league.submit import Submission, submit
 from arena.league.versions import Version
 
-
-@pytest.fixture
-def league(tmp_path: Path) -> LeagueDir:
-    root = tmp_path / "league"
-    root.mkdir()
-    (root / "league.toml").write_text(LEAGUE_TOML)
-    return LeagueDir(root)
+league = test_league_submit.league  # the fixture: a league folder with its league.toml
 
 
 def fair_bot(folder: Path, cmd: str, build: str = "", **files: str) -> Path:

@@ -25,6 +25,15 @@ def note(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
+def attempt(name: str, action: Callable[[], object]) -> None:
+    """Try ``action`` and report ``name ok RESULT`` or ``name refused ERROR`` to stderr."""
+    try:
+        result = action()
+        note(f"{name} ok {result!r}"[:200])
+    except OSError as exc:
+        note(f"{name} refused {type(exc).__name__}")
+
+
 def sleeper(seconds: float = 300) -> list[str]:
     """argv of a child that sleeps and carries TAG in its command line."""
     return [sys.executable, "-c", f"import time; time.sleep({seconds})", TAG]

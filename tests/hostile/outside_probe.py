@@ -7,15 +7,7 @@ after its TAG. Reports one ``name result`` line per attempt to stderr. Standard 
 import os
 import socket
 
-from _base import AFTER, TAG, note, serve
-
-
-def attempt(name, action):
-    try:
-        result = action()
-        note(f"{name} ok {result!r}"[:200])
-    except OSError as exc:
-        note(f"{name} refused {type(exc).__name__}")
+from _base import AFTER, TAG, attempt, note, serve
 
 
 def connect():

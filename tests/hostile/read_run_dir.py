@@ -5,18 +5,10 @@ in its command). Reports each attempt to stderr. Standard library only."""
 
 import os
 
-from _base import note, serve
+from _base import attempt, serve
 
 config, journal, run_dir = os.environ["RUN_PATHS"].split(":")
 FORGED = '{"game":"jungle","p1":"forged","p2":"forged","result":"1-0"}\n'
-
-
-def attempt(name, action):
-    try:
-        result = action()
-        note(f"{name} ok {result!r}"[:200])
-    except OSError as exc:
-        note(f"{name} refused {type(exc).__name__}")
 
 
 def append():
