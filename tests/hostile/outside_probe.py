@@ -4,6 +4,7 @@ to a TCP port of the host's loopback (PROBE_PORT), opens or lists each path of P
 /tmp, /var/tmp and /dev/shm (a file, a symlink to /etc/shadow, 8 MiB in /dev/shm), each named
 after its TAG. Reports one ``name result`` line per attempt to stderr. Standard library only."""
 
+import functools
 import os
 import socket
 
@@ -43,9 +44,9 @@ def probe(legal, moves_made):
     attempt("connect", connect)
     for path in os.environ.get("PROBE_PATHS", "").split(":"):
         if path:
-            attempt(f"read {path}", lambda path=path: read(path))
+            attempt(f"read {path}", functools.partial(read, path))
     for folder in ("/tmp", "/var/tmp", "/dev/shm"):
-        attempt(f"leave {folder}", lambda folder=folder: leave(folder))
+        attempt(f"leave {folder}", functools.partial(leave, folder))
     note(f"status {status()}")
     return False
 
