@@ -4,7 +4,8 @@ The middle rung of the sample ladder (random < greedy < alphabeta): the same eva
 ``alphabeta.py`` (``sample_bots/evaluation.py``) but one ply deep (plus, in draughts, the
 captures that must follow), so it takes what is offered and walks into every trap. It also
 shows the smallest way to use the rules and :func:`protocol.bot.run_bot`: rebuild the position
-from the ``position`` line, push each move, evaluate, pop. ``--seed N`` breaks ties between equal moves.
+from the ``position`` line, push each move, evaluate, pop. ``--seed N`` breaks ties between
+equal moves.
 
 Run as ``python sample_bots/greedy.py [--seed N]``.
 """
