@@ -54,17 +54,34 @@ class Mode:
     iterations: int
 
 
-def _design(pairings: Pairings, fit_advantage: bool) -> FloatArray:
-    """Per cell, the direction ``u`` a game moves: +1 for the first mover, -1 for the second,
-    +1 for the advantage when it is fitted; shape (cells, parameters)."""
+def _curvature(pairings: Pairings, weights: FloatArray, fit_advantage: bool) -> FloatArray:
+    """``sum over cells of weight * u u'``, where a cell's ``u`` is +1 for its first mover,
+    -1 for its second mover and +1 for the advantage when it is fitted: one ``bincount``, not a
+    product over every cell."""
     m = pairings.m
-    cells = np.arange(pairings.w.size)
-    u = np.zeros((pairings.w.size, m + (1 if fit_advantage else 0)))
-    u[cells, pairings.w] += 1.0
-    u[cells, pairings.b] -= 1.0
+    size = m + (1 if fit_advantage else 0)
+    w, b = pairings.w, pairings.b
+    rows = [w, b, w, b]
+    cols = [w, b, b, w]
+    signs = [1.0, 1.0, -1.0, -1.0]
     if fit_advantage:
-        u[:, m] = 1.0
-    return u
+        adv = np.full(w.size, m)
+        rows += [w, adv, b, adv, adv]
+        cols += [adv, w, adv, b, adv]
+        signs += [1.0, 1.0, -1.0, -1.0, 1.0]
+    flat = np.concatenate([r * size + c for r, c in zip(rows, cols, strict=True)])
+    values = np.concatenate([s * weights for s in signs])
+    result = np.bincount(flat, values, size * size).reshape(size, size)
+    return np.asarray(result, dtype=np.float64)
+
+
+def _gradient(pairings: Pairings, residual: FloatArray, fit_advantage: bool) -> FloatArray:
+    """``sum over cells of residual * u`` (:func:`_curvature`'s ``u``)."""
+    m = pairings.m
+    g = np.bincount(pairings.w, residual, m) - np.bincount(pairings.b, residual, m)
+    if fit_advantage:
+        g = np.concatenate([g, [residual.sum()]])
+    return np.asarray(g, dtype=np.float64)
 
 
 def _expected(pairings: Pairings, theta: FloatArray, fit_advantage: bool, advantage: float,
@@ -83,13 +100,13 @@ def posterior_mode(pairings: Pairings, points: FloatArray, beta: float, precisio
     ``advantage`` is used as it is when not fitted. Raises ``ArithmeticError`` if Newton does
     not converge (a concave function with a positive definite curvature: it does)."""
     m = pairings.m
-    u = _design(pairings, fit_advantage)
-    theta = np.zeros(u.shape[1])
+    theta = np.zeros(m + (1 if fit_advantage else 0))
     for iteration in range(1, MAX_ITERATIONS + 1):
         f = _expected(pairings, theta, fit_advantage, advantage, beta)
-        grad = beta * (u.T @ (points - pairings.games * f)) - precision @ theta
+        grad = beta * _gradient(pairings, points - pairings.games * f, fit_advantage)
+        grad -= precision @ theta
         h = beta * beta * pairings.games * f * (1.0 - f)
-        curvature = (u * h[:, None]).T @ u + precision
+        curvature = _curvature(pairings, h, fit_advantage) + precision
         step = np.linalg.solve(curvature, grad)
         biggest = float(np.max(np.abs(step))) if step.size else 0.0
         if biggest > MAX_STEP:
@@ -107,13 +124,12 @@ def posterior_covariance(pairings: Pairings, mode: Mode, beta: float, precision:
 
     ``d0`` is the draw rate of equals that sets each game's score variance (0 treats every
     game as a win or a loss)."""
-    u = _design(pairings, fit_advantage)
     theta = np.concatenate([mode.ratings, [mode.advantage] if fit_advantage else []])
     f = _expected(pairings, theta, fit_advantage, mode.advantage, beta)
     h = beta * beta * pairings.games * f * (1.0 - f)
     v = beta * beta * pairings.games * draws.score_variance(f, d0)
-    j = (u * h[:, None]).T @ u
-    b = (u * v[:, None]).T @ u
+    j = _curvature(pairings, h, fit_advantage)
+    b = _curvature(pairings, v, fit_advantage)
     info = j @ _pinv_psd(b) @ j if np.any(v != h) else j
     result = np.asarray(np.linalg.inv(info + precision), dtype=np.float64)
     return result
