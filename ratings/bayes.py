@@ -30,8 +30,8 @@ import numpy as np
 from ratings import draws
 from ratings.counts import Counts
 from ratings.model import (
-    NO_GAMES,
     ON_PRIOR,
+    PRIOR_ONLY,
     RatingFit,
     _beta,
     _los_matrix,
@@ -72,7 +72,7 @@ def fit_bayes(
     if anchor is not None and anchor[0] not in players:
         raise ValueError(f"anchor {anchor[0]!r} is not among the players")
     played, scored = counts.played(), counts.scored()
-    marks = ["" if played[i] > 0 else NO_GAMES for i in range(n)]
+    marks = ["" if played[i] > 0 else PRIOR_ONLY for i in range(n)]
     notes = [prior.describe()]
     keep = counts.games > 0
     pairings = Pairings(n, counts.first[keep], counts.second[keep], counts.games[keep])

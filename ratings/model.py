@@ -69,6 +69,7 @@ UNCONNECTED = "unconnected"
 ORDER_ONLY = "order-only"
 IN_GROUP = "in-group"
 ON_PRIOR = "on-prior"
+PRIOR_ONLY = "prior-only"
 MARK_TEXT = {
     ALL_WINS: "won every game: rating is a lower bound",
     ALL_LOSSES: "lost every game: rating is an upper bound",
@@ -77,6 +78,7 @@ MARK_TEXT = {
     ORDER_ONLY: "order only: no rating",
     IN_GROUP: "rated inside its group only",
     ON_PRIOR: "its distance to the others rests on the prior: a wide interval",
+    PRIOR_ONLY: "no games: its rating and interval are its prior's",
 }
 
 

@@ -17,7 +17,7 @@ from test_ratings_properties import POOL, tournament
 from arena.rundir.results import read_results
 from ratings import GameResult, aggregate, aggregate_arrays, fit_ratings
 from ratings.counts import Counts
-from ratings.model import NO_GAMES, ON_PRIOR
+from ratings.model import ON_PRIOR, PRIOR_ONLY
 from ratings.prior import DEFAULT_PARENT_SD, Prior, version_parents
 
 DATA = Path(__file__).parent / "data" / "ratings"
@@ -163,7 +163,7 @@ def test_a_new_version_with_no_games_starts_at_its_parent() -> None:
     z = 1.959963984540054
     assert fit.covariance[i, i] == pytest.approx(fit.covariance[p, p] + DEFAULT_PARENT_SD**2)
     assert fit.errors[i] == pytest.approx(z * math.sqrt(fit.covariance[i, i]))
-    assert fit.marks[i] == NO_GAMES
+    assert fit.marks[i] == PRIOR_ONLY
     assert np.mean([fit.rating(n) for n in POOL]) == pytest.approx(0.0, abs=1e-9)
     # The same player without a parent sits at the pool's centre with the absolute width.
     alone = fit_ratings(counts, prior=Prior())
