@@ -155,8 +155,9 @@ def quality(seeds: Sequence[int], bots_count: int, games: int,
     return out
 
 
-def _spread(values: Sequence[float]) -> str:
-    return f"{statistics.median(values):.3f} [{min(values):.3f}-{max(values):.3f}]"
+def _spread(values: Sequence[float], digits: int = 3) -> str:
+    return (f"{statistics.median(values):.{digits}f} "
+            f"[{min(values):.{digits}f}-{max(values):.{digits}f}]")
 
 
 def bench_quality() -> None:
@@ -202,7 +203,7 @@ def bench_tiered(seeds: Sequence[int] = range(1, TIERED_SEEDS + 1)) -> None:
         verdicts = [v for by in rows.values() for v in by[policy].verdicts.values()]
         closed = [v.games for v in verdicts if v.closed]
         better = sum(v.outcome is Outcome.BETTER for v in verdicts)
-        spread = (f"games until a verdict {_spread([float(g) for g in closed])}"
+        spread = (f"games until a verdict {_spread([float(g) for g in closed], 0)}"
                   if closed else "no verdict")
         print(f"  parent tests, {policy:11}: {len(closed)}/{len(verdicts)} closed, {better} "
               f"better, {spread}")
@@ -211,7 +212,7 @@ def bench_tiered(seeds: Sequence[int] = range(1, TIERED_SEEDS + 1)) -> None:
                  for v in sims)
     print(f"  verdict budget: a version 50 Elo stronger is decided better within "
           f"{parent_sim.BUDGET_GAMES} games in {within}/200 simulated tests (games: "
-          f"{_spread([float(v.games) for v in sims])})")
+          f"{_spread([float(v.games) for v in sims], 0)})")
 
 
 def nights(seed: int = 1) -> list[bytes]:
