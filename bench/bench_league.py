@@ -25,7 +25,7 @@ import msgspec
 import numpy as np
 
 from arena.league.pairing import Field, choose_pairs, met_from_counts, placement
-from arena.league.standings import NightSummary, fit_tally
+from arena.leaguedir.standings import NightSummary, fit_tally
 from ratings import RatingFit, aggregate_arrays, fit_ratings
 from ratings.draws import outcome_probabilities
 from ratings.model import SCALES

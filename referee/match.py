@@ -46,7 +46,7 @@ from referee.gameoptions import game_options_for
 from referee.games import Game, GameError, IllegalMove, MoveSyntaxError, get_game
 from referee.games.base import Outcome
 from referee.order import GameOrder
-from referee.process.errors import BotStartError
+from referee.process.boterrors import BotStartError
 from referee.process.faults import MachineFault, SandboxSetupError, machine_fault
 from referee.process.spawn import Launched
 from referee.record import GameRecord, MoveRecord, PartieRecord, Termination, result_for

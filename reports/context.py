@@ -16,11 +16,11 @@ from pathlib import Path
 import msgspec
 import pandas as pd
 
-from arena.config import Config, SprtConfig
 from arena.rundir.layout import CONFIG_COPY, RunDir
 from arena.rundir.sessions import Session, read_sessions
+from arena.settings.config import Config, SprtConfig
 from ratings import Sprt, SprtStatus
-from reports.journal import GameSummary
+from reports.journal_summary import GameSummary
 
 UNKNOWN = "unknown"
 

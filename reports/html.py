@@ -35,11 +35,11 @@ from arena.rundir.layout import (
     RunDir,
 )
 from referee.record import BOT_FAULTS
-from reports import charts, rating_tables, rounds, tables
+from reports import charts, format_tables, rating_tables, tables
 from reports.context import RunContext, context_rows, read_context, sprt_llr
 from reports.files import write_text, write_with
 from reports.game_stats import game_statistics, partie_endings, partie_games, partie_points
-from reports.journal import JournalSummary, summarise_journal
+from reports.journal_summary import JournalSummary, summarise_journal
 from reports.viewer_files import DEFAULT_VIEWER_LIMIT, render_viewers
 from reports.workers import worker_table
 
@@ -340,11 +340,11 @@ def _rounds_section(context: RunContext, games: pd.DataFrame) -> str:
     config = context.config
     if config is None or config.format not in ("knockout", "swiss"):
         return ""
-    results = rounds.first_mover_results(games)
+    results = format_tables.first_mover_results(games)
     try:
         if config.format == "knockout":
-            frame = rounds.knockout_frame(config, results)
-            winner = rounds.champion(config, results)
+            frame = format_tables.knockout_frame(config, results)
+            winner = format_tables.champion(config, results)
             head = (f"<p><strong>{_e(winner)}</strong> wins the knockout.</p>" if winner
                     else "<p>The knockout is in progress.</p>")
             return ('<section id="bracket"><h2>Knockout bracket</h2>' + head
@@ -353,7 +353,7 @@ def _rounds_section(context: RunContext, games: pd.DataFrame) -> str:
                     f"adds colour pairs, up to {config.tiebreak_pairs}; a tie after them goes "
                     "to the better seed.</p>"
                     + _table(frame, "bracket-table") + "</section>")
-        table, pairings = rounds.swiss_frames(config, results)
+        table, pairings = format_tables.swiss_frames(config, results)
     except (KeyError, ValueError) as exc:  # a journal that does not fit the config copy
         return (f'<section id="swiss"><h2>Rounds</h2><p>Cannot rebuild the rounds from '
                 f"{CONFIG_COPY} and the journal: {_e(exc)}</p></section>")

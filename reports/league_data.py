@@ -17,8 +17,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Final
 
-from arena.league.layout import LeagueDir
-from arena.league.standings import (
+from arena.leaguedir.directory import LeagueDir
+from arena.leaguedir.standings import (
     NightSummary,
     Snapshot,
     fit_tally,
@@ -26,7 +26,7 @@ from arena.league.standings import (
     read_history,
     read_summary,
 )
-from arena.league.versions import Version, read_versions
+from arena.leaguedir.versions import Version, read_versions
 from ratings.model import ALL_LOSSES, ALL_WINS, RatingFit
 from ratings.pairwise import PairStats
 from ratings.tally import Tally

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Final
 
-from arena.league.versions import Version
+from arena.leaguedir.versions import Version
 from ratings.pairwise import PairStats
 from reports.html import _asset, _e
 from reports.league_data import CROSSTABLE_CAP, LeagueData, NightRow, Standing

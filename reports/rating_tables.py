@@ -18,7 +18,7 @@ from ratings import GameResult, pairwise
 from ratings.counts import Counts, aggregate_arrays
 from ratings.model import ALL_LOSSES, ALL_WINS, ORDER_ONLY, RatingFit, fit_ratings
 from ratings.table import mark_text
-from reports.journal import JournalSummary
+from reports.journal_summary import JournalSummary
 from reports.tables import DECISIVE_OR_DRAWN, finished, wdl
 
 PROGRESS_POINTS = 24

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from referee.record import BOT_FAULTS
-from reports.journal import JournalSummary
+from reports.journal_summary import JournalSummary
 
 #: Results that count for standings (``*`` is an interrupted game, replayed on resume).
 DECISIVE_OR_DRAWN = ("1-0", "0-1", "1/2-1/2")

@@ -19,7 +19,7 @@ from pathlib import Path
 from referee.games import GameError
 from referee.record import BOT_FAULTS
 from reports.files import write_text
-from reports.journal import GameSummary, JournalSummary, read_records
+from reports.journal_summary import GameSummary, JournalSummary, read_records
 from reports.replay import replay
 
 GAMES_DIR = "games"

@@ -162,7 +162,7 @@ def test_draughts_square_numbers_in_the_report_viewer(tmp_path: Path) -> None:
     from referee.games import get_game
     from referee.record import GameRecord, MoveRecord
     from reports.html import build_report
-    from reports.journal import summarise_journal
+    from reports.journal_summary import summarise_journal
 
     board = get_game("draughts").new(None)
     view = board.board_view()

@@ -39,10 +39,10 @@ from arena.cli import main
 from arena.errors import UserError
 from arena.league import store
 from arena.league.archive import ArchiveRefused, UploadLimits, kind_of, unpack, upload_limits
-from arena.league.layout import LeagueDir
-from arena.league.settings import Policy, load_settings
 from arena.league.submit import Submission, submit
-from arena.league.versions import read_versions
+from arena.leaguedir.directory import LeagueDir
+from arena.leaguedir.leaguetoml import Policy, load_settings
+from arena.leaguedir.versions import read_versions
 
 LIMITS = upload_limits(Policy())
 """The defaults of league.toml: 20 MB upload, 200 MB unpacked, 2000 members, 200 characters."""
@@ -634,7 +634,7 @@ import sys
 from pathlib import Path
 from arena.league import store
 from arena.league.archive import ArchiveRefused, unpack, upload_limits
-from arena.league.settings import Policy
+from arena.leaguedir.leaguetoml import Policy
 for upload in sys.argv[1:]:
     dest = Path(upload + ".dest")
     try:

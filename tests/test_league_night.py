@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.league.layout import LeagueDir
 from arena.league.plan import planned_games
-from arena.league.standings import read_history, read_summary
+from arena.leaguedir.directory import LeagueDir
+from arena.leaguedir.standings import read_history, read_summary
 from referee.record import decode_record
 
 pytestmark = pytest.mark.slow  # real nights of real games

@@ -18,15 +18,15 @@ import msgspec
 import pytest
 
 from arena.cli import main
-from arena.config import ConfigError
 from arena.errors import UserError
 from arena.league import store
 from arena.league.botfile import infer_cmd, read_bot_file
-from arena.league.layout import LeagueDir
-from arena.league.settings import LeagueSettings, load_settings
-from arena.league.standings import Rated, Snapshot, append_snapshot
 from arena.league.submit import Submission, submit
-from arena.league.versions import Version, read_versions, write_version
+from arena.leaguedir.directory import LeagueDir
+from arena.leaguedir.leaguetoml import LeagueSettings, load_settings
+from arena.leaguedir.standings import Rated, Snapshot, append_snapshot
+from arena.leaguedir.versions import Version, read_versions, write_version
+from arena.settings.config import ConfigError
 
 ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = ROOT / "tests" / "hostile"

@@ -13,8 +13,8 @@ import msgspec
 import trio
 
 from arena.league.authors import add_author, revoke_author
-from arena.league.layout import LeagueDir
-from arena.web.league import league_app
+from arena.leaguedir.directory import LeagueDir
+from arena.web.leaguesite import league_app
 from arena.web.queue import JOB_FILE, PROGRESS_LOG, SubmissionQueue
 from arena.web.submissions import Submissions
 

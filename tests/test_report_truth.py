@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from report_html import html_table, read_csv
 
-from arena.progress import Standings
+from arena.run.progress import Standings
 from arena.rundir.results import read_results
 from bench.synthetic import BotProfile, round_robin, write_journal
 from ratings import aggregate, fit_ratings

@@ -1,12 +1,12 @@
 """Playing a tournament's games on a Dask cluster: ``arena run --cluster local:N|tcp://HOST:PORT``.
 
 Only the games leave the machine. Everything else (schedule, journal, resume, progress, SPRT
-stop, report) stays with the :class:`~arena.runner.Tournament` on the submitting machine,
+stop, report) stays with the :class:`~arena.run.runner.Tournament` on the submitting machine,
 which hands :meth:`DaskExecutor.play_batch` batches of games of one pairing
-(:mod:`arena.batching`): one Dask task per batch (``arena.cluster.worker.play_batch_on_worker``),
-whose games come back one by one as they end, as Dask events on the run's topic. No thread
-waits for a game or a task: the events and the tasks' completions arrive in the Dask client's
-own event loop and are handed to trio's (``run_sync_soon``).
+(:mod:`arena.cluster.batching`): one Dask task per batch
+(``arena.cluster.worker.play_batch_on_worker``), whose games come back one by one as they end, as
+Dask events on the run's topic. No thread waits for a game or a task: the events and the tasks'
+completions arrive in the Dask client's own event loop and are handed to trio's (``run_sync_soon``).
 
 Elastic. The run follows the cluster: the scheduler's ``add-worker``/``remove-worker`` events
 tell when the workers change (and only then is the worker list asked for), :attr:`slots` is
@@ -53,7 +53,7 @@ import msgspec
 import trio
 from distributed.diagnostics.plugin import WorkerPlugin
 
-from arena.batching import BatchEvents
+from arena.cluster.batching import BatchEvents
 from arena.cluster.botfiles import BotFiles, code_hash, describe
 from arena.cluster.worker import (
     RUN_SUBDIRS,
@@ -66,8 +66,8 @@ from arena.cluster.worker import (
     stop_batches,
     topic,
 )
-from arena.config import LoadedConfig
 from arena.errors import ClusterLost, RunFailure, UserError
+from arena.settings.config import LoadedConfig
 from referee.order import GameOrder
 from referee.process.faults import MachineFault
 from referee.record import MoveRecord, decode_record
@@ -94,7 +94,7 @@ LOST_CLOSE_TIMEOUT_S: Final = 2
 """How long closing the client may take once its scheduler is lost."""
 CLOSE_TIMEOUT_S: Final = 10
 BATCH_ENV: Final = "ARENA_CLUSTER_BATCH"
-"""The most games per Dask task (default :data:`arena.batching.MAX_BATCH`; 1: one task per
+"""The most games per Dask task (default :data:`arena.cluster.batching.MAX_BATCH`; 1: one task per
 game, as before batches)."""
 
 Warn = Callable[[str], None]
@@ -113,7 +113,7 @@ class _Batch:
 
 
 class DaskExecutor:
-    """Plays games on a Dask cluster for a :class:`~arena.runner.Tournament`."""
+    """Plays games on a Dask cluster for a :class:`~arena.run.runner.Tournament`."""
 
     def __init__(self, client: Any, loaded: LoadedConfig, run_dir: Path, warn: Warn,
                  *, batch_cap: int | None = None) -> None:

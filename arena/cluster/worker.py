@@ -50,9 +50,9 @@ from typing import Final
 import msgspec
 import trio
 
+from arena.bots.pool import BotPool
 from arena.cluster.botfiles import BotFiles, code_hash, file_sha256
 from arena.cluster.loop import GameLoop, close_loops, loop_for
-from arena.pool import BotPool
 from arena.rundir.layout import LOGS_DIR, TRANSCRIPTS_DIR
 from referee.botspec import BotSpec
 from referee.games.base import GameError

@@ -18,13 +18,13 @@ from typing import Final
 import msgspec
 
 from arena.commands._arguments import key_values
-from arena.config import OptionValue
 from arena.errors import UserError
-from arena.league.layout import BUILD_LOG, CHECK_LOG, LeagueDir, is_league
 from arena.league.lock import league_lock
-from arena.league.settings import load_settings
-from arena.league.standings import Rated, read_history
-from arena.league.versions import Version, parse_label, read_versions, write_version
+from arena.leaguedir.directory import BUILD_LOG, CHECK_LOG, LeagueDir, is_league
+from arena.leaguedir.leaguetoml import load_settings
+from arena.leaguedir.standings import Rated, read_history
+from arena.leaguedir.versions import Version, parse_label, read_versions, write_version
+from arena.settings.config import OptionValue
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

@@ -11,8 +11,12 @@ import argparse
 from pathlib import Path
 
 from arena.errors import UserError
-from arena.league.layout import LeagueDir
-from arena.league.settings import DEFAULT_NIGHT_GAMES, DEFAULT_PLACEMENT_OPPONENTS, load_settings
+from arena.leaguedir.directory import LeagueDir
+from arena.leaguedir.leaguetoml import (
+    DEFAULT_NIGHT_GAMES,
+    DEFAULT_PLACEMENT_OPPONENTS,
+    load_settings,
+)
 from referee.games import game_names, is_game
 
 

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from arena.errors import UserError
-from arena.league.layout import is_league
+from arena.leaguedir.directory import is_league
 from arena.rundir.results import read_results
 from ratings import fit_ratings
 from ratings.table import format_csv, format_json, format_pairs, format_table
@@ -132,8 +132,8 @@ def run(args: argparse.Namespace) -> int:
 def gather(paths: list[str]) -> Tally:
     """Every finished game of ``paths`` as one tally: a league's closed nights as they were
     folded when they closed, everything else game by game."""
-    from arena.league.layout import LeagueDir
-    from arena.league.standings import all_games
+    from arena.leaguedir.directory import LeagueDir
+    from arena.leaguedir.standings import all_games
 
     parts = []
     for path in paths:

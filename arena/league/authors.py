@@ -38,9 +38,9 @@ import time
 import msgspec
 
 from arena.errors import UserError
-from arena.league.layout import NAME_PATTERN, LeagueDir
 from arena.league.lock import league_lock
-from arena.league.versions import Version, parse_label, read_versions
+from arena.leaguedir.directory import NAME_PATTERN, LeagueDir
+from arena.leaguedir.versions import Version, parse_label, read_versions
 
 
 class Author(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):

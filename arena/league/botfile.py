@@ -28,8 +28,8 @@ from typing import Annotated, Final
 
 import msgspec
 
-from arena.config import ConfigError, OptionValue, _fail, parse_path
 from arena.errors import UserError
+from arena.settings.config import ConfigError, OptionValue, _fail, parse_path
 from referee.botspec import Protocol
 
 BOT_FILE: Final = "bot.toml"

@@ -3,7 +3,7 @@ run``.
 
 A night is a run directory like any ``arena run`` output (journal, PGN, bots' logs, the
 config it played with, its own report and game viewer), played by the same runner
-(:class:`arena.runner.Tournament`), so Ctrl-C, SIGKILL and resume behave exactly as for a
+(:class:`arena.run.runner.Tournament`), so Ctrl-C, SIGKILL and resume behave exactly as for a
 tournament. What differs is where its games come from: a :class:`~arena.league.plan.Planner`
 decides them as the night goes (placement first, then pairings that sharpen the ratings) and
 writes each to ``plan.jsonl`` before it is played.
@@ -27,19 +27,18 @@ from pathlib import Path
 
 import msgspec
 
-from arena.config import LoadedConfig
 from arena.errors import UserError
 from arena.filelock import hold
-from arena.league.layout import LeagueDir
 from arena.league.lock import league_lock
 from arena.league.plan import Budget, NightState, Planner, planned_games
-from arena.league.settings import (
+from arena.leaguedir.directory import LeagueDir
+from arena.leaguedir.leaguetoml import (
     LeagueSettings,
     load_settings,
     night_config_text,
     versions_config,
 )
-from arena.league.standings import (
+from arena.leaguedir.standings import (
     NightSummary,
     append_snapshot,
     fit_tally,
@@ -49,11 +48,8 @@ from arena.league.standings import (
     summarise,
     write_summary,
 )
-from arena.league.versions import Version, active_versions, read_versions
-from arena.rundir.journal import Journal, iter_records
-from arena.rundir.layout import RunDir
-from arena.rundir.sessions import log_session
-from arena.tournament import (
+from arena.leaguedir.versions import Version, active_versions, read_versions
+from arena.run.driver import (
     EXIT_ARENA_FAULT,
     EXIT_COMPLETE,
     EXIT_FAILED_GAMES,
@@ -67,6 +63,10 @@ from arena.tournament import (
     say_on,
     warn_on,
 )
+from arena.rundir.journal import Journal, iter_records
+from arena.rundir.layout import RunDir
+from arena.rundir.sessions import log_session
+from arena.settings.config import LoadedConfig
 from ratings.sources import record_result
 from referee.process.botview import hide_from_bots
 from referee.record import GameRecord
@@ -269,8 +269,8 @@ def _play(settings: NightSettings, league: LeagueDir, ls: LeagueSettings, loaded
         concurrency = cluster_concurrency(settings.concurrency, loaded, executor.slots)
     import trio
 
-    from arena.progress import Progress
-    from arena.runner import RunResult, Tournament
+    from arena.run.progress import Progress
+    from arena.run.runner import RunResult, Tournament
 
     report = ReportHook(out.root, say, warn, enabled=settings.report)
     expected = state.budget.games or (ls.policy.night_games if state.budget.deadline is None
@@ -349,7 +349,7 @@ def close_night(league: LeagueDir, state: NightState, out: RunDir, say: Say, war
 def build_league_report_quietly(league: LeagueDir, say: Say, warn: Say) -> None:
     """The league's report; a failure is a warning (the night's games are safe already)."""
     try:
-        from reports.league import build_league_report
+        from reports.league_report import build_league_report
 
         where = build_league_report(league.root)
     except Exception as exc:

@@ -20,7 +20,7 @@ earlier versions play on:
 6. ``check``: the command must stay in the version's folder (:mod:`.reach`: a file argument
    or a program link that leads out is refused, the path named); then ``arena check-bot``'s
    steps on the built version, started exactly as a night starts it
-   (:func:`arena.league.settings.versions_config`: the league's limits and sandbox, its
+   (:func:`arena.leaguedir.leaguetoml.versions_config`: the league's limits and sandbox, its
    folder the frozen stored copy), the steps and the bot's stderr in ``check.log``.
 
 An accepted version does not retire the bot's earlier ones: they all stay active, side by
@@ -41,19 +41,19 @@ from typing import Final, TextIO
 import msgspec
 import trio
 
-from arena.commands.check_bot import check
-from arena.config import ConfigError, OptionValue
+from arena.bots.conformance import check
 from arena.errors import UserError
 from arena.league import store
 from arena.league.archive import ArchiveRefused, UploadLimits, unpack, upload_limits
 from arena.league.authors import claim_bot, settle_claims
 from arena.league.botfile import infer_cmd, read_bot_file
 from arena.league.build import build_spec, run_build
-from arena.league.layout import BUILD_LOG, CHECK_LOG, NAME_PATTERN, LeagueDir
 from arena.league.lock import league_lock
 from arena.league.reach import outside_reach
-from arena.league.settings import LeagueSettings, versions_config
-from arena.league.versions import State, Step, Version, next_number, write_version
+from arena.leaguedir.directory import BUILD_LOG, CHECK_LOG, NAME_PATTERN, LeagueDir
+from arena.leaguedir.leaguetoml import LeagueSettings, versions_config
+from arena.leaguedir.versions import State, Step, Version, next_number, write_version
+from arena.settings.config import ConfigError, OptionValue
 from referee.botspec import BotSpec, Protocol
 from referee.process.faults import SandboxSetupError
 
@@ -226,10 +226,8 @@ def _accept_folder(league: LeagueDir, settings: LeagueSettings, sub: Submission,
 def _check(league: LeagueDir, settings: LeagueSettings, version: Version, log_path: Path,
            shown_log: str, timeout: float | None) -> tuple[bool, str]:
     """check-bot on the version as a night starts it: (passed, one-line reason)."""
-    lines: list[str] = []
     with open(log_path, "w", encoding="utf-8") as log:
         def out(line: str) -> None:
-            lines.append(line)
             log.write(line + "\n")
             log.flush()
 
@@ -249,17 +247,15 @@ def _check(league: LeagueDir, settings: LeagueSettings, version: Version, log_pa
         with tempfile.TemporaryDirectory(prefix="arena-league-check-") as tmp:
             stderr = Path(tmp) / "stderr.log"
             try:
-                ok = trio.run(check, spec, settings.file.game, stderr, out, timeout)
+                result = trio.run(check, spec, settings.file.game, stderr, out, timeout)
             except SandboxSetupError as exc:  # the machine's fault: say so, submit again
                 out(f"[arena] {exc}")
                 return False, _one_line(f"the machine could not start the sandbox ({exc}); "
                                         "submit again")
             _append_stderr(log, stderr)
-    if ok:
+    if result.passed:
         return True, ""
-    failed = next((line for line in lines if line.startswith("FAIL")), "FAIL a step")
-    step = failed.removeprefix("FAIL").strip()
-    return False, _one_line(f"step {step}", f"; see {shown_log}")
+    return False, _one_line(result.reason, f"; see {shown_log}")
 
 
 def _append_stderr(sink: TextIO, stderr: Path) -> None:

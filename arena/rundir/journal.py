@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Final
 import msgspec
 
 from arena.errors import DuplicateGameError, UserError
-from arena.rundir.lines import Bounds, LastLine, Line, LineReader
+from arena.rundir.textlines import Bounds, LastLine, Line, LineReader
 from referee.record import GameRecord, decode_record, encode_record
 
 if TYPE_CHECKING:

@@ -28,7 +28,7 @@ import msgspec
 from arena.errors import UserError
 from arena.rundir.journal import GameIds, journal_lines
 from arena.rundir.layout import JOURNAL_FILE, RunDir
-from arena.rundir.lines import Bounds, LastLine, LineReader
+from arena.rundir.textlines import Bounds, LastLine, LineReader
 from ratings.sources import GameResult, SourceError, pgn_tags, record_result, tags_result
 from referee.record import decode_record
 

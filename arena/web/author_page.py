@@ -4,7 +4,7 @@ transcripts).
 
 The numbers are the league report's (:func:`reports.league_data.read_league`: the fit over
 the closed nights, ``history.jsonl``), filtered to the author's versions, never recomputed;
-the games come from the nights' journals (:func:`reports.journal.summarise_journal`), each
+the games come from the nights' journals (:func:`reports.journal_summary.summarise_journal`), each
 linked into its night's report, where the viewer opens it.
 
 Which files are the author's (:func:`own_file`): a version's ``build.log``/``check.log`` when
@@ -25,10 +25,10 @@ from typing import Final
 from urllib.parse import quote
 
 from arena.league.authors import bots_of
-from arena.league.layout import BUILD_LOG, CHECK_LOG, LeagueDir
-from arena.league.versions import Version, read_versions
+from arena.leaguedir.directory import BUILD_LOG, CHECK_LOG, LeagueDir
+from arena.leaguedir.versions import Version, read_versions
 from referee.match import stderr_path
-from reports.journal import GameSummary, JournalError, summarise_journal
+from reports.journal_summary import GameSummary, JournalError, summarise_journal
 from reports.league_data import LeagueData, read_league
 
 MAX_GAMES: Final = 300

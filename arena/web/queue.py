@@ -34,8 +34,8 @@ import msgspec
 import trio
 
 from arena.errors import UserError
-from arena.league.layout import BUILD_LOG, CHECK_LOG, VERSION_FILE, LeagueDir
-from arena.league.versions import Version
+from arena.leaguedir.directory import BUILD_LOG, CHECK_LOG, VERSION_FILE, LeagueDir
+from arena.leaguedir.versions import Version
 
 MAX_RUNNING: Final = 2
 """Submissions processed at once, over all authors (a build may use a core)."""

@@ -14,8 +14,8 @@ Order: round by round, then pair by pair across all pairings, so that a tourname
 half-way is still balanced.
 
 A knockout or a Swiss tournament cannot be listed whole in advance: each round's pairings
-follow the results of the rounds before it (:mod:`arena.rounds`). Its schedule is then a pure
-function of the config *and the results so far*: :func:`build_schedule` given the journal's
+follow the results of the rounds before it (:mod:`arena.formats.meetings`). Its schedule is then a
+pure function of the config *and the results so far*: :func:`build_schedule` given the journal's
 results lists every round they decide, up to the first round not finished, and says whether
 that is all (:attr:`Schedule.final`). The same journal always gives the same games and ids, so
 resume works as for a round-robin; :class:`RoundFeed` hands a run each round's games once the
@@ -32,11 +32,11 @@ from typing import Final
 
 import msgspec
 
-from arena.config import ROUNDS_FORMATS, Config, LoadedConfig
 from arena.errors import UserError
+from arena.formats.meetings import Progression, Results
 from arena.openings import Opening
 from arena.openings.book import ordered, read_book
-from arena.rounds import Progression, Results
+from arena.settings.config import ROUNDS_FORMATS, Config, LoadedConfig
 from ratings.sources import first_mover_points
 from referee.games import get_game
 from referee.order import GameOrder
@@ -139,9 +139,9 @@ def random_opening(game: str, plies: int, rng: random.Random, options: dict[str,
 
 def progression(config: Config, results: Results) -> Progression:
     """The rounds of a knockout or Swiss config that ``results`` decide (seeded by
-    :meth:`~arena.config.Config.seeding`)."""
-    from arena.knockout import knockout
-    from arena.swiss import swiss
+    :meth:`~arena.settings.config.Config.seeding`)."""
+    from arena.formats.knockout import knockout
+    from arena.formats.swiss import swiss
 
     names = config.seeding()
     if config.format == "knockout":
@@ -278,7 +278,7 @@ def _seeded_opening(game: str, plies: int, seed: str,
 
 class RoundFeed:
     """A knockout's or Swiss tournament's games for the runner
-    (:class:`arena.runner.Tournament`), round by round: the known games missing from the
+    (:class:`arena.run.runner.Tournament`), round by round: the known games missing from the
     journal, then ``None`` (nothing to hand out until a running game finishes) until the
     results of the round decide the next one. :meth:`record` hears of each journaled game."""
 

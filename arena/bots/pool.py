@@ -34,8 +34,8 @@ it is never told of a game that will not come (an engine would reset for it befo
 ``quit``).
 
 Prestarted processes: ``arena run`` launches the bots of its first games before it imports
-trio (:mod:`arena.prestart`), so that an engine loading its tables starts while the runner still
-loads itself; the pool hands them out before it starts any new process and ends the ones no
+trio (:mod:`arena.bots.prestart`), so that an engine loading its tables starts while the runner
+still loads itself; the pool hands them out before it starts any new process and ends the ones no
 game took.
 """
 

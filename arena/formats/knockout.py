@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from arena.rounds import Meeting, Progression, Results, Round, make_meeting, pairing_width
+from arena.formats.meetings import Meeting, Progression, Results, Round, make_meeting, pairing_width
 
 
 def bracket_order(size: int) -> list[int]:

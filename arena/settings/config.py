@@ -33,7 +33,7 @@ from referee.games import GameError, game_names, get_game, is_game
 from referee.timecontrol import TimeControl
 
 if TYPE_CHECKING:
-    from arena.botsfile import EntryOrigin
+    from arena.settings.botsfile import EntryOrigin
 
 PYTHON_PLACEHOLDER: Final = "{python}"
 """Replaced in every ``cmd`` element by ``sys.executable``."""
@@ -88,12 +88,12 @@ class Config(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
     bots: list[BotSpec]
     bots_file: str | None = None
     """A file of ``[[bots]]`` entries (relative to the config file) that a bot table names
-    with ``use = "NAME"`` (:mod:`arena.botsfile`)."""
+    with ``use = "NAME"`` (:mod:`arena.settings.botsfile`)."""
     format: Literal["round-robin", "gauntlet", "pyramid", "knockout", "swiss"] = "round-robin"
     """``gauntlet``: the first bot plays every other bot; the others do not meet. ``pyramid``:
     the pairs of a round-robin, each bot meeting the bots above it in config order in turn.
-    ``knockout`` (:mod:`arena.knockout`) and ``swiss`` (:mod:`arena.swiss`): each round's
-    pairings follow the results of the rounds before it."""
+    ``knockout`` (:mod:`arena.formats.knockout`) and ``swiss`` (:mod:`arena.formats.swiss`): each
+    round's pairings follow the results of the rounds before it."""
     rounds: Annotated[int, msgspec.Meta(gt=0)] = 1
     """Round-robin, gauntlet, pyramid: how many times the schedule is repeated. Swiss: the
     number of rounds (required). Knockout: not allowed (it plays until one bot is left)."""
@@ -372,7 +372,7 @@ def load_config(path: str | os.PathLike[str]) -> LoadedConfig:
     try:
         # Decoded as a whole first: ``use`` tables are filled from the bots file before
         # the typed conversion checks every key.
-        from arena.botsfile import expand_uses  # it builds on this module's helpers
+        from arena.settings.botsfile import expand_uses  # it builds on this module's helpers
 
         data = msgspec.toml.decode(raw)
         origins = expand_uses(data, file.resolve().parent,
@@ -523,7 +523,7 @@ def _openings_file(game: str, openings: OpeningsConfig, base: Path, fail: _Fail)
 
 
 ROUNDS_FORMATS: Final = ("knockout", "swiss")
-"""Formats whose rounds follow the results (:mod:`arena.rounds`)."""
+"""Formats whose rounds follow the results (:mod:`arena.formats.meetings`)."""
 
 
 def _check_format(config: Config, text: str, fail: _Fail) -> None:
@@ -531,15 +531,13 @@ def _check_format(config: Config, text: str, fail: _Fail) -> None:
     written = _line_index(text)
     bots = len(config.bots)
     if config.format == "swiss":
-        from arena.swiss import max_rounds
-
         if ("rounds",) not in written:
             raise fail(["format"], "a swiss tournament needs its number of rounds",
-                       f"add rounds = N (at most {max_rounds(bots)} for {bots} bots)")
-        if config.rounds > max_rounds(bots):
+                       f"add rounds = N (at most {max_swiss_rounds(bots)} for {bots} bots)")
+        if config.rounds > max_swiss_rounds(bots):
             raise fail(["rounds"], f"{config.rounds} swiss rounds for {bots} bots: at most "
-                       f"{max_rounds(bots)} rounds can be paired without a rematch",
-                       f"use rounds = {max_rounds(bots)} or fewer, or a round-robin")
+                       f"{max_swiss_rounds(bots)} rounds can be paired without a rematch",
+                       f"use rounds = {max_swiss_rounds(bots)} or fewer, or a round-robin")
     elif config.format == "knockout" and ("rounds",) in written:
         raise fail(["rounds"], "a knockout plays until one bot is left; it has no 'rounds'",
                    "remove the key (games_per_pairing sets the length of each match)")
@@ -564,9 +562,16 @@ def _check_format(config: Config, text: str, fail: _Fail) -> None:
                        "name every bot once, best seed first")
 
 
+def max_swiss_rounds(players: int) -> int:
+    """Most rounds of a Swiss tournament without a rematch: n-1 for an even field, n for an
+    odd one (one bye each). Here, not with the Swiss pairings (:mod:`arena.formats.swiss`):
+    the config is checked against it, and the formats are a floor above the settings."""
+    return players - 1 if players % 2 == 0 else players
+
+
 def scheduled_games(config: Config) -> tuple[int, int]:
     """(pairings, games) the config's schedule holds, by arithmetic alone (see
-    :func:`arena.schedule.pairings`): nothing is built. A knockout counts every tie-break
+    :func:`arena.formats.schedule.pairings`): nothing is built. A knockout counts every tie-break
     pair it may need; a Swiss tournament has one pairing per two bots and round."""
     bots = len(config.bots)
     if config.format == "knockout":

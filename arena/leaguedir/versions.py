@@ -18,7 +18,7 @@ from typing import Literal
 
 import msgspec
 
-from arena.league.layout import VERSION_FILE, LeagueDir
+from arena.leaguedir.directory import VERSION_FILE, LeagueDir
 from referee.botspec import BotSpec, Protocol
 
 State = Literal["pending", "active", "rejected", "retired"]
@@ -104,7 +104,7 @@ def active_versions(versions: list[Version]) -> list[Version]:
 
 def bot_spec(league: LeagueDir, version: Version) -> BotSpec:
     """The bot a night plays for ``version``: its command run in its stored folder (the
-    league's limits and sandbox are added by :func:`arena.league.settings.versions_config`,
+    league's limits and sandbox are added by :func:`arena.leaguedir.leaguetoml.versions_config`,
     which every start of a version goes through)."""
     if version.source is None:
         return BotSpec(name=version.label, cmd=list(version.cmd), protocol=version.protocol,

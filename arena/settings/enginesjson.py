@@ -2,7 +2,7 @@
 
 A cutechess user already keeps their engines in ``engines.json`` (written by the cutechess GUI,
 read by ``cutechess-cli -engine conf=NAME``); ``bots_file = "engines.json"`` uses it as it is.
-Each entry becomes the bot table :mod:`arena.botsfile` would read from TOML:
+Each entry becomes the bot table :mod:`arena.settings.botsfile` would read from TOML:
 
 - ``name`` -> ``name``; ``command`` (one string, split as a shell would, without running
   one) -> ``cmd``; ``workingDirectory`` -> ``cwd`` (relative to the file's folder, as in a
@@ -28,7 +28,7 @@ import shlex
 from pathlib import Path
 from typing import Any, Final
 
-from arena.config import ConfigError
+from arena.settings.config import ConfigError
 
 IGNORED: Final = frozenset({"stderrFile", "variants", "whitespace", "ponder",
                             "validateClaims"})

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Final
 
 import msgspec
 
-from arena.league.layout import LeagueDir
+from arena.leaguedir.directory import LeagueDir
 from ratings.sources import record_result
 from ratings.tally import Tally, merge, tally
 from referee.record import BOT_FAULTS, GameRecord

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import msgspec
 
-from arena.config import LoadedConfig
 from arena.errors import UserError
 from arena.filelock import hold
+from arena.formats.schedule import Schedule, ScheduledGame
 from arena.rundir.journal import Journal, Warn
 from arena.rundir.layout import CONFIG_COPY, SCHEDULE_FILE, RunDir
-from arena.schedule import Schedule, ScheduledGame
+from arena.settings.config import LoadedConfig
 from referee.process.botview import hide_from_bots
 
 

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from arena.schedule import ScheduledGame
+from arena.formats.schedule import ScheduledGame
 from referee.order import GameOrder
 from referee.record import GameRecord, MoveRecord
 from referee.timecontrol import TimeControl

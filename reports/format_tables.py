@@ -2,8 +2,8 @@
 who went on) and a Swiss tournament's standings with their tie-break columns and its pairings.
 
 The rounds are rebuilt from the config and the journal's results by the same pure functions
-that scheduled them (:func:`arena.schedule.progression`), so the report shows the bracket the
-games were played from, byes included (a bye is no game and is in no journal).
+that scheduled them (:func:`arena.formats.schedule.progression`), so the report shows the bracket
+the games were played from, byes included (a bye is no game and is in no journal).
 """
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from arena.config import Config
-from arena.knockout import match_result, round_name
-from arena.rounds import Progression
-from arena.schedule import progression
-from arena.swiss import standings
+from arena.formats.knockout import match_result, round_name
+from arena.formats.meetings import Progression
+from arena.formats.schedule import progression
+from arena.formats.swiss import standings
+from arena.settings.config import Config
 from ratings.sources import first_mover_points
 
 PLAYING = "playing"
@@ -65,7 +65,7 @@ def knockout_frame(config: Config, results: Mapping[str, float]) -> pd.DataFrame
 
 
 def _rounds_total(config: Config, state: Progression) -> int:
-    from arena.knockout import rounds_in
+    from arena.formats.knockout import rounds_in
 
     return rounds_in(len(config.bots)) if config.bots else len(state.rounds)
 

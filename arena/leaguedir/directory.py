@@ -2,7 +2,7 @@
 
 A league directory::
 
-    league.toml               what the league plays and its nightly policy (:mod:`.settings`)
+    league.toml               what the league plays and its nightly policy (:mod:`.leaguetoml`)
     store/<hash>/             each submitted folder, once, named by its content's hash
     bots/<name>/<n>/          one version: version.json, build.log, check.log
     nights/<night>/           one night: a run directory (games.jsonl, PGN, logs, report)
@@ -31,13 +31,13 @@ STORE_DIR: Final = "store"
 BOTS_DIR: Final = "bots"
 NIGHTS_DIR: Final = "nights"
 HISTORY_FILE: Final = "history.jsonl"
-"""One :class:`~arena.league.standings.Snapshot` per closed night, appended, never rewritten."""
+"""One :class:`~arena.leaguedir.standings.Snapshot` per closed night, appended, never rewritten."""
 AUTHORS_FILE: Final = "authors.json"
-"""The authors who may submit over the web and which bot names each owns (:mod:`.authors`)."""
+"""The authors who may submit over the web and which bot names each owns (:mod:`arena.league.authors`)."""
 SUBMISSIONS_DIR: Final = "submissions"
 """The web server's queue of submissions, one folder each (:mod:`arena.web.queue`)."""
 LOCK_FILE: Final = ".lock"
-"""Held for a short write of the version registry (:mod:`.lock`)."""
+"""Held for a short write of the version registry (:mod:`arena.league.lock`)."""
 NIGHTS_LOCK: Final = ".lock"
 """In ``nights/``: held by the one ``arena league run`` playing a night, the whole night."""
 REPORT_PAGE: Final = "report.html"
@@ -49,7 +49,7 @@ BUILD_LOG: Final = "build.log"
 CHECK_LOG: Final = "check.log"
 
 NIGHT_FILE: Final = "night.json"
-"""A night's budget, when it started and when it closed (:mod:`.night`)."""
+"""A night's budget, when it started and when it closed (:mod:`arena.league.night`)."""
 PLAN_FILE: Final = "plan.jsonl"
 """The games a night decided to play, written before they are played: a resumed night plays
 the planned games missing from its journal before it plans more."""

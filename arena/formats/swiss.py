@@ -34,18 +34,13 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from arena.rounds import Meeting, Progression, Results, Round, make_meeting, pairing_width
+from arena.formats.meetings import Meeting, Progression, Results, Round, make_meeting, pairing_width
 
 SEARCH_LIMIT: Final = 20_000
 """Steps of the backtracking pairing search for one round (all bye candidates together)
 before rematches are allowed: a round of a 200-bot field is paired in a few hundred steps,
 and the limit keeps a round that cannot be paired without a rematch to under a second
 (60 bots in 59 rounds: 1.4 s at worst; each round is searched once, then cached)."""
-
-
-def max_rounds(players: int) -> int:
-    """Most rounds without a rematch: n-1 for an even field, n for an odd one (one bye each)."""
-    return players - 1 if players % 2 == 0 else players
 
 
 @dataclass

@@ -5,7 +5,7 @@ Pure: a format's rounds are a function of the field (the bots in config order, w
 their seeding), the format's settings and the results read so far (game id -> the first
 mover's points). Round k+1 is known once every game of round k has a result, so the same
 journal always gives the same rounds and the same game ids (``r2-p01-g1``): a stopped run
-resumes by playing the ids it is missing, as a round-robin does. :mod:`arena.schedule` turns
+resumes by playing the ids it is missing, as a round-robin does. :mod:`arena.formats.schedule` turns
 the rounds into games; the report reads them back to draw the bracket or the standings.
 """
 

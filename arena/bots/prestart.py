@@ -4,7 +4,7 @@
 as long again to load its tables (Fairy-Stockfish: 0.15 s before it reads a line). Launched
 first, a bot loads while the runner does, and the first ``go`` goes out that much sooner. The
 processes are launched exactly as the pool would launch them (:func:`referee.process.spawn.launch`:
-same containment and limits) and handed to the :class:`arena.pool.BotPool`, which ends the
+same containment and limits) and handed to the :class:`arena.bots.pool.BotPool`, which ends the
 ones no game took. This module imports nothing that imports trio.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from arena.schedule import ScheduledGame
+from arena.formats.schedule import ScheduledGame
 from referee.botspec import BotSpec
 from referee.process.spawn import Launched, launch
 

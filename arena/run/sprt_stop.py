@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from arena.config import SprtConfig
+from arena.settings.config import SprtConfig
 from ratings import Sprt, SprtStatus
 from referee.record import GameRecord
 

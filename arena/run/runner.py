@@ -3,7 +3,7 @@
 
 Up to ``concurrency`` games run at once under one trio nursery: a producer feeds the games
 still missing from the journal into a memory channel and that many workers pull from it. Each
-game takes its two bots from a :class:`BotPool` of live processes (``arena.pool``: kept
+game takes its two bots from a :class:`BotPool` of live processes (``arena.bots.pool``: kept
 between games unless a bot faulted or its ``restart`` setting says otherwise), so a bot that
 crashes or hangs only loses its own game and gets a fresh process for the next. A finished
 game is journaled (fsync'd) before anything else hears of it, and every listener (PGN,
@@ -11,11 +11,11 @@ progress, report) runs after that, in a task of its own: the game's worker has g
 its next game meanwhile. The pool's idle processes are ended when the run ends,
 however it ends.
 
-On a cluster (``executor``) the games go out in batches of one pairing (:mod:`arena.batching`),
-as many batches at once as the cluster has threads now (bounded by ``concurrency`` when it is
-set), and each game comes back on its own when it ends: the journal, the progress and the SPRT
-still see one game at a time. Games that finish while the journal is being written are written
-together, with one write and one fsync.
+On a cluster (``executor``) the games go out in batches of one pairing
+(:mod:`arena.cluster.batching`), as many batches at once as the cluster has threads now (bounded by
+``concurrency`` when it is set), and each game comes back on its own when it ends: the journal, the
+progress and the SPRT still see one game at a time. Games that finish while the journal is being
+written are written together, with one write and one fsync.
 
 Stopping: the first SIGINT stops feeding new games and lets the running ones finish; a second
 SIGINT (or SIGTERM) cancels the running games, whose bots the referee kills; those games are
@@ -34,16 +34,16 @@ from typing import Final, Protocol
 
 import trio
 
-from arena.batching import MAX_BATCH, BatchEvents, BatchPlanner, guess_game_seconds
-from arena.config import LoadedConfig
+from arena.bots.pool import BotPool
+from arena.cluster.batching import MAX_BATCH, BatchEvents, BatchPlanner, guess_game_seconds
 from arena.errors import ClusterLost, RunFailure
-from arena.pool import BotPool
-from arena.progress import Progress
-from arena.retry import START_ATTEMPTS, retry_machine_faults
+from arena.formats.schedule import ScheduledGame, order_for
+from arena.run.progress import Progress
+from arena.run.retry import START_ATTEMPTS, retry_machine_faults
 from arena.rundir.journal import Journal, JournalWriteError
 from arena.rundir.layout import RunDir
 from arena.rundir.live_files import LiveFiles, header_for
-from arena.schedule import ScheduledGame, order_for
+from arena.settings.config import LoadedConfig
 from referee.botspec import BotSpec
 from referee.order import GameOrder
 from referee.process.faults import MachineFault
@@ -75,12 +75,12 @@ class RunResult:
 class GameExecutor(Protocol):
     """Where games are played when not in this process: a cluster (``arena.cluster.executor``).
 
-    It plays batches of games (:mod:`arena.batching`) and tells each game as it goes;
+    It plays batches of games (:mod:`arena.cluster.batching`) and tells each game as it goes;
     ``play_batch`` raises :class:`RunFailure` to stop the run (:class:`ClusterLost`: at once),
     :class:`MachineFault` when no worker could play the batch (replayed on resume)."""
 
     batch_cap: int | None
-    """The most games in one batch (None: :data:`arena.batching.MAX_BATCH`)."""
+    """The most games in one batch (None: :data:`arena.cluster.batching.MAX_BATCH`)."""
 
     @property
     def slots(self) -> int:
@@ -108,7 +108,7 @@ class Tournament:
     decides each game when a worker is about to be free (a league's night, whose pairings
     follow the ratings as they change). An iterator may yield ``None``: nothing to hand out
     until a running game is over (a knockout's or Swiss round waiting for its last results,
-    :class:`arena.schedule.RoundFeed`); with no game running then, the games it waits for
+    :class:`arena.formats.schedule.RoundFeed`); with no game running then, the games it waits for
     failed, and scheduling stops (a resume plays them)."""
     journal: Journal
     out: RunDir
@@ -141,7 +141,7 @@ class Tournament:
     pool: BotPool = field(default_factory=BotPool)
     """The live bot processes; made afresh (logging into ``out.logs``) by :meth:`run`."""
     prestarted: list[tuple[BotSpec, Launched]] = field(default_factory=list)
-    """Processes launched before the run (:mod:`arena.prestart`) for the pool to take over."""
+    """Processes launched before the run (:mod:`arena.bots.prestart`) for the pool to take over."""
 
     def stop_scheduling(self, reason: str) -> None:
         """Feed no more games; running games finish and are journaled."""

@@ -25,7 +25,7 @@ reported at the line of the file that wrote it. Only the entries a config uses a
 beyond their shape (their programs need not exist on a machine that does not play them).
 
 A bots file whose name ends in ``.json`` is read as cutechess's ``engines.json``
-(:mod:`arena.enginesjson`): the same entries, in cutechess's keys.
+(:mod:`arena.settings.enginesjson`): the same entries, in cutechess's keys.
 
 The schedule's fingerprint depends on the bots' names only, so moving a bot into a bots file
 (keeping its name) resumes the same run.
@@ -42,7 +42,7 @@ from typing import Any, Final
 
 import msgspec
 
-from arena.config import (
+from arena.settings.config import (
     ConfigError,
     _Fail,
     _fail,
@@ -108,7 +108,7 @@ class BotsFile:
         """An error at ``where`` (``["bots", 2, "cmd"]``) of this file: ``FILE:LINE: ...``."""
         if not self.lines:
             return _fail(self.shown, self.text, where, problem, fix)
-        from arena.enginesjson import SHOWN_KEYS
+        from arena.settings.enginesjson import SHOWN_KEYS
 
         index = where[1] if len(where) > 1 and isinstance(where[1], int) else 0
         key = [SHOWN_KEYS.get(str(k), str(k)) for k in where[2:3]]
@@ -146,7 +146,7 @@ def read_bots_file(path: Path, shown: Path | None = None) -> BotsFile:
                           "file? (a bots file holds [[bots]] tables)")
     text = raw.decode("utf-8", errors="replace")
     if path.suffix == ".json":
-        from arena.enginesjson import read_engines_json
+        from arena.settings.enginesjson import read_engines_json
 
         tables, lines, problems = read_engines_json(text, show)
         found = BotsFile(path=path.resolve(), shown=show, text=text, tables=tuple(tables),

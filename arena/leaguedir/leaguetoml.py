@@ -13,7 +13,10 @@ from typing import Annotated, Final
 
 import msgspec
 
-from arena.config import (
+from arena.errors import UserError
+from arena.leaguedir.directory import LeagueDir
+from arena.leaguedir.versions import Version, bot_spec
+from arena.settings.config import (
     Config,
     ConfigError,
     LoadedConfig,
@@ -23,9 +26,6 @@ from arena.config import (
     check_config,
     parse_path,
 )
-from arena.errors import UserError
-from arena.league.layout import LeagueDir
-from arena.league.versions import Version, bot_spec
 from referee.adjudication import Adjudication
 from referee.botspec import BotSpec, Limits, Restart, Sandbox
 from referee.process.botview import hide_from_bots

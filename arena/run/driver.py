@@ -36,21 +36,21 @@ from typing import TYPE_CHECKING, Final, TextIO
 
 import msgspec
 
-from arena import prestart
-from arena.config import LoadedConfig, load_config
+from arena.bots import prestart
 from arena.errors import UserError
-from arena.progress import Progress
+from arena.formats.schedule import RoundFeed, Schedule, ScheduledGame, build_schedule, results_of
+from arena.run.prepare import lock_run_dir, prepare_run_dir, write_schedule_file
+from arena.run.progress import Progress
 from arena.rundir.journal import iter_records
 from arena.rundir.layout import RunDir
-from arena.rundir.prepare import lock_run_dir, prepare_run_dir, write_schedule_file
 from arena.rundir.sessions import log_session
-from arena.schedule import RoundFeed, Schedule, ScheduledGame, build_schedule, results_of
+from arena.settings.config import LoadedConfig, load_config
 from referee.record import GameRecord
 from reports.pgn import append_pgn, write_pgn
 
 if TYPE_CHECKING:
-    from arena.runner import RunResult
-    from arena.sprt_stop import SprtStop
+    from arena.run.runner import RunResult
+    from arena.run.sprt_stop import SprtStop
 
 EXIT_COMPLETE: Final = 0
 """The schedule is complete (or the SPRT decided)."""
@@ -195,7 +195,7 @@ def _run_locked(settings: RunSettings, loaded: LoadedConfig, schedule: Schedule,
         capture_stderr=True) if executor is None else []
     import trio  # only now, while the first bots load
 
-    from arena.runner import RunResult, Tournament
+    from arena.run.runner import RunResult, Tournament
 
     try:
         report = ReportHook(out.root, say, warn, enabled=settings.report)
@@ -288,7 +288,7 @@ def cluster_concurrency(cap: int | None, loaded: LoadedConfig, threads: int) -> 
 def workers_text(run_dir: Path) -> str | None:
     """Games, mean move time and scores per cluster worker (fair time controls need equal
     machines); None when no game names a worker."""
-    from reports.journal import summarise_journal
+    from reports.journal_summary import summarise_journal
     from reports.workers import worker_table
 
     table = worker_table(summarise_journal(run_dir))
@@ -298,7 +298,7 @@ def workers_text(run_dir: Path) -> str | None:
 def format_text(loaded: LoadedConfig, journal: Path) -> str | None:
     """A knockout's bracket or a Swiss tournament's standings as text; None for the other
     formats."""
-    from reports.rounds import rounds_text
+    from reports.format_tables import rounds_text
 
     if not journal.is_file():
         return None
@@ -351,7 +351,7 @@ def sprt_stopper(
     already fed with the games of the journal."""
     if loaded.config.sprt is None:
         return (lambda records: None), None
-    from arena.sprt_stop import SprtStop  # scipy: imported only when a match needs it
+    from arena.run.sprt_stop import SprtStop  # scipy: imported only when a match needs it
 
     tested, opponent = loaded.bots[0].name, loaded.bots[1].name
     stop = SprtStop(loaded.config.sprt, tested, opponent)

@@ -42,7 +42,7 @@ from referee.games import Game, GameError, get_game
 from referee.human import HumanSeat, human_spec
 from referee.match import open_bot, play_on, prepare_start, unfinished_record
 from referee.order import GameOrder
-from referee.process.errors import BotStartError
+from referee.process.boterrors import BotStartError
 from referee.record import GameRecord, MoveRecord, Termination
 from referee.timecontrol import TimeControl, TimeControlError
 from reports.replay import replay
