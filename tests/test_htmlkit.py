@@ -104,8 +104,12 @@ def test_no_other_module_escapes_html() -> None:
                 continue
             tree = ast.parse(path.read_text(encoding="utf-8"))
             for node in ast.walk(tree):
-                names = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
-                         else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+                if isinstance(node, ast.Import):
+                    names = [alias.name for alias in node.names]
+                elif isinstance(node, ast.ImportFrom):
+                    names = [node.module or ""]
+                else:
+                    continue
                 if "html" in names or "markupsafe" in names:
                     found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert found == []

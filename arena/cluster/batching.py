@@ -1,5 +1,5 @@
 """Batches of games for cluster workers: one pairing per batch, colour pairs kept together,
-sized to about :data:`BATCH_SECONDS` of play.
+sized to about :data:`BATCH_SECONDS` of play, and the feed that keeps a cluster busy with them.
 
 A cluster plays a tournament batch by batch (one Dask task each, ``arena.cluster``): the cost
 of sending a task, of the scheduler's bookkeeping and of the hand-over to a worker's game loop
@@ -12,6 +12,13 @@ How big: enough games for about :data:`BATCH_SECONDS` of play, from the time con
 and from the games' measured lengths once some have finished, never more than the cap (``-j``
 is not involved: a batch occupies one worker thread), and smaller near the end of a known
 schedule, so that the last games are spread over every slot instead of queuing in one batch.
+
+How many at once: :class:`ClusterFeed` keeps as many batches running as the cluster has
+threads now (at most the run's ``concurrency`` when it is set) and, without such a bound, a
+few more queued so that an adaptive deployment sees work waiting and grows. It plays the games
+of a run (:class:`ClusterRun`, which :class:`arena.run.runner.Tournament` is) on a
+:class:`GameExecutor` (:class:`arena.cluster.executor.DaskExecutor`), and tells the run of
+each game as it goes: the run journals, shows and counts them as it does its own.
 """
 
 from __future__ import annotations
@@ -20,10 +27,15 @@ import math
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Protocol
 
-from arena.formats.schedule import ScheduledGame
+import trio
+
+from arena.errors import ClusterLost, RunFailure
+from arena.formats.schedule import ROUND_STUCK, ScheduledGame, order_for
+from arena.settings.config import LoadedConfig
 from referee.order import GameOrder
+from referee.process.faults import MachineFault
 from referee.record import GameRecord, MoveRecord
 from referee.timecontrol import TimeControl
 
@@ -157,3 +169,197 @@ class BatchEvents:
     """A game that cannot be played (the referee raised, e.g. a bad opening): not journaled."""
     replayed: Callable[[str, str], None]
     """A game that was running on a worker that was lost: it will be played again."""
+
+
+class GameExecutor(Protocol):
+    """Where games are played when not in this process: a cluster
+    (:class:`arena.cluster.executor.DaskExecutor`).
+
+    It plays batches of games and tells each game as it goes; ``play_batch`` raises
+    :class:`RunFailure` to stop the run (:class:`ClusterLost`: at once), :class:`MachineFault`
+    when no worker could play the batch (replayed on resume)."""
+
+    batch_cap: int | None
+    """The most games in one batch (None: :data:`MAX_BATCH`)."""
+
+    @property
+    def slots(self) -> int:
+        """Games the cluster plays at once now (its workers' threads): it grows and shrinks."""
+
+    def attach(self, changed: Callable[[], None]) -> None:
+        """Start hearing from the cluster; ``changed`` is called when its workers change."""
+
+    async def watch(self) -> str:
+        """Runs for the whole run; returns why it must stop (the cluster is gone)."""
+
+    def stop(self) -> None:
+        """No new games: the running batches end after their running game."""
+
+    async def play_batch(self, orders: list[GameOrder], events: BatchEvents) -> None: ...
+
+
+class ClusterRun(Protocol):
+    """A run as the cluster's feed sees it (:class:`arena.run.runner.Tournament`): where its
+    games come from, and what it does with each game the workers tell of."""
+
+    loaded: LoadedConfig
+    pending: Iterable[ScheduledGame | None]
+    concurrency: int
+    """The most games at once (0: as many as the cluster has threads)."""
+
+    @property
+    def outstanding(self) -> int:
+        """Games handed out and not yet journaled or dropped."""
+
+    def handed(self, count: int) -> None:
+        """Games handed out together (a batch)."""
+
+    def over(self, count: int = 1) -> None:
+        """Handed-out games that will not be journaled (failed, or left over by a batch)."""
+
+    def allowed(self, game: ScheduledGame) -> bool:
+        """May ``game`` start now? If not, the run stops scheduling, saying why."""
+
+    def stop_scheduling(self, reason: str) -> None: ...
+
+    def arena_fault(self, message: str, *, abort: bool = False) -> None: ...
+
+    def journal_soon(self, record: GameRecord) -> None:
+        """A game's record: journal it (and then count it as over)."""
+
+    def game_started(self, order: GameOrder) -> Callable[[MoveRecord], None]:
+        """A game began on a worker; returns where its moves go."""
+
+    def game_gone(self, game_id: str) -> None:
+        """A game that will not come back from this batch (its live file ends)."""
+
+    def game_failed(self, game_id: str, text: str) -> None:
+        """A game that cannot be played: counted as failed, not journaled."""
+
+    def tell(self, text: str) -> None: ...
+
+
+class ClusterFeed:
+    """Keeps a cluster busy with a run's games, batch by batch, as long as the run feeds
+    (its caller cancels the feed to stop)."""
+
+    def __init__(self, executor: GameExecutor, run: ClusterRun) -> None:
+        self.executor = executor
+        self.run = run
+        self._in_flight = 0
+        """Batches submitted and not over."""
+        self._on_worker: dict[str, Callable[[MoveRecord], None]] = {}
+        """Where the moves of each game running on a worker go (its live file)."""
+        self._wake = trio.Event()
+        """Set when a batch ends, a handed-out game is over or the cluster changes (a fresh
+        one per wait)."""
+        self._outer: trio.Nursery | None = None
+        tc = next(iter(run.loaded.time_controls.values()), None)
+        self._planner = BatchPlanner(run.pending, guess_s=guess_game_seconds(tc),
+                                     cap=executor.batch_cap or MAX_BATCH)
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    def stop(self) -> None:
+        """The run stops scheduling: the cluster starts no new game (in a thread: it asks
+        the scheduler)."""
+        if self._outer is not None:
+            self._outer.start_soon(trio.to_thread.run_sync, self.executor.stop)
+
+    async def feed(self, work: trio.Nursery, outer: trio.Nursery) -> None:
+        """Submit batches (each a task in ``work``) until the games run out or the run stops
+        feeding; the cluster is watched from ``outer`` for as long as the run lasts."""
+        self._outer = outer
+        self.executor.attach(self.wake)
+        outer.start_soon(self._watch)
+        planner = self._planner
+        while True:
+            while self._in_flight >= self._capacity():
+                await self._wake.wait()
+                self._wake = trio.Event()
+            games = planner.next_batch(max(1, self.executor.slots))
+            for index, game in enumerate(games):
+                if not self.run.allowed(game):
+                    games = games[:index]
+                    break
+            if not games:
+                if not planner.waiting:
+                    return
+                if self.run.outstanding == 0:  # the results it waits for failed
+                    self.run.stop_scheduling(ROUND_STUCK)
+                    return
+                self._wake = trio.Event()  # a knockout's or Swiss round: wait for a result
+                await self._wake.wait()
+                continue
+            self._in_flight += 1
+            self.run.handed(len(games))
+            work.start_soon(self._play_batch, games)
+            await trio.sleep(0)  # let the batch be submitted before planning the next
+
+    def _capacity(self) -> int:
+        slots = self.executor.slots
+        if self.run.concurrency > 0:
+            return max(1, min(slots, self.run.concurrency))
+        return slots + 1 + slots // 4
+
+    async def _watch(self) -> None:
+        self.run.arena_fault(await self.executor.watch(), abort=True)
+
+    async def _play_batch(self, games: list[ScheduledGame]) -> None:
+        run = self.run
+        orders = [order_for(run.loaded, game) for game in games]
+        left = {order.id for order in orders}
+        events = BatchEvents(
+            started=self._started,
+            moved=self._moved,
+            finished=lambda record: self._finished(record, left),
+            failed=lambda game_id, text: self._failed(game_id, text, left),
+            replayed=self._replayed,
+        )
+        try:
+            await self.executor.play_batch(orders, events)
+        except ClusterLost as exc:
+            run.arena_fault(str(exc), abort=True)
+        except RunFailure as exc:  # no worker can play a bot
+            run.arena_fault(str(exc))
+        except MachineFault as fault:
+            run.arena_fault(f"games could not be played, for a reason that is not the "
+                            f"bots': {fault}")
+        except Exception as exc:  # an arena bug must not take the tournament down
+            for game_id in sorted(left):
+                run.game_failed(game_id, f"{type(exc).__name__}: {exc}")
+        finally:
+            for game_id in left:  # not finished: replayed on resume
+                self._on_worker.pop(game_id, None)
+                run.game_gone(game_id)
+            self._in_flight -= 1
+            run.over(len(left))
+
+    def _started(self, order: GameOrder, worker: str) -> None:
+        self._on_worker[order.id] = self.run.game_started(order)
+
+    def _moved(self, game_id: str, moves: list[MoveRecord]) -> None:
+        on_move = self._on_worker.get(game_id)
+        if on_move is not None:
+            for move in moves:
+                on_move(move)
+
+    def _finished(self, record: GameRecord, left: set[str]) -> None:
+        left.discard(record.id)
+        self._on_worker.pop(record.id, None)
+        if record.started_at and record.ended_at:
+            self._planner.observe(record.ended_at - record.started_at)
+        self.run.journal_soon(record)
+
+    def _failed(self, game_id: str, text: str, left: set[str]) -> None:
+        left.discard(game_id)
+        self._on_worker.pop(game_id, None)
+        self.run.game_gone(game_id)
+        self.run.game_failed(game_id, text)
+        self.run.over()
+
+    def _replayed(self, game_id: str, text: str) -> None:
+        self._on_worker.pop(game_id, None)
+        self.run.game_gone(game_id)
+        self.run.tell(text)

@@ -22,7 +22,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from arena.run.driver import RunSettings, error_on, run_tournament, say_on, warn_on
+from arena.run.driver import RunSettings, run_tournament
+from arena.say import error_on, say_on, warn_on
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

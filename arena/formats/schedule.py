@@ -276,6 +276,11 @@ def _seeded_opening(game: str, plies: int, seed: str,
     return random_opening(game, plies, random.Random(seed), dict(options))
 
 
+ROUND_STUCK: Final = "the next round waits for games that failed; run again to play them"
+"""Why scheduling stops when a knockout's or Swiss round waits for results that no running
+game will bring (a :class:`RoundFeed` yields ``None`` and no game is out)."""
+
+
 class RoundFeed:
     """A knockout's or Swiss tournament's games for the runner
     (:class:`arena.run.runner.Tournament`), round by round: the known games missing from the

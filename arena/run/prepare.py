@@ -1,4 +1,5 @@
-"""A run directory's lock and its preparation for a (resumed) run.
+"""A run directory's lock and its preparation for a (resumed) session, a tournament's or a
+league night's.
 
 The journal, the PGN, ``logs/``, the copy of the config and ``schedule.json`` (the fingerprint
 that guards resume): their names are in :mod:`arena.rundir.layout`. Nothing here imports trio:
@@ -7,6 +8,9 @@ that guards resume): their names are in :mod:`arena.rundir.layout`. Nothing here
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from pathlib import Path
+
 import msgspec
 
 from arena.errors import UserError
@@ -14,7 +18,6 @@ from arena.filelock import hold
 from arena.formats.schedule import Schedule, ScheduledGame
 from arena.rundir.journal import Journal, Warn
 from arena.rundir.layout import CONFIG_COPY, SCHEDULE_FILE, RunDir
-from arena.settings.config import LoadedConfig
 from referee.process.botview import hide_from_bots
 
 
@@ -43,16 +46,19 @@ def lock_run_dir(out: RunDir) -> int:
                 "finish or stop it, or choose another --output directory")
 
 
-def prepare_run_dir(loaded: LoadedConfig, schedule: Schedule, out: RunDir, warn: Warn) -> Journal:
-    """Create or reopen the output directory; refuse to mix two different schedules in it.
+def prepare_run_dir(out: RunDir, warn: Warn, *, config_text: str, config_path: Path,
+                    schedule: Schedule | None, hide: Sequence[Path] = ()) -> Journal:
+    """Create or reopen the output directory; with a ``schedule`` (a tournament's), refuse to
+    mix two different schedules in it. ``config_text`` is the config copy (read from
+    ``config_path``); ``hide`` are more folders no bot may see.
 
     Returns the open journal (repaired if its last line was torn). On a fresh directory the
     config copy and ``schedule.json`` are written first, so that a run killed at any moment
-    can still be resumed.
+    can still be resumed. A league night has no schedule: its plan guards its resume.
     """
     out.root.mkdir(parents=True, exist_ok=True)
-    rewrite = True
-    if out.schedule.exists():
+    rewrite = schedule is not None
+    if schedule is not None and out.schedule.exists():
         try:
             stored = msgspec.json.decode(out.schedule.read_bytes(), type=ScheduleFile)
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
@@ -67,28 +73,29 @@ def prepare_run_dir(loaded: LoadedConfig, schedule: Schedule, out: RunDir, warn:
                 "Use a new --output directory, or undo the change to resume that run"
             )
         rewrite = stored.games != list(schedule.games)  # a knockout's or Swiss: more rounds
-        if out.config.exists() and out.config.read_text(encoding="utf-8") != loaded.copy_text:
+        if out.config.exists() and out.config.read_text(encoding="utf-8") != config_text:
             warn(
-                f"{loaded.path} differs from the copy in {out.config} in ways that keep the "
+                f"{config_path} differs from the copy in {out.config} in ways that keep the "
                 "schedule (time control, commands, concurrency...); resuming with the new config"
             )
-    elif out.journal.exists() and out.journal.stat().st_size > 0:
+    elif schedule is not None and out.journal.exists() and out.journal.stat().st_size > 0:
         raise UserError(
             f"{out.journal} exists but {out.schedule} does not: this directory was not made by "
             "'arena run'; use a new --output directory"
         )
-    if not out.config.exists() or out.config.read_text(encoding="utf-8") != loaded.copy_text:
+    if not out.config.exists() or out.config.read_text(encoding="utf-8") != config_text:
         # Through a temporary file: a full disk must not leave a truncated copy behind.
         tmp = out.config.with_name(CONFIG_COPY + ".tmp")
-        tmp.write_text(loaded.copy_text, encoding="utf-8")
+        tmp.write_text(config_text, encoding="utf-8")
         tmp.replace(out.config)
-    if rewrite:
+    if schedule is not None and rewrite:
         write_schedule_file(out, schedule)
     out.logs.mkdir(exist_ok=True)
     hide_from_bots(out.root)  # the journal and logs, even inside a folder a bot sees
-    hide_from_bots(loaded.path)
+    for path in hide:
+        hide_from_bots(path)
     journal = Journal.open(out.journal, warn)
-    unknown = journal.ids() - set(schedule.ids())
+    unknown = journal.ids() - set(schedule.ids()) if schedule is not None else set()
     if unknown:
         raise UserError(
             f"{out.journal} holds games that are not in this schedule "

@@ -30,14 +30,13 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Final, Protocol
+from typing import Final
 
 import trio
 
 from arena.bots.pool import BotPool
-from arena.cluster.batching import MAX_BATCH, BatchEvents, BatchPlanner, guess_game_seconds
-from arena.errors import ClusterLost, RunFailure
-from arena.formats.schedule import ScheduledGame, order_for
+from arena.cluster.batching import ClusterFeed, GameExecutor
+from arena.formats.schedule import ROUND_STUCK, ScheduledGame, order_for
 from arena.run.progress import Progress
 from arena.run.retry import START_ATTEMPTS, retry_machine_faults
 from arena.rundir.journal import Journal, JournalWriteError
@@ -52,10 +51,6 @@ from referee.record import GameRecord, MoveRecord, Termination
 
 TICK_SECONDS: Final = 1.0
 """How often the live display is redrawn between events (elapsed time, ETA)."""
-
-ROUND_STUCK: Final = ("the next round waits for games that failed; run again to play them")
-"""Why scheduling stops when a knockout's or Swiss round waits for results that no running
-game will bring."""
 
 @dataclass
 class RunResult:
@@ -72,35 +67,11 @@ class RunResult:
     a journal that cannot be written); such games have no result and are played on resume."""
 
 
-class GameExecutor(Protocol):
-    """Where games are played when not in this process: a cluster (``arena.cluster.executor``).
-
-    It plays batches of games (:mod:`arena.cluster.batching`) and tells each game as it goes;
-    ``play_batch`` raises :class:`RunFailure` to stop the run (:class:`ClusterLost`: at once),
-    :class:`MachineFault` when no worker could play the batch (replayed on resume)."""
-
-    batch_cap: int | None
-    """The most games in one batch (None: :data:`arena.cluster.batching.MAX_BATCH`)."""
-
-    @property
-    def slots(self) -> int:
-        """Games the cluster plays at once now (its workers' threads): it grows and shrinks."""
-
-    def attach(self, changed: Callable[[], None]) -> None:
-        """Start hearing from the cluster; ``changed`` is called when its workers change."""
-
-    async def watch(self) -> str:
-        """Runs for the whole run; returns why it must stop (the cluster is gone)."""
-
-    def stop(self) -> None:
-        """No new games: the running batches end after their running game."""
-
-    async def play_batch(self, orders: list[GameOrder], events: BatchEvents) -> None: ...
-
-
 @dataclass
 class Tournament:
-    """The games still to play and everything needed to play them."""
+    """The games still to play and everything needed to play them: what the caller gives
+    first, then the state of a run, every piece of it declared here (none is made elsewhere).
+    :meth:`run` plays them once."""
 
     loaded: LoadedConfig
     pending: Iterable[ScheduledGame | None]
@@ -108,8 +79,8 @@ class Tournament:
     decides each game when a worker is about to be free (a league's night, whose pairings
     follow the ratings as they change). An iterator may yield ``None``: nothing to hand out
     until a running game is over (a knockout's or Swiss round waiting for its last results,
-    :class:`arena.formats.schedule.RoundFeed`); with no game running then, the games it waits for
-    failed, and scheduling stops (a resume plays them)."""
+    :class:`arena.formats.schedule.RoundFeed`); with no game running then, the games it waits
+    for failed, and scheduling stops (a resume plays them)."""
     journal: Journal
     out: RunDir
     progress: Progress
@@ -135,21 +106,66 @@ class Tournament:
     handle_signals: bool = True
     executor: GameExecutor | None = None
     """None plays every game here; a cluster executor plays them on its workers."""
-    result: RunResult = field(default_factory=RunResult)
-    _feed_scope: trio.CancelScope = field(default_factory=trio.CancelScope)
-    _work_scope: trio.CancelScope = field(default_factory=trio.CancelScope)
-    pool: BotPool = field(default_factory=BotPool)
-    """The live bot processes; made afresh (logging into ``out.logs``) by :meth:`run`."""
     prestarted: list[tuple[BotSpec, Launched]] = field(default_factory=list)
-    """Processes launched before the run (:mod:`arena.bots.prestart`) for the pool to take over."""
+    """Processes launched before the run (:mod:`arena.bots.prestart`) for the pool to take
+    over."""
+
+    # ------------------------------------------------------------------ the run's state
+    result: RunResult = field(default_factory=RunResult)
+    pool: BotPool = field(init=False)
+    """The live bot processes, logging into ``out.logs``."""
+    _live: LiveFiles = field(init=False)
+    """One file per game in progress, for watchers (``arena serve``)."""
+    _cluster: ClusterFeed | None = field(init=False, default=None)
+    """The batches on the cluster's workers, with an executor."""
+    _feed_scope: trio.CancelScope = field(init=False, default_factory=trio.CancelScope)
+    """Cancelled to feed no more games."""
+    _work_scope: trio.CancelScope = field(init=False, default_factory=trio.CancelScope)
+    """Cancelled to abort the running games too."""
+    _outer: trio.Nursery | None = field(init=False, default=None)
+    """The run's nursery (signals, the display's tick, periodic jobs), once it runs."""
+    _work: trio.Nursery | None = field(init=False, default=None)
+    """The games' nursery (workers or batches, and journal writes), once it runs."""
+    _journal_lock: trio.Lock = field(init=False, default_factory=trio.Lock)
+    _journal_slots: trio.Semaphore | None = field(init=False, default=None)
+    """One per worker: at most one finished game per worker waits for the journal."""
+    _unwritten: list[GameRecord] = field(init=False, default_factory=list)
+    """Finished games waiting for the journal lock, written together by the first to get it."""
+    _periodic_running: bool = field(init=False, default=False)
+    _handed: int = field(init=False, default=0)
+    """Games handed out (to a worker, or in a cluster's batch) and not yet journaled or
+    dropped: a feed that waits for results (``None``) with none of them left is stuck."""
+    _settled: trio.Event = field(init=False, default_factory=trio.Event)
+    """Set when one of them is over (a fresh event for each wait)."""
+    _retired: set[str] = field(init=False, default_factory=set)
+    """Bots whose processes were given back (:attr:`finished_bots`)."""
+    _games_left: Counter[str] | None = field(init=False, default=None)
+    """Games per bot still to play, when the games are known in advance: a bot with none
+    left gives its processes back at once (an iterator's bots keep theirs to the end)."""
+    _unstarted: Counter[str] = field(init=False, default_factory=Counter)
+    """Games per bot not taken by a worker yet: a bot with none left keeps no process."""
+
+    def __post_init__(self) -> None:
+        self._live = LiveFiles(self.out.root)
+        if self.executor is not None:
+            self._cluster = ClusterFeed(self.executor, self)
+            self.pool = BotPool(self.out.logs)  # the workers keep the bots
+        elif isinstance(self.pending, Sequence):
+            listed = [g for g in self.pending if g is not None]
+            self._games_left = Counter(name for g in listed for name in (g.p1, g.p2))
+            unstarted = self._unstarted = self._games_left.copy()
+            self.pool = BotPool(self.out.logs, prestarted=self.prestarted,
+                                wanted=lambda name: unstarted[name] > 0)
+        else:
+            self.pool = BotPool(self.out.logs, prestarted=self.prestarted)
 
     def stop_scheduling(self, reason: str) -> None:
         """Feed no more games; running games finish and are journaled."""
         if self.result.stop_reason is None:
             self.result.stop_reason = reason
         self._feed_scope.cancel()
-        if self.executor is not None and hasattr(self, "_outer"):
-            self._outer.start_soon(trio.to_thread.run_sync, self.executor.stop)
+        if self._cluster is not None:
+            self._cluster.stop()
 
     def abort(self, reason: str) -> None:
         """Cancel the running games too (their bots are killed; they replay on resume)."""
@@ -157,34 +173,13 @@ class Tournament:
         self._work_scope.cancel()
 
     async def run(self) -> RunResult:
-        self._periodic_running = False
-        self._unwritten: list[GameRecord] = []
-        self._journal_lock = trio.Lock()
-        self._handed = 0
-        """Games handed out (to a worker, or in a cluster's batch) and not yet journaled or
-        dropped: a feed that waits for results (``None``) with none of them left is stuck."""
-        self._settled = trio.Event()
-        """Set when one of them is over (a fresh event for each wait)."""
-        self._retired: set[str] = set()
-        self._wake = trio.Event()
-        """Set when a cluster batch ends or a handed-out game is over (a fresh one per wait)."""
-        self._live = LiveFiles(self.out.root)
-        self._games_left: Counter[str] | None = None
-        """Games per bot still to play, when the games are known in advance: a bot with none
-        left gives its processes back at once (an iterator's bots keep theirs to the end)."""
-        if self.executor is not None:
-            workers = 0  # the cluster's batches instead (_run_on_cluster)
+        """Play the games (once); the pool's idle processes are ended however it ends."""
+        if self._cluster is not None:
+            workers = 0  # the cluster's batches instead
         elif isinstance(self.pending, Sequence):
-            listed = [g for g in self.pending if g is not None]
-            workers = max(1, min(self.concurrency, len(listed)))
-            self._games_left = Counter(name for g in listed for name in (g.p1, g.p2))
-            unstarted = self._unstarted = self._games_left.copy()
-            """Games per bot not taken by a worker yet: a bot with none left keeps no process."""
-            self.pool = BotPool(self.out.logs, prestarted=self.prestarted,
-                                wanted=lambda name: unstarted[name] > 0)
+            workers = max(1, min(self.concurrency, sum(g is not None for g in self.pending)))
         else:
             workers = max(1, self.concurrency)
-            self.pool = BotPool(self.out.logs, prestarted=self.prestarted)
         try:
             await self._run_games(workers)
         finally:
@@ -201,8 +196,9 @@ class Tournament:
             with self._work_scope:
                 async with trio.open_nursery() as work:
                     self._work = work
-                    if self.executor is not None:
-                        await self._run_on_cluster(self.executor)
+                    if self._cluster is not None:
+                        with self._feed_scope:
+                            await self._cluster.feed(work, outer)
                     else:
                         work.start_soon(self._feed, send)
                         async with receive:
@@ -225,20 +221,42 @@ class Tournament:
                     self._handed += 1
                     await send.send(game)
 
-    def _over(self, count: int = 1) -> None:
+    # ------------------------------------------------------------------ the games' accounts
+    @property
+    def outstanding(self) -> int:
+        """Games handed out and not yet journaled or dropped."""
+        return self._handed
+
+    def handed(self, count: int) -> None:
+        """Games handed out together (a cluster's batch)."""
+        self._handed += count
+
+    def over(self, count: int = 1) -> None:
         """Handed-out games are journaled or dropped: a feed waiting for results asks again."""
         self._handed -= count
         self._settled.set()
-        self._wake.set()
+        if self._cluster is not None:
+            self._cluster.wake()
 
+    def allowed(self, game: ScheduledGame) -> bool:
+        """May ``game`` start now (:attr:`may_start`)? If not, scheduling stops, saying why."""
+        reason = self.may_start(game)
+        if reason:
+            self.progress.message(reason)
+            self.stop_scheduling(reason)
+        return not reason
+
+    def journal_soon(self, record: GameRecord) -> None:
+        """Journal a game that finished elsewhere (on a cluster worker), in a task of its own."""
+        assert self._work is not None
+        self._work.start_soon(self._journal, record)
+
+    # ------------------------------------------------------------------ games played here
     async def _worker(self, receive: trio.MemoryReceiveChannel[ScheduledGame]) -> None:
         async with receive:
             async for game in receive:
-                reason = self.may_start(game)
-                if reason:
-                    self.progress.message(reason)
-                    self.stop_scheduling(reason)
-                    self._over()
+                if not self.allowed(game):
+                    self.over()
                     continue
                 if self._games_left is not None:
                     self._unstarted[game.p1] -= 1
@@ -264,6 +282,7 @@ class Tournament:
         on to its next game: an fsync'd append through a worker thread takes milliseconds on
         a busy machine, as long as a whole game at ``nodes=1``. At most one game per worker
         waits for the journal, so a slow disk slows the games instead of piling records up."""
+        assert self._work is not None and self._journal_slots is not None
         order = order_for(self.loaded, game)
         on_move = self._live.start(header_for(order, started_at=time.time()))
         handed = False
@@ -277,7 +296,7 @@ class Tournament:
         finally:
             if not handed:
                 self._live.finish(game.id)
-                self._over()
+                self.over()
 
     async def _journal(self, record: GameRecord, slot: trio.Semaphore | None = None) -> None:
         """Journal a finished game, then tell the listeners (PGN, progress, report, SPRT);
@@ -295,13 +314,14 @@ class Tournament:
         finally:
             if slot is not None:
                 slot.release()
-            self._over()
+            self.over()
 
     async def _write(self, records: list[GameRecord]) -> None:
+        assert self._outer is not None
         try:
             await self.journal.append(records)
         except JournalWriteError as exc:
-            self._arena_fault(str(exc), abort=True)
+            self.arena_fault(str(exc), abort=True)
             return
         finally:
             for record in records:
@@ -327,115 +347,6 @@ class Tournament:
                 self._retired.add(name)
                 await self.pool.retire(name)
 
-    # ------------------------------------------------------------------ on a cluster
-    async def _run_on_cluster(self, executor: GameExecutor) -> None:
-        """Keep the cluster busy with batches: as many running as it has threads now (at
-        most ``concurrency`` when set) and, without such a bound, a few more queued so that
-        an adaptive deployment sees work waiting and grows."""
-        self._in_flight = 0
-        self._on_worker: dict[str, Callable[[MoveRecord], None]] = {}
-        executor.attach(lambda: self._wake.set())
-        self._outer.start_soon(self._watch_cluster, executor)
-        tc = next(iter(self.loaded.time_controls.values()), None)
-        planner = self._planner = BatchPlanner(
-            self.pending, guess_s=guess_game_seconds(tc), cap=executor.batch_cap or MAX_BATCH)
-        with self._feed_scope:
-            while True:
-                while self._in_flight >= self._cluster_capacity(executor):
-                    await self._wake.wait()
-                    self._wake = trio.Event()
-                games = planner.next_batch(max(1, executor.slots))
-                for index, game in enumerate(games):
-                    reason = self.may_start(game)
-                    if reason:
-                        self.progress.message(reason)
-                        self.stop_scheduling(reason)
-                        games = games[:index]
-                        break
-                if not games:
-                    if not planner.waiting:
-                        return
-                    if self._handed == 0:  # the results it waits for failed
-                        self.stop_scheduling(ROUND_STUCK)
-                        return
-                    self._wake = trio.Event()  # a knockout's or Swiss round: wait for a result
-                    await self._wake.wait()
-                    continue
-                self._in_flight += 1
-                self._handed += len(games)
-                self._work.start_soon(self._play_batch, executor, games)
-                await trio.sleep(0)  # let the batch be submitted before planning the next
-
-    def _cluster_capacity(self, executor: GameExecutor) -> int:
-        slots = executor.slots
-        if self.concurrency > 0:
-            return max(1, min(slots, self.concurrency))
-        return slots + 1 + slots // 4
-
-    async def _watch_cluster(self, executor: GameExecutor) -> None:
-        self._arena_fault(await executor.watch(), abort=True)
-
-    async def _play_batch(self, executor: GameExecutor, games: list[ScheduledGame]) -> None:
-        orders = [order_for(self.loaded, game) for game in games]
-        left = {order.id for order in orders}
-        events = BatchEvents(
-            started=self._cluster_started,
-            moved=self._cluster_moved,
-            finished=lambda record: self._cluster_finished(record, left),
-            failed=lambda game_id, text: self._cluster_failed(game_id, text, left),
-            replayed=self._cluster_replayed,
-        )
-        try:
-            await executor.play_batch(orders, events)
-        except ClusterLost as exc:
-            self._arena_fault(str(exc), abort=True)
-        except RunFailure as exc:  # no worker can play a bot
-            self._arena_fault(str(exc))
-        except MachineFault as fault:
-            self._arena_fault(f"games could not be played, for a reason that is not the "
-                              f"bots': {fault}")
-        except Exception as exc:  # an arena bug must not take the tournament down
-            for game_id in sorted(left):
-                self.result.failed.append(game_id)
-                self.progress.failed_game(game_id, f"{type(exc).__name__}: {exc}")
-        finally:
-            for game_id in left:  # not finished: replayed on resume
-                self._on_worker.pop(game_id, None)
-                self._live.finish(game_id)
-            self._in_flight -= 1
-            self._over(len(left))
-
-    def _cluster_started(self, order: GameOrder, worker: str) -> None:
-        self._live.finish(order.id)  # a game played again starts its live file again
-        self._on_worker[order.id] = self._live.start(header_for(order, started_at=time.time()))
-        self.progress.started_game(order.id, f"{order.bots[0].name}-{order.bots[1].name}")
-
-    def _cluster_moved(self, game_id: str, moves: list[MoveRecord]) -> None:
-        on_move = self._on_worker.get(game_id)
-        if on_move is not None:
-            for move in moves:
-                on_move(move)
-
-    def _cluster_finished(self, record: GameRecord, left: set[str]) -> None:
-        left.discard(record.id)
-        self._on_worker.pop(record.id, None)
-        if record.started_at and record.ended_at:
-            self._planner.observe(record.ended_at - record.started_at)
-        self._work.start_soon(self._journal, record)
-
-    def _cluster_failed(self, game_id: str, text: str, left: set[str]) -> None:
-        left.discard(game_id)
-        self._on_worker.pop(game_id, None)
-        self._live.finish(game_id)
-        self.result.failed.append(game_id)
-        self.progress.failed_game(game_id, text)
-        self._over()
-
-    def _cluster_replayed(self, game_id: str, text: str) -> None:
-        self._on_worker.pop(game_id, None)
-        self._live.finish(game_id)
-        self.progress.message(text)
-
     async def _play_scheduled(self, order: GameOrder,
                               on_move: Callable[[MoveRecord], None]) -> GameRecord | None:
         """The game's record, or None when it has no result to keep (the reason is told)."""
@@ -452,18 +363,41 @@ class Tournament:
                 order, self.pool, on_move=on_move, transcript_dir=self.out.transcripts,
             ), retrying)
         except MachineFault as fault:
-            self._arena_fault(f"game {order.id} could not be started after {START_ATTEMPTS} "
-                              f"tries, for a reason that is not the bots': {fault}")
+            self.arena_fault(f"game {order.id} could not be started after {START_ATTEMPTS} "
+                             f"tries, for a reason that is not the bots': {fault}")
             return None
         except Exception as exc:  # a referee bug must not take the tournament down
-            self.result.failed.append(order.id)
-            self.progress.failed_game(order.id, f"{type(exc).__name__}: {exc}")
+            self.game_failed(order.id, f"{type(exc).__name__}: {exc}")
             return None
         if record.termination == Termination.INTERRUPT or record.result == "*":
             return None  # cancelled by a second Ctrl-C or SIGTERM: replayed on resume
         return record
 
-    def _arena_fault(self, message: str, *, abort: bool = False) -> None:
+    # ------------------------------------------------------------------ games on a worker
+    def game_started(self, order: GameOrder) -> Callable[[MoveRecord], None]:
+        """A game began on a cluster worker: its live file (started again for a game played
+        again); returns where its moves go."""
+        self._live.finish(order.id)
+        on_move = self._live.start(header_for(order, started_at=time.time()))
+        self.progress.started_game(order.id, f"{order.bots[0].name}-{order.bots[1].name}")
+        return on_move
+
+    def game_gone(self, game_id: str) -> None:
+        """A game that will not come back from its worker (failed, replayed elsewhere, or its
+        batch ended without it): no live file."""
+        self._live.finish(game_id)
+
+    def game_failed(self, game_id: str, text: str) -> None:
+        """A game the referee raised on: not journaled, counted as failed (replayed on
+        resume)."""
+        self.result.failed.append(game_id)
+        self.progress.failed_game(game_id, text)
+
+    def tell(self, text: str) -> None:
+        self.progress.message(text)
+
+    # ------------------------------------------------------------------ stopping
+    def arena_fault(self, message: str, *, abort: bool = False) -> None:
         """Stop the run on the machine's or the arena's fault (the first one is reported);
         ``abort`` cancels the running games too (their results could not be kept). The message
         is said once: now when the running games finish first, else only by the run's last
