@@ -33,7 +33,7 @@ from arena.leaguedir.standings import (
     snapshot,
     write_summary,
 )
-from arena.leaguedir.versions import Version, write_version
+from arena.leaguedir.versions import Version, parse_label, write_version
 from ratings.tally import Tally, merge
 from reports.league_report import build_league_report
 
@@ -69,9 +69,9 @@ def make_league(root: Path, nights: int = NIGHTS, seed: int = 1) -> LeagueDir:
         if earlier and rng.random() < 0.5:
             retired_at[earlier[-1]] = arrival[k]
     for k, label in enumerate(labels):
-        name, n = label.split("@")
+        name, n = parse_label(label)
         write_version(league, Version(
-            name, int(n), ["./bot"], submitted_at=1.7e9 + float(arrival[k]) * 86400,
+            name, n or 0, ["./bot"], submitted_at=1.7e9 + float(arrival[k]) * 86400,
             state="retired" if retired_at[k] <= nights else "active"))
 
     merged = Tally()

@@ -11,7 +11,9 @@ re-exported here:
 - ``Sprt(elo0, elo1, alpha, beta, model=, elo_model=).update(score, pair=None) -> SprtStatus``
   (``elo_model``: ``"logistic"``, the default, or ``"normalized"`` nElo);
   ``llr_trinomial``, ``llr_pentanomial`` (same ``elo_model`` argument), ``bounds``.
-- ``format_table`` / ``format_csv`` / ``format_json`` in :mod:`ratings.table`.
+
+A fit as text, CSV or JSON (``format_table``, ``format_csv``, ``format_json``) is a report's
+rendering, with the report's tables: :mod:`reports.rating_tables`.
 """
 
 from ratings.counts import Counts, aggregate, aggregate_arrays

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from arena.atomicfile import write_atomic, write_with
 from arena.rundir.layout import (
     CONFIG_COPY,
     GAMES_CSV,
@@ -35,7 +36,6 @@ from arena.rundir.layout import (
 from referee.record import BOT_FAULTS
 from reports import charts, format_tables, rating_tables, tables
 from reports.context import RunContext, context_rows, read_context, sprt_llr
-from reports.files import write_text, write_with
 from reports.game_stats import game_statistics, partie_endings, partie_games, partie_points
 from reports.htmlkit import (
     Cell,
@@ -166,7 +166,7 @@ def build(run_dir: Path, viewer_limit: int | None = DEFAULT_VIEWER_LIMIT) -> Bui
             f"(limit {viewer_limit}): every game that ended by a bot's fault first, then the "
             "most recent ones; `arena report --viewer-limit 0` renders all"
         )
-    write_text(files.report_index, _index_js(journal, viewers))
+    write_atomic(files.report_index, _index_js(journal, viewers))
 
     write_with(files.games_csv, lambda tmp: games.to_csv(tmp, index=False))
     write_with(files.standings_csv, lambda tmp: standings.to_csv(tmp, index=False))
@@ -183,7 +183,7 @@ def build(run_dir: Path, viewer_limit: int | None = DEFAULT_VIEWER_LIMIT) -> Bui
         else rating.separation.describe(rating.players),
     )
     target = files.report_page
-    write_text(target, render(page))
+    write_atomic(target, render(page))
     return Built(target, standings, games, built_charts, viewers, notes)
 
 

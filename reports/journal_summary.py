@@ -28,6 +28,7 @@ from typing import Any, cast
 
 import msgspec
 
+from arena.atomicfile import write_with
 from arena.rundir.journal import journal_lines
 from arena.rundir.layout import RunDir
 from protocol.messages import SearchInfo
@@ -35,7 +36,6 @@ from ratings.sources import PAIR_TAGS
 from referee.games import get_game, is_game
 from referee.games.rounds import PartieRecord
 from referee.record import GameRecord, MoveRecord, decode_record
-from reports.files import write_with
 
 
 class JournalError(ValueError):

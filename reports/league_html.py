@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
-from arena.leaguedir.versions import Version
+from arena.leaguedir.versions import Version, label_sort_key
 from ratings.pairwise import PairStats
 from reports.htmlkit import (
     Cell,
@@ -173,7 +173,7 @@ def _rejected(rejected: list[Version], pending: list[Version]) -> str:
 
 def _history(data: LeagueData, chart: Path) -> str:
     nights = [s.night for s in data.history]
-    versions = sorted({p.version for p in data.points}, key=_label_key)
+    versions = sorted({p.version for p in data.points}, key=label_sort_key)
     cell = {(p.night, p.version): p for p in data.points}
     rows = []
     for night in nights:
@@ -192,11 +192,6 @@ def _history(data: LeagueData, chart: Path) -> str:
 alt="ratings of every version over the nights, with 95% bands"></div>
 <details><summary>the numbers ({len(nights)} nights × {len(versions)} versions)</summary>
 {_table("history-table", ["night", *versions], rows)}</details></section>"""
-
-
-def _label_key(label: str) -> tuple[str, int]:
-    name, _, number = label.rpartition("@")
-    return (name, int(number)) if number.isdigit() else (label, 0)
 
 
 def _versions(data: LeagueData) -> str:

@@ -24,8 +24,8 @@ import math
 from pathlib import Path
 from typing import Any, Final
 
+from arena.atomicfile import write_atomic, write_with
 from reports.charts import league_history_chart
-from reports.files import write_text, write_with
 from reports.league_data import LeagueData, Standing, read_league
 from reports.league_html import page
 
@@ -43,7 +43,7 @@ def build_league_report(root: Path) -> Path:
     chart = _history_chart(data, league.report_dir / HISTORY_CHART)
     exports = write_exports(data)
     relative = {what: p.relative_to(league.root) for what, p in exports.items()}
-    write_text(league.report_page, page(data, chart.relative_to(league.root), relative))
+    write_atomic(league.report_page, page(data, chart.relative_to(league.root), relative))
     return league.report_page
 
 
@@ -136,4 +136,4 @@ def _csv(path: Path, rows: list[dict[str, Any]], fields: list[str]) -> Path:
 
 
 def _json(path: Path, rows: list[dict[str, Any]]) -> Path:
-    return write_text(path, json.dumps(rows, ensure_ascii=False, separators=(",", ":")) + "\n")
+    return write_atomic(path, json.dumps(rows, ensure_ascii=False, separators=(",", ":")) + "\n")

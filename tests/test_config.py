@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.settings.config import ConfigError, load_config, locate, parse_path
+from arena.settings.config import ConfigError, load_config
+from arena.settings.located import locate, parse_path
 
 BOT = "#!/bin/sh\nexit 0\n"
 

@@ -35,9 +35,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from arena.bots import store
 from arena.cli import main
 from arena.errors import UserError
-from arena.league import store
 from arena.league.archive import ArchiveRefused, UploadLimits, kind_of, unpack, upload_limits
 from arena.league.submit import Submission, submit
 from arena.leaguedir.directory import LeagueDir
@@ -632,7 +632,7 @@ def test_a_truncated_tar_gz_leaves_nothing(area: Area) -> None:
 MEMORY_CHILD = """
 import sys
 from pathlib import Path
-from arena.league import store
+from arena.bots import store
 from arena.league.archive import ArchiveRefused, unpack, upload_limits
 from arena.leaguedir.leaguetoml import Policy
 for upload in sys.argv[1:]:

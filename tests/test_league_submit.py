@@ -17,9 +17,9 @@ from pathlib import Path
 import msgspec
 import pytest
 
+from arena.bots import store
 from arena.cli import main
 from arena.errors import UserError
-from arena.league import store
 from arena.league.botfile import infer_cmd, read_bot_file
 from arena.league.submit import Submission, submit
 from arena.leaguedir.directory import LeagueDir

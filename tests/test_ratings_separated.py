@@ -23,8 +23,8 @@ from arena.rundir.results import read_results
 from bench.synthetic import BotProfile, round_robin, write_journal
 from ratings import GameResult, aggregate, fit_ratings
 from ratings.model import IN_GROUP, ORDER_ONLY
-from ratings.table import format_csv, format_table
 from referee.record import GameRecord, Termination
+from reports.rating_tables import format_csv, format_table
 
 LADDER = ("ace", "bishop", "castle", "dame", "ebon")
 """Best first: each beats every bot after it in all 12 games."""

@@ -20,6 +20,7 @@ from typing import Any, Final, Literal
 
 import trio
 
+from arena.say import Say
 from protocol.bounds import MAX_OPTIONS
 from protocol.messages import Go
 from referee.botspec import BotSpec
@@ -359,7 +360,7 @@ class CheckResult:
 
 
 async def check(spec: BotSpec, game: str, stderr_path: Path,
-                out: Callable[[str], None] = print,
+                out: Say = print,
                 step_timeout: float | None = None) -> CheckResult:
     """Run every step, each line of the log told to ``out`` as it comes; always ends the bot.
     ``step_timeout`` bounds the handshake and each ``isready`` (default
@@ -431,7 +432,7 @@ def stderr_excerpt(path: Path, head: int, tail: int) -> list[str]:
             + [_clip(line) for line in lines[len(lines) - tail:]])
 
 
-def _show_conversation(checker: Checker, out: Callable[[str], None]) -> None:
+def _show_conversation(checker: Checker, out: Say) -> None:
     if checker.connection is not None:
         out("      last lines exchanged ('>' sent to the bot, '<' from the bot):")
         for line in checker.connection.channel.transcript:
@@ -443,7 +444,7 @@ def _show_conversation(checker: Checker, out: Callable[[str], None]) -> None:
             out("        " + line)
 
 
-def _show_stderr(checker: Checker, out: Callable[[str], None]) -> None:
+def _show_stderr(checker: Checker, out: Say) -> None:
     """After a PASS: what the bot wrote to stderr (the arena ignores it; its author may not)."""
     lines = stderr_excerpt(checker.stderr_path, STDERR_HEAD, STDERR_TAIL)
     if lines:

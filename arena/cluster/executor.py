@@ -67,6 +67,7 @@ from arena.cluster.worker import (
     topic,
 )
 from arena.errors import ClusterLost, RunFailure, UserError
+from arena.say import Say
 from arena.settings.config import LoadedConfig
 from referee.order import GameOrder
 from referee.process.faults import MachineFault
@@ -97,7 +98,6 @@ BATCH_ENV: Final = "ARENA_CLUSTER_BATCH"
 """The most games per Dask task (default :data:`arena.cluster.batching.MAX_BATCH`; 1: one task per
 game, as before batches)."""
 
-Warn = Callable[[str], None]
 _moves = msgspec.json.Decoder(list[MoveRecord])
 
 
@@ -115,7 +115,7 @@ class _Batch:
 class DaskExecutor:
     """Plays games on a Dask cluster for a :class:`~arena.run.runner.Tournament`."""
 
-    def __init__(self, client: Any, loaded: LoadedConfig, run_dir: Path, warn: Warn,
+    def __init__(self, client: Any, loaded: LoadedConfig, run_dir: Path, warn: Say,
                  *, batch_cap: int | None = None) -> None:
         self.client = client
         self.loaded = loaded
@@ -125,8 +125,8 @@ class DaskExecutor:
         self._bots = {bot.name: bot for bot in loaded.bots}
         described = [describe(bot, ship=bot.ship) for bot in loaded.bots]
         self._files: tuple[BotFiles, ...] = tuple(files for files, _ in described)
-        archives = {files.archive_sha256: data for files, data in described
-                    if files.archive_sha256 is not None and data is not None}
+        archives = {files.digest: data for files, data in described
+                    if files.digest is not None and data is not None}
         # Sent once to the cluster; each worker fetches a copy with its first game.
         self._archives = client.scatter(archives, broadcast=False) if archives else {}
         self._code = code_hash()
@@ -524,7 +524,7 @@ def worker_threads(client: Any) -> dict[str, int]:
 
 
 @contextlib.contextmanager
-def open_cluster(address: str, loaded: LoadedConfig, run_dir: Path, warn: Warn
+def open_cluster(address: str, loaded: LoadedConfig, run_dir: Path, warn: Say
                  ) -> Iterator[DaskExecutor]:
     """Connect to (or, for ``local:N``, start) a cluster; everything is closed on exit."""
     from distributed import Client, LocalCluster

@@ -12,8 +12,8 @@ from arena.errors import UserError
 from arena.leaguedir.directory import is_league
 from arena.rundir.results import read_results
 from ratings import fit_ratings
-from ratings.table import format_csv, format_json, format_pairs, format_table
 from ratings.tally import Tally, merge, tally
+from reports.rating_tables import format_csv, format_json, format_pairs, format_table
 
 DESCRIPTION = """\
 Maximum-likelihood ratings like Ordo's (`ordo -a 0 -W -D`): draws count half a point, the

@@ -1,9 +1,9 @@
 """The league's drivers: submissions, nights and the authors who submit (the league
 directory's files and what they hold are the data floor :mod:`arena.leaguedir`).
 
-- :mod:`.store`, :mod:`.archive`, :mod:`.botfile`, :mod:`.build`, :mod:`.reach`,
-  :mod:`.submit`: a submission unpacked, copied into the store by hash, built in the sandbox,
-  checked, then active or rejected.
+- :mod:`.archive`, :mod:`.botfile`, :mod:`.build`, :mod:`.reach`, :mod:`.submit`: a
+  submission unpacked, copied into the store by hash (:mod:`arena.bots.store`), built in the
+  sandbox, checked, then active or rejected.
 - :mod:`.authors`: who may submit over the web, and the names each owns.
 - :mod:`.plan` and :mod:`.pairing`: what a night plays, placement games first, then the
   pairings that sharpen the ratings.

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
+from arena.atomicfile import write_atomic
 from arena.errors import UserError
 from arena.filelock import hold
 from arena.league.lock import league_lock
@@ -127,10 +128,8 @@ def read_state(league: LeagueDir, name: str) -> NightState:
 
 
 def write_state(league: LeagueDir, state: NightState) -> None:
-    path = league.night_file(state.name)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(msgspec.json.format(msgspec.json.encode(state)) + b"\n")
-    os.replace(tmp, path)
+    write_atomic(league.night_file(state.name),
+                 msgspec.json.format(msgspec.json.encode(state)) + b"\n")
 
 
 def new_night_name(league: LeagueDir, today: datetime.date) -> str:

@@ -12,11 +12,11 @@ earlier versions play on:
 2. ``upload``: an uploaded archive or single source file (instead of a folder) unpacked into
    a private scratch folder of the store, its limits those of ``league.toml``
    (:mod:`arena.league.archive`); the folder it holds then goes on as a folder would;
-3. ``copy``: the folder into the store (:mod:`arena.league.store`);
+3. ``copy``: the folder into the store (:mod:`arena.bots.store`);
 4. ``bot.toml``: the folder's own settings under the command line's (:mod:`.botfile`);
 5. ``build``: its ``build`` argv, sandboxed, once per stored content (:mod:`.build`); what it
    leaves is held to the copy's rules and the upload's limits before the copy is frozen
-   (:func:`arena.league.store.commit`);
+   (:func:`arena.bots.store.commit`);
 6. ``check``: the command must stay in the version's folder (:mod:`.reach`: a file argument
    or a program link that leads out is refused, the path named); then ``arena check-bot``'s
    steps on the built version, started exactly as a night starts it
@@ -33,7 +33,6 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final, TextIO
@@ -41,10 +40,10 @@ from typing import Final, TextIO
 import msgspec
 import trio
 
+from arena.bots import store
 from arena.bots.conformance import check
 from arena.errors import UserError
-from arena.league import store
-from arena.league.archive import ArchiveRefused, UploadLimits, unpack, upload_limits
+from arena.league.archive import ArchiveRefused, unpack, upload_limits
 from arena.league.authors import claim_bot, settle_claims
 from arena.league.botfile import infer_cmd, read_bot_file
 from arena.league.build import build_spec, run_build
@@ -53,6 +52,7 @@ from arena.league.reach import outside_reach
 from arena.leaguedir.directory import BUILD_LOG, CHECK_LOG, NAME_PATTERN, LeagueDir
 from arena.leaguedir.leaguetoml import LeagueSettings, versions_config
 from arena.leaguedir.versions import State, Step, Version, next_number, write_version
+from arena.say import Say
 from arena.settings.config import ConfigError, OptionValue
 from referee.botspec import BotSpec, Protocol
 from referee.process.faults import SandboxSetupError
@@ -63,7 +63,6 @@ MAX_REASON_CHARS: Final = 300
 PLACEHOLDER: Final = BotSpec(name="check-placeholder", cmd=["true"])
 """The second bot a tournament config needs; never started."""
 
-Say = Callable[[str], None]
 
 
 @dataclass(frozen=True)
@@ -184,7 +183,7 @@ def _accept_folder(league: LeagueDir, settings: LeagueSettings, sub: Submission,
             options={**bot_file.options, **sub.options},
             author=sub.author if sub.author is not None else bot_file.author or "")
         log = folder / BUILD_LOG
-        built: UploadLimits | None = None
+        built: store.FolderLimits | None = None
         if store.is_stored(league.store, incoming.digest):
             store.discard(incoming)
             log.write_text(f"[arena] the same content is stored already (store/"
@@ -201,7 +200,8 @@ def _accept_folder(league: LeagueDir, settings: LeagueSettings, sub: Submission,
             if not result.ok:
                 store.discard(incoming)
                 return _reject(league, version, "build", result.reason, say)
-            built = upload_limits(settings.policy)
+            limits = upload_limits(settings.policy)
+            built = store.FolderLimits(limits.files, limits.unpacked_bytes)
         try:  # what a build left is held to the rules of an upload before it is kept
             stored = store.commit(league.store, incoming, built)
         except store.StoreError as exc:

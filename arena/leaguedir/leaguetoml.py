@@ -17,15 +17,14 @@ from arena.errors import UserError
 from arena.leaguedir.directory import LeagueDir
 from arena.leaguedir.versions import Version, bot_spec
 from arena.settings.config import (
+    SEE_KEYS,
     Config,
-    ConfigError,
     LoadedConfig,
     OpeningsConfig,
     OptionValue,
-    _fail,
     check_config,
-    parse_path,
 )
+from arena.settings.located import decode_toml
 from referee.adjudication import Adjudication
 from referee.botspec import BotSpec, Limits, Restart, Sandbox
 from referee.process.botview import hide_from_bots
@@ -104,21 +103,14 @@ class LeagueSettings(msgspec.Struct, frozen=True):
 
 
 def load_settings(path: Path) -> LeagueSettings:
-    """Read and check ``league.toml``; a mistake is a :class:`ConfigError` naming the line."""
+    """Read and check ``league.toml``; a mistake is a
+    :class:`~arena.settings.located.ConfigError` naming the line."""
     try:
         raw = path.read_bytes()
     except OSError as exc:
         raise UserError(f"cannot read {path}: {exc.strerror or exc}") from None
-    text = raw.decode("utf-8", errors="replace")
-    try:
-        file = msgspec.toml.decode(raw, type=LeagueFile)
-    except msgspec.ValidationError as exc:
-        problem, _, at = str(exc).partition(" - at `")
-        where = list(parse_path(at.rstrip("`"))) if at else []
-        raise _fail(path, text, where, problem.replace("`", "")) from None
-    except msgspec.DecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
-    settings = LeagueSettings(path.resolve(), text, file)
+    file = decode_toml(raw, LeagueFile, path, see=SEE_KEYS)
+    settings = LeagueSettings(path.resolve(), raw.decode("utf-8", errors="replace"), file)
     # Every game key checked now, with two placeholder bots, not at the first night.
     placeholder = BotSpec(name="check", cmd=["true"])
     night_config(settings, [placeholder, msgspec.structs.replace(placeholder, name="check2")])

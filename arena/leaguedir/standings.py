@@ -14,13 +14,15 @@ import math
 import os
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 import msgspec
 
+from arena.atomicfile import write_atomic
 from arena.leaguedir.directory import LeagueDir
+from arena.say import Say
 from ratings.sources import record_result
 from ratings.tally import Tally, merge, tally
 from referee.record import BOT_FAULTS, GameRecord
@@ -102,9 +104,7 @@ def summarise(night: str, records: Iterable[GameRecord], players: Sequence[str] 
 
 def write_summary(league: LeagueDir, summary: NightSummary) -> None:
     path = league.tally(summary.night)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(msgspec.json.encode(summary))
-    os.replace(tmp, path)
+    write_atomic(path, msgspec.json.encode(summary))
 
 
 def read_summary(league: LeagueDir, night: str) -> NightSummary | None:
@@ -176,7 +176,7 @@ def read_history_file(path: Path) -> list[Snapshot]:
     return out
 
 
-def all_games(league: LeagueDir, warn: Callable[[str], None] | None = None) -> Tally:
+def all_games(league: LeagueDir, warn: Say | None = None) -> Tally:
     """Every game of the league: the closed nights' tallies and the open nights' journals
     (a night being played is read as far as it has gone)."""
     from arena.rundir.results import read_results

@@ -18,6 +18,7 @@ from typing import Literal
 
 import msgspec
 
+from arena.atomicfile import write_atomic
 from arena.leaguedir.directory import VERSION_FILE, LeagueDir
 from referee.botspec import BotSpec, Protocol
 
@@ -56,13 +57,32 @@ class Version(msgspec.Struct, omit_defaults=True):
 
 
 def parse_label(text: str) -> tuple[str, int | None]:
-    """``NAME@N`` -> (NAME, N); ``NAME`` -> (NAME, None)."""
+    """``NAME@N`` -> (NAME, N); ``NAME`` -> (NAME, None): the one reader of a version label
+    (a bot's name holds no ``@``, :data:`~arena.leaguedir.directory.NAME_PATTERN`)."""
     name, at, number = text.rpartition("@")
     if not at:
         return text, None
-    if not number.isdigit():
+    if not name or not number.isdigit():
         raise ValueError(f"{text!r}: expected NAME or NAME@N (N a version number)")
     return name, int(number)
+
+
+def label_sort_key(label: str) -> tuple[str, int]:
+    """Labels in order: by name, then by number (``b@2`` before ``b@10``); a text that is no
+    label sorts by itself."""
+    try:
+        name, number = parse_label(label)
+    except ValueError:
+        return label, 0
+    return name, number or 0
+
+
+def bot_of(label: str) -> str:
+    """The bot a label names (``b@2`` -> ``b``), or the text itself when it is no label."""
+    try:
+        return parse_label(label)[0]
+    except ValueError:
+        return label
 
 
 def read_versions(league: LeagueDir) -> list[Version]:
@@ -84,9 +104,7 @@ def write_version(league: LeagueDir, version: Version) -> Path:
     folder = league.version_dir(version.name, version.number)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / VERSION_FILE
-    tmp = path.with_name(VERSION_FILE + ".tmp")
-    tmp.write_bytes(msgspec.json.format(msgspec.json.encode(version)) + b"\n")
-    os.replace(tmp, path)
+    write_atomic(path, msgspec.json.format(msgspec.json.encode(version)) + b"\n")
     return folder
 
 

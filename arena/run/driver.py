@@ -529,7 +529,7 @@ def ratings_text(journal: Path) -> str | None:
     with fewer than two players."""
     from arena.rundir.results import read_results
     from ratings import aggregate, fit_ratings
-    from ratings.table import format_table
+    from reports.rating_tables import format_table
 
     results = read_results(journal) if journal.exists() else []
     if len({name for r in results for name in (r.first, r.second)}) < 2:

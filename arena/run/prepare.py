@@ -13,11 +13,13 @@ from pathlib import Path
 
 import msgspec
 
+from arena.atomicfile import write_atomic
 from arena.errors import UserError
 from arena.filelock import hold
 from arena.formats.schedule import Schedule, ScheduledGame
-from arena.rundir.journal import Journal, Warn
-from arena.rundir.layout import CONFIG_COPY, SCHEDULE_FILE, RunDir
+from arena.rundir.journal import Journal
+from arena.rundir.layout import RunDir
+from arena.say import Say
 from referee.process.botview import hide_from_bots
 
 
@@ -30,12 +32,10 @@ class ScheduleFile(msgspec.Struct):
 
 
 def write_schedule_file(out: RunDir, schedule: Schedule) -> None:
-    """Write ``schedule.json`` (through a temporary file). A knockout's or Swiss tournament's
+    """Write ``schedule.json`` (whole or not at all). A knockout's or Swiss tournament's
     holds the rounds known so far: it is rewritten when a session starts and ends."""
     payload = ScheduleFile(schedule.fingerprint, schedule.total, list(schedule.games))
-    tmp = out.schedule.with_name(SCHEDULE_FILE + ".tmp")
-    tmp.write_bytes(msgspec.json.format(msgspec.json.encode(payload)))
-    tmp.replace(out.schedule)
+    write_atomic(out.schedule, msgspec.json.format(msgspec.json.encode(payload)))
 
 
 def lock_run_dir(out: RunDir) -> int:
@@ -46,7 +46,7 @@ def lock_run_dir(out: RunDir) -> int:
                 "finish or stop it, or choose another --output directory")
 
 
-def prepare_run_dir(out: RunDir, warn: Warn, *, config_text: str, config_path: Path,
+def prepare_run_dir(out: RunDir, warn: Say, *, config_text: str, config_path: Path,
                     schedule: Schedule | None, hide: Sequence[Path] = ()) -> Journal:
     """Create or reopen the output directory; with a ``schedule`` (a tournament's), refuse to
     mix two different schedules in it. ``config_text`` is the config copy (read from
@@ -84,10 +84,8 @@ def prepare_run_dir(out: RunDir, warn: Warn, *, config_text: str, config_path: P
             "'arena run'; use a new --output directory"
         )
     if not out.config.exists() or out.config.read_text(encoding="utf-8") != config_text:
-        # Through a temporary file: a full disk must not leave a truncated copy behind.
-        tmp = out.config.with_name(CONFIG_COPY + ".tmp")
-        tmp.write_text(config_text, encoding="utf-8")
-        tmp.replace(out.config)
+        # Whole or not at all: a full disk must not leave a truncated copy behind.
+        write_atomic(out.config, config_text)
     if schedule is not None and rewrite:
         write_schedule_file(out, schedule)
     out.logs.mkdir(exist_ok=True)

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TextIO
 
-from referee.record import GameRecord, Termination
+from referee.record import P1_POINTS, GameRecord, Termination
 
 if TYPE_CHECKING:
     from rich.console import Console, Group
@@ -88,7 +88,7 @@ class Standings:
             two.draws += 1
         if record.termination in FAULT_TERMINATIONS:
             self.forfeits[str(record.termination)] += 1
-        score = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}[record.result]
+        score = P1_POINTS[record.result]
         self.results.append((record.p1, record.p2, score))
 
     def elo(self) -> dict[str, float]:

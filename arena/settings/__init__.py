@@ -4,6 +4,10 @@
   checks a person needs, time controls parsed once.
 - :mod:`.botsfile` and :mod:`.enginesjson`: engines described once (a ``[[bots]]`` file, or
   cutechess's ``engines.json``) and named from configs.
+- :mod:`.botcommand`: a bot's command made ready to start (program, folder, ``{python}``).
+- :mod:`.located`: the one located TOML decoder and error (``FILE:LINE: key: problem;
+  fix``), which every settings file uses (``league.toml`` and ``bot.toml`` too).
 
-Every error names the file, the line and the key.
+Every error names the file, the line and the key. The modules import in one direction:
+located < botcommand < enginesjson < botsfile < config.
 """

@@ -42,13 +42,14 @@ from typing import Any, Final
 
 import msgspec
 
-from arena.settings.config import (
+from arena.settings.botcommand import prepare_bot
+from arena.settings.located import (
     ConfigError,
-    _Fail,
-    _fail,
-    _prepare_bot,
-    _validation_error,
-    parse_path,
+    Fail,
+    config_error,
+    split_validation,
+    toml_error,
+    validation_error,
 )
 from referee.botspec import BotSpec
 
@@ -60,6 +61,7 @@ MERGED_KEYS: Final = ("options", "env", "limits")
 """Tables a ``use`` table merges key by key into the entry's (its own values win)."""
 
 _UNKNOWN: Final = "Object contains unknown field `"
+SEE_KEYS: Final = "see examples/README.md for every key"
 
 
 class _BotsFileShape(msgspec.Struct, forbid_unknown_fields=True):
@@ -107,14 +109,12 @@ class BotsFile:
     def fail(self, where: Sequence[str | int], problem: str, fix: str = "") -> ConfigError:
         """An error at ``where`` (``["bots", 2, "cmd"]``) of this file: ``FILE:LINE: ...``."""
         if not self.lines:
-            return _fail(self.shown, self.text, where, problem, fix)
+            return toml_error(self.shown, self.text, where, problem, fix)
         from arena.settings.enginesjson import SHOWN_KEYS
 
         index = where[1] if len(where) > 1 and isinstance(where[1], int) else 0
         key = [SHOWN_KEYS.get(str(k), str(k)) for k in where[2:3]]
-        at = f"bots[{index}]" + "".join(f".{k}" for k in key)
-        return ConfigError(f"{self.shown}:{self.lines[index]}: {at}: {problem}"
-                           + (f"; {fix}" if fix else ""))
+        return config_error(self.shown, self.lines[index], ["bots", index, *key], problem, fix)
 
     def unknown(self, name: str) -> str:
         """What to say about a name that is no entry: the closest names, else all of them."""
@@ -129,7 +129,7 @@ class BotsFile:
         if index is None:
             raise ConfigError(f"{self.shown}: no bot {name!r}; {self.unknown(name)}")
         spec = msgspec.convert(dict(self.entry(index)), type=BotSpec)
-        return _prepare_bot(spec, index, self.folder, self.fail)
+        return prepare_bot(spec, index, self.folder, self.fail)
 
 
 def read_bots_file(path: Path, shown: Path | None = None) -> BotsFile:
@@ -156,9 +156,8 @@ def read_bots_file(path: Path, shown: Path | None = None) -> BotsFile:
                 if problems[i] is None:
                     msgspec.convert(table, type=BotSpec)
             except msgspec.ValidationError as exc:
-                problem, _, at = str(exc).partition(" - at `")
-                problems[i] = found.fail(["bots", i, *parse_path(at.rstrip("`"))[:1]],
-                                         problem.replace("`", ""))
+                problem, at = split_validation(exc)
+                problems[i] = found.fail(["bots", i, *at[:1]], problem.replace("`", ""))
         found = dataclasses.replace(found, problems=tuple(problems))
     else:
         try:
@@ -183,16 +182,15 @@ def read_bots_file(path: Path, shown: Path | None = None) -> BotsFile:
 
 
 def _shape_error(show: Path, text: str, exc: msgspec.ValidationError) -> ConfigError:
-    problem, _, at = str(exc).partition(" - at `")
-    where = parse_path(at.rstrip("`"))
+    problem, where = split_validation(exc)
     if problem.startswith(_UNKNOWN) and not where:
         key = problem.removeprefix(_UNKNOWN).rstrip("`")
-        return _fail(show, text, [key], f"unknown key {key!r}",
-                     "a bots file holds [[bots]] tables only (bots_file is a config's key)")
-    if where[:1] != ("bots",):
-        return _fail(show, text, where, problem.replace("`", ""), "a bots file holds "
-                     "[[bots]] tables: name, cmd and the other keys of a config's bot table")
-    return _validation_error(show, text, exc)
+        return toml_error(show, text, [key], f"unknown key {key!r}",
+                          "a bots file holds [[bots]] tables only (bots_file is a config's key)")
+    if where[:1] != ["bots"]:
+        return toml_error(show, text, where, problem.replace("`", ""), "a bots file holds "
+                          "[[bots]] tables: name, cmd and the other keys of a config's bot table")
+    return validation_error(show, text, exc, _BotsFileShape, see=SEE_KEYS)
 
 
 @dataclass(frozen=True)
@@ -205,7 +203,7 @@ class EntryOrigin:
     overrides: frozenset[str]
 
 
-def expand_uses(data: dict[str, Any], base: Path, fail: _Fail) -> list[EntryOrigin | None]:
+def expand_uses(data: dict[str, Any], base: Path, fail: Fail) -> list[EntryOrigin | None]:
     """Replace every ``use`` table of the decoded config ``data`` (in place) by its entry of
     the bots file merged with the table's own keys; return each bot's origin (None: written
     in the config). ``fail(where, problem, fix)`` makes the config's errors."""

@@ -1,9 +1,10 @@
 """The tournament config: its typed shape, loading it from TOML, and the checks a person needs.
 
-A config is decoded in one step with ``msgspec.toml.decode(..., type=Config)`` so that a typo'd
-key is caught by the decoder itself (``forbid_unknown_fields``). msgspec reports *where* a value
-is wrong as a path (``$.bots[2].tc``); :func:`locate` maps that path back to a line of the TOML
-text so that every error reads ``FILE:LINE: key: what is wrong; how to fix it``.
+A config is decoded into its typed shape (:class:`Config`) by the settings' one located
+decoder (:mod:`arena.settings.located`), so that a typo'd key is caught by the decoder itself
+(``forbid_unknown_fields``) and every error reads ``FILE:LINE: key: what is wrong; how to fix
+it``; a bots file's entries are merged in first (:mod:`arena.settings.botsfile`), and bots'
+commands are resolved by :mod:`arena.settings.botcommand`.
 
 Paths in a config (bot ``cwd``, the openings file, ``output``) are relative to the config file's
 directory, so a config works from wherever ``arena run`` is started. In a bot's ``cmd``, the
@@ -14,32 +15,29 @@ so sample bots written in Python need no install step: ``cmd = ["{python}", "bot
 from __future__ import annotations
 
 import os
-import re
-import shutil
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, Protocol
+from typing import Annotated, Final, Literal
 
 import msgspec
 
 from arena.errors import UserError
 from arena.openings import BookFormat, BookOrder
+from arena.settings.botcommand import prepare_bot
+from arena.settings.botsfile import EntryOrigin, expand_uses
+from arena.settings.located import (
+    ConfigError,
+    Fail,
+    convert_toml,
+    line_index,
+    toml_error,
+)
 from referee.adjudication import Adjudication
 from referee.botspec import BotSpec
 from referee.gameoptions import game_options_for  # names checked as the referee will
 from referee.games import GameError, game_names, get_game, is_game
 from referee.timecontrol import TimeControl
-
-if TYPE_CHECKING:
-    from arena.settings.botsfile import EntryOrigin
-
-PYTHON_PLACEHOLDER: Final = "{python}"
-"""Replaced in every ``cmd`` element by ``sys.executable``."""
-
-SCRIPT_SUFFIXES: Final = (".py", ".js", ".mjs", ".rb", ".pl", ".sh", ".jar", ".lua")
-"""A script argument right after the program with one of these suffixes must exist."""
 
 MAX_SCHEDULED_GAMES: Final = 10_000_000
 """Most games one config may schedule. The schedule is built whole before the first game
@@ -48,6 +46,9 @@ than any machine plays in one run. The count is worked out from the keys, before
 built, so a typo'd ``games_per_pairing = 2000000000`` is an error, not gigabytes."""
 
 OptionValue = str | int | float | bool
+
+SEE_KEYS: Final = "see examples/README.md for every key"
+"""The fix of last resort for a config's key: where every key is documented."""
 
 
 class OpeningsConfig(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
@@ -177,188 +178,6 @@ def _option_text(value: OptionValue) -> str:
     return str(value)
 
 
-# --------------------------------------------------------------------------- locating lines
-_HEADER = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
-_KEY = re.compile(r"""^\s*("[^"]*"|'[^']*'|[A-Za-z0-9_.-]+)\s*=""")
-
-
-def _key_parts(raw: str) -> list[str]:
-    return [p.strip().strip("\"'") for p in raw.split(".")]
-
-
-def _line_index(text: str) -> dict[tuple[str | int, ...], int]:
-    """Map every table and key path of a TOML text to its 1-based line.
-
-    Array-of-tables entries get integer indices (``("bots", 2, "tc")``) as in msgspec paths.
-    Inline tables are not walked into; their keys fall back to the enclosing key's line.
-    """
-    index: dict[tuple[str | int, ...], int] = {}
-    counts: dict[tuple[str | int, ...], int] = {}
-    current: tuple[str | int, ...] = ()
-    for number, line in enumerate(text.splitlines(), start=1):
-        header = _HEADER.match(line)
-        if header:
-            parts = _key_parts(header.group(2))
-            # Resolve a prefix that names an array of tables to its latest entry.
-            path: tuple[str | int, ...] = ()
-            for part in parts[:-1]:
-                path = (*path, part)
-                if path in counts:
-                    path = (*path, counts[path] - 1)
-            path = (*path, parts[-1])
-            if header.group(1) == "[[":
-                n = counts.get(path, 0)
-                counts[path] = n + 1
-                index.setdefault(path, number)
-                path = (*path, n)
-            index[path] = number
-            current = path
-            continue
-        key = _KEY.match(line)
-        if key:
-            index.setdefault((*current, *_key_parts(key.group(1))), number)
-    return index
-
-
-_PATH_TOKEN = re.compile(r"\.([A-Za-z0-9_-]+)|\[(\d+)\]")
-
-
-def parse_path(path: str) -> tuple[str | int, ...]:
-    """``$.bots[2].tc`` -> ``("bots", 2, "tc")``."""
-    out: list[str | int] = []
-    for name, idx in _PATH_TOKEN.findall(path.removeprefix("$")):
-        out.append(int(idx) if idx else name)
-    return tuple(out)
-
-
-def locate(text: str, path: Sequence[str | int]) -> int | None:
-    """The line where ``path`` is written, or of its nearest written ancestor; None if unknown."""
-    index = _line_index(text)
-    probe = tuple(path)
-    while probe:
-        if probe in index:
-            return index[probe]
-        probe = probe[:-1]
-    return None
-
-
-def _dotted(path: Sequence[str | int]) -> str:
-    out = ""
-    for part in path:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else part)
-    return out or "(top level)"
-
-
-class ConfigError(UserError):
-    """A config problem, already phrased as ``FILE:LINE: key: problem``."""
-
-
-def _fail(
-    file: Path, text: str, path: Sequence[str | int], problem: str, fix: str = ""
-) -> ConfigError:
-    line = locate(text, path)
-    where = f"{file}:{line}" if line else str(file)
-    message = f"{where}: {_dotted(path)}: {problem}"
-    if fix:
-        message += f"; {fix}"
-    return ConfigError(message)
-
-
-_UNKNOWN = re.compile(r"Object contains unknown field `([^`]+)`")
-_MISSING = re.compile(r"Object missing required field `([^`]+)`")
-
-
-def _validation_error(file: Path, text: str, exc: msgspec.ValidationError) -> ConfigError:
-    message = str(exc)
-    problem, _, raw_path = message.partition(" - at `")
-    path = list(parse_path(raw_path.rstrip("`"))) if raw_path else []
-    if m := _UNKNOWN.match(problem):
-        allowed = _allowed_fields(path)
-        fix = f"allowed keys here: {', '.join(allowed)}" if allowed else "remove it"
-        close = _closest(m.group(1), allowed)
-        if close:
-            fix = f"did you mean {close!r}? " + fix
-        return _fail(file, text, [*path, m.group(1)], f"unknown key {m.group(1)!r}", fix)
-    if m := _MISSING.match(problem):
-        return _fail(file, text, path, f"missing required key {m.group(1)!r}", "add it")
-    if problem.startswith("Invalid enum value") and (choices := _literal_choices(path)):
-        return _fail(file, text, path, problem.replace("`", ""),
-                     f"use one of: {', '.join(repr(c) for c in choices)}")
-    problem = problem.replace("`", "")
-    written = _written_value(text, path)
-    if written is not None:
-        problem += f", got {written}"
-    return _fail(file, text, path, problem, "see examples/README.md for every key")
-
-
-def _written_value(text: str, path: Sequence[str | int]) -> str | None:
-    """The scalar written at ``path`` as TOML shows it (``2000000000``, ``'x'``), for errors
-    that must quote the value; None when the path holds a table or is not found."""
-    import tomllib
-
-    try:
-        node: Any = tomllib.loads(text)
-        for part in path:
-            node = node[part]
-    except (tomllib.TOMLDecodeError, LookupError, TypeError):
-        return None
-    if isinstance(node, (dict, list)):
-        return None
-    if isinstance(node, bool):
-        return "true" if node else "false"
-    return repr(node) if isinstance(node, str) else str(node)
-
-
-def _literal_choices(path: Sequence[str | int]) -> list[object]:
-    """The values a Literal-typed key at ``path`` allows (``sandbox``: auto, bwrap...), or []."""
-    import typing
-
-    struct = _struct_at(path[:-1]) if path and isinstance(path[-1], str) else None
-    if struct is None:
-        return []
-    hint = typing.get_type_hints(struct).get(str(path[-1]))
-    for option in (hint, *typing.get_args(hint)):
-        if typing.get_origin(option) is Literal:
-            return list(typing.get_args(option))
-    return []
-
-
-def _allowed_fields(path: Sequence[str | int]) -> list[str]:
-    """Field names of the Struct at ``path`` (for 'did you mean' hints)."""
-    struct = _struct_at(path)
-    return list(struct.__struct_fields__) if struct else []
-
-
-def _struct_at(path: Sequence[str | int]) -> type[msgspec.Struct] | None:
-    """The Struct type that the table at ``path`` decodes into, None if not a table."""
-    struct: type[msgspec.Struct] | None = Config
-    named = [p for p in path if isinstance(p, str)]
-    tables: dict[str, type[msgspec.Struct]] = {
-        "bots": BotSpec,
-        "openings": OpeningsConfig,
-        "sprt": SprtConfig,
-        "adjudication": Adjudication,
-    }
-    for part in named:
-        if struct is Config and part in tables:
-            struct = tables[part]
-        elif struct is BotSpec and part == "limits":
-            from referee.botspec import Limits
-
-            struct = Limits
-        else:
-            struct = None
-            break
-    return struct
-
-
-def _closest(word: str, candidates: Sequence[str]) -> str | None:
-    import difflib
-
-    found = difflib.get_close_matches(word, candidates, n=1, cutoff=0.6)
-    return found[0] if found else None
-
-
 # --------------------------------------------------------------------------- loading
 def load_config(path: str | os.PathLike[str]) -> LoadedConfig:
     """Read, decode and check a config; raise :class:`ConfigError` naming file, line and fix."""
@@ -368,21 +187,16 @@ def load_config(path: str | os.PathLike[str]) -> LoadedConfig:
     except OSError as exc:
         raise UserError(f"cannot read config {file}: {exc.strerror or exc}") from None
     text = raw.decode("utf-8", errors="replace")
-    origins: Sequence[EntryOrigin | None] = ()
     try:
         # Decoded as a whole first: ``use`` tables are filled from the bots file before
         # the typed conversion checks every key.
-        from arena.settings.botsfile import expand_uses  # it builds on this module's helpers
-
         data = msgspec.toml.decode(raw)
-        origins = expand_uses(data, file.resolve().parent,
-                              lambda where, problem, fix="": _fail(file, text, where,
-                                                                   problem, fix))
-        config = msgspec.convert(data, type=Config)
-    except msgspec.ValidationError as exc:
-        raise _validation_error(file, text, exc) from None
     except msgspec.DecodeError as exc:
         raise ConfigError(f"{file}: not valid TOML: {exc}") from None
+    origins = expand_uses(data, file.resolve().parent,
+                          lambda where, problem, fix="": toml_error(file, text, where,
+                                                                    problem, fix))
+    config = convert_toml(data, Config, file, text, see=SEE_KEYS)
     return check_config(file.resolve(), text, config, shown_as=file, origins=origins)
 
 
@@ -397,9 +211,9 @@ def check_config(
     base = path.parent
 
     def fail(where: Sequence[str | int], problem: str, fix: str = "") -> ConfigError:
-        return _fail(show, text, where, problem, fix)
+        return toml_error(show, text, where, problem, fix)
 
-    def bot_fail(i: int) -> _Fail:
+    def bot_fail(i: int) -> Fail:
         """Errors about bot ``i``: at the config's line for a key its table wrote, else at
         the bots file's entry."""
         origin = origins[i] if i < len(origins) else None
@@ -474,7 +288,7 @@ def check_config(
     time_controls: dict[str, TimeControl] = {}
     for i, bot in enumerate(config.bots):
         own = _parse_tc(bot.tc, ["bots", i, "tc"], bot_fail(i))
-        bots.append(_prepare_bot(bot, i, bot_base(i), bot_fail(i)))
+        bots.append(prepare_bot(bot, i, bot_base(i), bot_fail(i)))
         resolved = own if own is not None else default_tc
         assert resolved is not None  # a bot without a time control is refused above
         time_controls[bot.name] = resolved
@@ -492,11 +306,7 @@ def check_config(
                         openings_file=openings_file, time_controls=time_controls)
 
 
-class _Fail(Protocol):
-    def __call__(self, where: Sequence[str | int], problem: str, fix: str = "") -> ConfigError: ...
-
-
-def _openings_file(game: str, openings: OpeningsConfig, base: Path, fail: _Fail) -> Path | None:
+def _openings_file(game: str, openings: OpeningsConfig, base: Path, fail: Fail) -> Path | None:
     """The book's absolute path (None without one), after the checks of its keys."""
     from arena.openings.book import book_format, format_problem
 
@@ -526,9 +336,9 @@ ROUNDS_FORMATS: Final = ("knockout", "swiss")
 """Formats whose rounds follow the results (:mod:`arena.formats.meetings`)."""
 
 
-def _check_format(config: Config, text: str, fail: _Fail) -> None:
+def _check_format(config: Config, text: str, fail: Fail) -> None:
     """The keys each format needs or refuses, where the decoder cannot tell."""
-    written = _line_index(text)
+    written = line_index(text)
     bots = len(config.bots)
     if config.format == "swiss":
         if ("rounds",) not in written:
@@ -584,7 +394,7 @@ def scheduled_games(config: Config) -> tuple[int, int]:
     return pairs, pairs * config.games_per_pairing * config.rounds
 
 
-def _check_schedule_size(config: Config, fail: _Fail) -> None:
+def _check_schedule_size(config: Config, fail: Fail) -> None:
     pairs, total = scheduled_games(config)
     if total <= MAX_SCHEDULED_GAMES:
         return
@@ -601,7 +411,7 @@ def _check_schedule_size(config: Config, fail: _Fail) -> None:
     )
 
 
-def _parse_tc(text: str | None, where: list[str | int], fail: _Fail) -> TimeControl | None:
+def _parse_tc(text: str | None, where: list[str | int], fail: Fail) -> TimeControl | None:
     """The time control written at ``where`` (None when none is), parsed: the one place a
     tournament's time-control texts are read."""
     if text is None:
@@ -615,70 +425,3 @@ def _parse_tc(text: str | None, where: list[str | int], fail: _Fail) -> TimeCont
             "examples: '10+0.1' (10 s + 0.1 s/move), '40/60' (40 moves in 60 s), "
             "'st=0.05' (fixed time per move)",
         ) from None
-
-
-def _prepare_bot(bot: BotSpec, i: int, base: Path, fail: _Fail) -> BotSpec:
-    if not bot.cmd or not bot.cmd[0]:
-        raise fail(
-            ["bots", i, "cmd"], f"bot {bot.name!r} has an empty cmd", 'e.g. cmd = ["./mybot"]'
-        )
-    if bot.ship and not bot.cwd:
-        raise fail(
-            ["bots", i, "ship"],
-            f"bot {bot.name!r}: ship = true sends the bot's folder to the cluster's workers, "
-            "and this bot has no cwd (it would send the config's whole directory)",
-            'set cwd = "path/to/the/bot/folder" (relative to the config file)',
-        )
-    cwd = (base / bot.cwd).resolve() if bot.cwd else base
-    if not cwd.is_dir():
-        raise fail(
-            ["bots", i, "cwd"],
-            f"bot {bot.name!r}: directory {str(cwd)!r} not found",
-            "cwd is relative to the config file's directory",
-        )
-    cmd = [arg.replace(PYTHON_PLACEHOLDER, sys.executable) for arg in bot.cmd]
-    program = resolve_program_cwd_first(cmd[0], cwd)
-    if program is None:
-        raise fail(
-            ["bots", i, "cmd"],
-            f"bot {bot.name!r}: program {bot.cmd[0]!r} not found or not executable "
-            f"(looked in {cwd} and on PATH)",
-            "fix the path (relative to the bot's cwd), chmod +x it, or start it with an "
-            'interpreter: cmd = ["{python}", "bot.py"]',
-        )
-    cmd[0] = program
-    if len(cmd) > 1 and cmd[1].endswith(SCRIPT_SUFFIXES) and not (cwd / cmd[1]).is_file():
-        raise fail(
-            ["bots", i, "cmd"],
-            f"bot {bot.name!r}: script {cmd[1]!r} not found in {cwd}",
-            "fix the path (relative to the bot's cwd, which defaults to the config's directory)",
-        )
-    if not bot.cwd:
-        cmd, cwd = _own_folder(cmd, base)
-    return msgspec.structs.replace(bot, cmd=cmd, cwd=str(cwd))
-
-
-def _own_folder(cmd: list[str], base: Path) -> tuple[list[str], Path]:
-    """A bot without ``cwd``: its arguments that name files beside the config made absolute,
-    and its folder the one of its script (the first such file), else of its program. Not the
-    config's folder: a bot sees its own folder, and the config's holds other bots, configs
-    and runs."""
-    args = [str((base / arg).resolve()) if not arg.startswith("-") and not os.path.isabs(arg)
-            and (base / arg).is_file() else arg for arg in cmd[1:]]
-    script = next((arg for arg in args if os.path.isabs(arg) and os.path.isfile(arg)), None)
-    return [cmd[0], *args], Path(os.path.dirname(script or cmd[0]))
-
-
-def resolve_program_cwd_first(program: str, cwd: Path) -> str | None:
-    """An absolute path to ``program``: relative to ``cwd`` first (also a bare name: the
-    config names a bot's program from its folder), then (bare names) on PATH; None when
-    neither holds an executable file."""
-    candidate = cwd / program
-    if candidate.is_file() and os.access(candidate, os.X_OK):
-        # abspath, not resolve(): a virtualenv's python is a symlink that must stay one.
-        return os.path.abspath(candidate)
-    if os.sep not in program:
-        found = shutil.which(program)
-        if found:
-            return os.path.abspath(found)
-    return None

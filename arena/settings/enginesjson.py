@@ -28,7 +28,7 @@ import shlex
 from pathlib import Path
 from typing import Any, Final
 
-from arena.settings.config import ConfigError
+from arena.settings.located import ConfigError, config_error
 
 IGNORED: Final = frozenset({"stderrFile", "variants", "whitespace", "ponder",
                             "validateClaims"})
@@ -73,8 +73,8 @@ def read_engines_json(text: str, shown: Path
     for i, entry in enumerate(data):
 
         def fail(key: str, problem: str, fix: str = "", i: int = i) -> ConfigError:
-            where = f"{shown}:{lines[i]}: bots[{i}]" + (f".{key}" if key else "")
-            return ConfigError(f"{where}: {problem}" + (f"; {fix}" if fix else ""))
+            return config_error(shown, lines[i], ["bots", i, *([key] if key else [])],
+                                problem, fix)
 
         if not names[i].strip():
             raise fail("name", "every engine needs a name (a string)")

@@ -33,9 +33,10 @@ from typing import Any, Final, Literal
 import msgspec
 import trio
 
+from arena.atomicfile import write_atomic
 from arena.errors import UserError
 from arena.leaguedir.directory import BUILD_LOG, CHECK_LOG, VERSION_FILE, LeagueDir
-from arena.leaguedir.versions import Version
+from arena.leaguedir.versions import Version, parse_label
 
 MAX_RUNNING: Final = 2
 """Submissions processed at once, over all authors (a build may use a core)."""
@@ -101,10 +102,7 @@ class SubmissionQueue:
         return self.folder(job) / UPLOAD_DIR / job.filename
 
     def _save(self, job: Job) -> None:
-        path = self.folder(job) / JOB_FILE
-        tmp = path.with_name(JOB_FILE + ".tmp")
-        tmp.write_bytes(msgspec.json.encode(job))
-        os.replace(tmp, path)
+        write_atomic(self.folder(job) / JOB_FILE, msgspec.json.encode(job))
 
     def _load(self) -> None:
         """The jobs of earlier starts; those left unfinished are failed now."""
@@ -221,9 +219,9 @@ class SubmissionQueue:
                 f"{job.exit_status}"
         logs = {}
         if label:
-            name, _, number = label.rpartition("@")
+            name, number = parse_label(label)
             for log in (BUILD_LOG, CHECK_LOG):
-                if (self.league.version_dir(name, int(number)) / log).is_file():
+                if (self.league.version_dir(name, number or 0) / log).is_file():
                     logs[log] = f"/authors/{job.author}/logs/{name}/{number}/{log}"
         return {"id": job.id, "bot": job.bot, "filename": job.filename,
                 "submitted_at": job.submitted_at, "state": job.state, "stage": stage,
@@ -231,9 +229,9 @@ class SubmissionQueue:
                 "lines": lines[-40:]}
 
     def _version(self, label: str) -> Version | None:
-        name, _, number = label.rpartition("@")
-        path = self.league.version_dir(name, int(number)) / VERSION_FILE
         try:
+            name, number = parse_label(label)
+            path = self.league.version_dir(name, number or 0) / VERSION_FILE
             return msgspec.json.decode(path.read_bytes(), type=Version)
         except (OSError, msgspec.DecodeError, ValueError):
             return None

@@ -1,4 +1,12 @@
-"""The league's store: each submitted folder copied once, named by the hash of its content.
+"""The bot-folder store: each bot's folder kept once, named by the hash of its content, and
+the one definition of that hash.
+
+Two stores use it. A league's (``store/<digest>/``) holds every submitted folder: copied,
+built, then frozen (:func:`copy_in`, :func:`commit`). A cluster worker's cache
+(``~/.cache/arena/bots/<digest>/``) holds the folders of bots shipped to it (``ship =
+true``): the submitting machine sends :func:`folder_archive`'s archive with its digest, and
+the worker lands it with :func:`unpack` only when the unpacked folder hashes to that digest.
+The same folder has the same digest in both, held to the same rules.
 
 A submission is copied, never linked: later edits of the author's folder change nothing that
 plays. The copy is read once, file by file, and hashed as it is written, so what is hashed is
@@ -20,8 +28,9 @@ to the league's upload limits on the whole (``unpacked_mb``, ``upload_files``), 
 copy is frozen; a refusal drops the copy. Without that, a build could leave a link to
 ``authors.json`` in the frozen store, a FIFO, or gigabytes of output.
 
-Version-control folders (``.git``, ``.hg``, ``.svn``, at any depth) are left out of the copy
-and of the digest: they are history, not the bot, and often the larger part of a checkout.
+Version-control folders (``.git``, ``.hg``, ``.svn``) and Python's ``__pycache__``, at any
+depth, are left out of the copy, the archive and the digest: they are history and caches, not
+the bot, and a cache changes whenever the bot runs.
 
 A copy lands in ``store/.incoming-*/`` (a private folder), is built there if the bot has a
 build (:mod:`arena.league.build`), then frozen (owned by root, readable by all, writable by
@@ -35,16 +44,17 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import io
 import os
 import shutil
 import stat
+import tarfile
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
 from arena.errors import UserError
-from arena.league.archive import UploadLimits
 
 DIGEST_CHARS: Final = 32
 """Hex characters of the SHA-256 kept as a stored folder's name (128 bits)."""
@@ -52,12 +62,23 @@ MAX_FILES: Final = 10_000
 """Most entries (files, folders, links) one submitted folder may hold."""
 MAX_BYTES: Final = 512 << 20
 """Most bytes one submitted folder may hold, all files together."""
-VCS_DIRS: Final = frozenset({".git", ".hg", ".svn"})
-"""Folders left out of a copy wherever they are."""
+VCS_DIRS: Final = frozenset({".git", ".hg", ".svn", "__pycache__"})
+"""Folders left out of a copy wherever they are (history and caches)."""
 INCOMING_PREFIX: Final = ".incoming-"
 UPLOAD_PREFIX: Final = ".upload-"
 """An author's upload being unpacked (:mod:`arena.league.archive`), before it is copied in."""
 _CHUNK: Final = 1 << 20
+
+
+@dataclass(frozen=True)
+class FolderLimits:
+    """The most a folder may hold, beyond the store's own :data:`MAX_FILES` and
+    :data:`MAX_BYTES` (a league's upload limits, which a build's output is held to)."""
+
+    files: int
+    """Entries: files, folders and links."""
+    bytes: int
+    """All files' sizes together."""
 
 
 class StoreError(UserError):
@@ -153,23 +174,25 @@ def _check_link(source: Path, rel: str, shown: Path) -> None:
                          f"({target}); links must stay inside the folder")
 
 
-def _copy(source: Path, shown: Path, tree: Path, entries: list[tuple[str, os.stat_result]]
-          ) -> tuple[str, int]:
-    """Copy ``entries`` into ``tree`` (root-owned, 0700 folders, 0600/0700 files until frozen)
-    and return (digest, bytes)."""
+def _copy(source: Path, shown: Path, tree: Path | None,
+          entries: list[tuple[str, os.stat_result]]) -> tuple[str, int]:
+    """Copy ``entries`` into ``tree`` (root-owned, 0700 folders, 0600/0700 files until frozen;
+    None: hash them only) and return (digest, bytes)."""
     digest = hashlib.sha256(b"arena-store-1\0")
     total = 0
     for rel, info in entries:
         name = rel.encode("utf-8", "surrogateescape")
-        target = tree / rel
+        target = None if tree is None else tree / rel
         if stat.S_ISDIR(info.st_mode):
             digest.update(b"d\0" + name + b"\0")
-            target.mkdir(mode=0o700)
+            if target is not None:
+                target.mkdir(mode=0o700)
         elif stat.S_ISLNK(info.st_mode):
             link = os.readlink(source / rel)
             digest.update(b"l\0" + name + b"\0" + link.encode("utf-8", "surrogateescape")
                           + b"\0")
-            os.symlink(link, target)
+            if target is not None:
+                os.symlink(link, target)
         else:
             executable = bool(info.st_mode & 0o111)
             digest.update(b"x\0" if executable else b"f\0")
@@ -179,7 +202,7 @@ def _copy(source: Path, shown: Path, tree: Path, entries: list[tuple[str, os.sta
     return digest.hexdigest()[:DIGEST_CHARS], total
 
 
-def _copy_file(path: Path, shown: Path, target: Path, executable: bool,
+def _copy_file(path: Path, shown: Path, target: Path | None, executable: bool,
                digest: hashlib._Hash, room: int, folder: Path) -> int:
     """Copy one regular file (opened without following links, checked again once open: it
     may have been swapped since it was listed), its length and bytes into ``digest``."""
@@ -196,15 +219,17 @@ def _copy_file(path: Path, shown: Path, target: Path, executable: bool,
                              "leave build products and data out of the submission")
         digest.update(size.to_bytes(8, "big"))
         copied = 0
-        out_fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
-                         0o700 if executable else 0o600)
-        with os.fdopen(out_fd, "wb") as dst:
+        with contextlib.ExitStack() as closing:
+            dst = None if target is None else closing.enter_context(os.fdopen(os.open(
+                target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
+                0o700 if executable else 0o600), "wb"))
             while copied < size:
                 chunk = src.read(min(_CHUNK, size - copied))
                 if not chunk:
                     break
                 digest.update(chunk)
-                dst.write(chunk)
+                if dst is not None:
+                    dst.write(chunk)
                 copied += len(chunk)
         if copied != size:
             raise StoreError(f"{shown}: changed while it was copied; submit again")
@@ -250,7 +275,7 @@ def _walk(tree: Path) -> list[tuple[Path, bool]]:
     return found
 
 
-def check_built(incoming: Incoming, limits: UploadLimits) -> None:
+def check_built(incoming: Incoming, limits: FolderLimits) -> None:
     """Hold what a build left in the copy to the rules of a submitted folder (links that stay
     inside with relative targets, no special or set-id file; ``.git`` folders included) and
     to the league's upload limits on the whole; raises :class:`StoreError` naming the path
@@ -261,12 +286,12 @@ def check_built(incoming: Incoming, limits: UploadLimits) -> None:
     except StoreError as exc:
         raise StoreError(f"build output: {exc}") from None
     size = sum(info.st_size for _, info in entries if stat.S_ISREG(info.st_mode))
-    if size > limits.unpacked_bytes:
+    if size > limits.bytes:
         raise StoreError(f"build output {size / (1 << 20):,.0f} MB ({size:,} bytes) is more "
-                         f"than unpacked_mb = {limits.unpacked_bytes >> 20}")
+                         f"than unpacked_mb = {limits.bytes >> 20}")
 
 
-def commit(store: Path, incoming: Incoming, built: UploadLimits | None = None) -> Path:
+def commit(store: Path, incoming: Incoming, built: FolderLimits | None = None) -> Path:
     """Freeze the copy and move it to ``store/<digest>/``; when that entry exists already
     (the same content, submitted before or at the same time), the copy is dropped and the
     existing entry is the answer. Returns the entry. ``built``: a build ran in the copy,
@@ -296,3 +321,78 @@ def discard(incoming: Incoming) -> None:
 
 def is_stored(store: Path, digest: str) -> bool:
     return (store / digest).is_dir()
+
+
+# ----- folders on the move: the archive a cluster's worker receives ---------------------------
+
+def folder_digest(folder: Path, shown: Path | None = None) -> str:
+    """The digest :func:`copy_in` would give ``folder`` (nothing is copied); raises
+    :class:`StoreError` for a folder the store refuses."""
+    shown = folder if shown is None else shown
+    source = folder.resolve()
+    if not source.is_dir():
+        raise StoreError(f"{shown}: not a folder")
+    return _copy(source, shown, None, _list(source, shown))[0]
+
+
+def folder_archive(folder: Path, shown: Path | None = None) -> tuple[str, bytes]:
+    """``folder``'s digest and a reproducible tar.gz of what it hashes (sorted entries, no
+    owners, no times: the same content always gives the same bytes); raises
+    :class:`StoreError` for a folder the store refuses."""
+    shown = folder if shown is None else shown
+    source = folder.resolve()
+    if not source.is_dir():
+        raise StoreError(f"{shown}: not a folder")
+    entries = _list(source, shown)
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz", compresslevel=6) as tar:
+        for rel, _ in entries:
+            path = source / rel
+            info = tar.gettarinfo(str(path), arcname=rel)
+            info.uid = info.gid = 0
+            info.uname = info.gname = ""
+            info.mtime = 0
+            if info.isfile():
+                with open(path, "rb") as handle:
+                    tar.addfile(info, handle)
+            else:
+                tar.addfile(info)
+    # gzip writes the time into its header: zero it so equal content means equal bytes.
+    data = bytearray(buffer.getvalue())
+    data[4:8] = b"\0\0\0\0"
+    return folder_digest(source, shown), bytes(data)
+
+
+def unpack(store: Path, digest: str, data: bytes) -> Path:
+    """The folder ``store/<digest>/``, unpacked from the archive ``data`` on first use (as
+    :func:`folder_archive` made it). It lands only whole, and only when what it unpacks to
+    hashes to ``digest``; else ``OSError`` (damaged in transit, or not the folder it says)."""
+    target = store / digest
+    if target.is_dir():
+        return target
+    store.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(dir=store, prefix=INCOMING_PREFIX))
+    tree = scratch / "tree"
+    try:
+        try:
+            with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+                tar.extractall(tree, filter="data")
+        except tarfile.TarError as exc:  # a link or a path out of the folder, a bad archive
+            raise OSError(f"the archive of {digest} cannot be unpacked: {exc}") from None
+        try:
+            found = folder_digest(tree, Path(digest))
+        except StoreError as exc:
+            raise OSError(f"the archive of {digest} unpacks to a folder the store refuses: "
+                          f"{exc}") from None
+        if found != digest:
+            raise OSError(f"archive damaged in transit (its folder hashes to {found}, "
+                          f"expected {digest})")
+        tree.chmod(0o755)
+        try:
+            tree.rename(target)  # atomic: a half-unpacked folder is never used
+        except OSError:
+            if not target.is_dir():
+                raise
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return target
