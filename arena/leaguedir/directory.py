@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from arena.rundir.layout import RunDir
+from arena.rundir.layout import ReportedDir, RunDir
 
 LEAGUE_FILE: Final = "league.toml"
 STORE_DIR: Final = "store"
@@ -37,12 +37,10 @@ AUTHORS_FILE: Final = "authors.json"
 (:mod:`arena.league.authors`)."""
 SUBMISSIONS_DIR: Final = "submissions"
 """The web server's queue of submissions, one folder each (:mod:`arena.web.queue`)."""
-LOCK_FILE: Final = ".lock"
-"""Held for a short write of the version registry (:mod:`arena.league.lock`)."""
+# The league's lock (``.lock``, held for a short write of the version registry:
+# :mod:`arena.league.lock`) and its report are named as a run's (:class:`ReportedDir`).
 NIGHTS_LOCK: Final = ".lock"
 """In ``nights/``: held by the one ``arena league run`` playing a night, the whole night."""
-REPORT_PAGE: Final = "report.html"
-REPORT_DIR: Final = "report"
 EXPORT_DIR: Final = "export"
 
 VERSION_FILE: Final = "version.json"
@@ -63,10 +61,9 @@ NAME_PATTERN: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
 
 @dataclass(frozen=True)
-class LeagueDir:
-    """The files of one league, all under ``root``."""
-
-    root: Path
+class LeagueDir(ReportedDir):
+    """The files of one league, all under ``root`` (its lock and report as every directory
+    the arena writes has them)."""
 
     @property
     def config(self) -> Path:
@@ -97,20 +94,8 @@ class LeagueDir:
         return self.root / SUBMISSIONS_DIR
 
     @property
-    def lock(self) -> Path:
-        return self.root / LOCK_FILE
-
-    @property
     def nights_lock(self) -> Path:
         return self.nights / NIGHTS_LOCK
-
-    @property
-    def report_page(self) -> Path:
-        return self.root / REPORT_PAGE
-
-    @property
-    def report_dir(self) -> Path:
-        return self.root / REPORT_DIR
 
     @property
     def export(self) -> Path:

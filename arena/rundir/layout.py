@@ -1,4 +1,5 @@
-"""The names of a run directory's files, in one place, and :class:`RunDir`, which gives their paths.
+"""The names of a run directory's files, in one place, and :class:`RunDir`, which gives their
+paths (its base :class:`ReportedDir` is a league directory's too).
 
 A run directory is what ``arena run`` writes and everything else reads (``arena ratings``,
 ``arena report``, ``arena serve``, a cluster worker's scratch folder, the benchmarks); every
@@ -50,10 +51,28 @@ WORKERS_CSV: Final = "workers.csv"
 
 
 @dataclass(frozen=True)
-class RunDir:
-    """The files of one run, all under ``root``."""
+class ReportedDir:
+    """What every directory the arena writes has: its files under ``root``, the lock its one
+    writer holds, and its report (a run's, or a league's over its nights)."""
 
     root: Path
+
+    @property
+    def lock(self) -> Path:
+        return self.root / LOCK_FILE
+
+    @property
+    def report_page(self) -> Path:
+        return self.root / REPORT_PAGE
+
+    @property
+    def report_dir(self) -> Path:
+        return self.root / REPORT_DIR
+
+
+@dataclass(frozen=True)
+class RunDir(ReportedDir):
+    """The files of one run, all under ``root``."""
 
     @property
     def journal(self) -> Path:
@@ -81,24 +100,12 @@ class RunDir:
         return self.root / SCHEDULE_FILE
 
     @property
-    def lock(self) -> Path:
-        return self.root / LOCK_FILE
-
-    @property
     def live(self) -> Path:
         return self.root / LIVE_DIR
 
     @property
     def sessions(self) -> Path:
         return self.root / SESSIONS_FILE
-
-    @property
-    def report_page(self) -> Path:
-        return self.root / REPORT_PAGE
-
-    @property
-    def report_dir(self) -> Path:
-        return self.root / REPORT_DIR
 
     @property
     def report_index(self) -> Path:

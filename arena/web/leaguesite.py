@@ -21,8 +21,8 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from arena.league.authors import author_of_token
-from arena.leaguedir.directory import EXPORT_DIR, NIGHTS_DIR, REPORT_DIR, REPORT_PAGE, LeagueDir
-from arena.rundir.layout import CONFIG_COPY
+from arena.leaguedir.directory import EXPORT_DIR, NIGHTS_DIR, LeagueDir
+from arena.rundir.layout import CONFIG_COPY, REPORT_DIR, REPORT_PAGE
 from arena.web.app import asset, guarded, live_routes
 from arena.web.guard import new_token
 from arena.web.runfiles import served_file
