@@ -39,7 +39,7 @@ from arena.bots import store
 from arena.cli import main
 from arena.errors import UserError
 from arena.league.archive import ArchiveRefused, UploadLimits, kind_of, unpack, upload_limits
-from arena.league.submit import Submission, submit
+from arena.league.submit import Submission, SubmitEvent, submit
 from arena.leaguedir.directory import LeagueDir
 from arena.leaguedir.leaguetoml import Policy, load_settings
 from arena.leaguedir.versions import read_versions
@@ -727,7 +727,7 @@ def archive_of(folder: Path, upload: Path) -> Path:
     return upload
 
 
-def quiet(line: str) -> None:
+def quiet(event: SubmitEvent) -> None:
     pass
 
 

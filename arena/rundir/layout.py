@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from referee.gamefiles import stderr_path, transcript_path
+
 JOURNAL_FILE: Final = "games.jsonl"
 """The journal: one game record per JSON line, the source of truth (:mod:`.journal`)."""
 PGN_FILE: Final = "games.pgn"
@@ -90,6 +92,22 @@ class RunDir(ReportedDir):
     def transcripts(self) -> Path:
         """Protocol transcripts of ``debug`` bots, one file per game."""
         return self.root / TRANSCRIPTS_DIR
+
+    def stderr_log(self, bot: str, game_id: str = "") -> Path:
+        """Where bot ``bot``'s stderr is logged: its pooled process's log, or with
+        ``game_id`` the log of that game's own process (the referee's names,
+        :func:`referee.gamefiles.stderr_path`)."""
+        path = stderr_path(self.logs, bot, game_id)
+        assert path is not None  # a log folder gives a path
+        return path
+
+    def game_transcript(self, game_id: str) -> Path:
+        """Where game ``game_id``'s protocol transcript is written."""
+        return transcript_path(self.transcripts, game_id)
+
+    def transcript(self, name: str) -> Path:
+        """The transcript a game's record names (its ``transcript`` tag, a file name)."""
+        return self.transcripts / name
 
     @property
     def config(self) -> Path:

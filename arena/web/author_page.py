@@ -9,8 +9,8 @@ linked into its night's report, where the viewer opens it.
 
 Which files are the author's (:func:`own_file`): a version's ``build.log``/``check.log`` when
 the bot is theirs; a night's stderr log when its name is the one the runner gives their
-version's process (:func:`referee.match.stderr_path`); a transcript when a game of that night
-between their version and another names it. A transcript holds both sides' protocol lines:
+version's process (:meth:`arena.rundir.layout.RunDir.stderr_log`); a transcript when a game of that
+night between their version and another names it. A transcript holds both sides' protocol lines:
 the opponent's side is its moves and search info, which the game record shows anyway.
 """
 
@@ -24,7 +24,6 @@ from urllib.parse import quote
 from arena.league.authors import bots_of
 from arena.leaguedir.directory import BUILD_LOG, CHECK_LOG, LeagueDir
 from arena.leaguedir.versions import Version, read_versions
-from referee.match import stderr_path
 from reports.htmlkit import Cell, Html, Row, escape, join, link, number, table, when
 from reports.journal_summary import GameSummary, JournalError, summarise_journal
 from reports.league_data import LeagueData, read_league
@@ -72,10 +71,8 @@ def own_file(league: LeagueDir, author: str, night: str, kind: str, relative: st
     run = league.night(night)
     if kind == "logs":
         for label in labels:
-            pooled = stderr_path(run.logs, label)
-            per_game = stderr_path(run.logs, label, "g")
-            if pooled is None or per_game is None:
-                continue
+            pooled = run.stderr_log(label)
+            per_game = run.stderr_log(label, "g")
             allowed = (pooled.relative_to(run.logs).as_posix(),)
             folder = per_game.parent.relative_to(run.logs).as_posix()
             parts = relative.split("/")
@@ -87,7 +84,7 @@ def own_file(league: LeagueDir, author: str, night: str, kind: str, relative: st
     if kind == "transcripts":
         for item in own_games(league, labels, limit=10**9):
             if item.night == night and item.game.transcript == relative:
-                return run.transcripts / relative
+                return run.transcript(relative)
     return None
 
 
@@ -168,8 +165,8 @@ pattern="[A-Za-z0-9][A-Za-z0-9._\\-]{{0,63}}"></label>
                           class_="view")]
             run = league.night(item.night)
             for label in {g.p1, g.p2} & {v.label for v in mine}:
-                for path in (stderr_path(run.logs, label), stderr_path(run.logs, label, g.id)):
-                    if path is not None and path.is_file():
+                for path in (run.stderr_log(label), run.stderr_log(label, g.id)):
+                    if path.is_file():
                         rel = path.relative_to(run.logs).as_posix()
                         links.append(link(f"{base}/nights/{night}/logs/{quote(rel)}", "stderr",
                                           class_="stderr"))
