@@ -18,6 +18,7 @@ from arena.formats.schedule import progression
 from arena.formats.swiss import standings
 from arena.settings.config import Config
 from ratings.sources import first_mover_points
+from reports.journal_summary import JournalSummary
 
 PLAYING = "playing"
 """What a match or pairing not finished yet shows instead of a result."""
@@ -27,11 +28,15 @@ def _points(value: float) -> str:
     return f"{value:g}"
 
 
-def first_mover_results(games: pd.DataFrame) -> dict[str, float]:
+def first_mover_results(games: pd.DataFrame | JournalSummary) -> dict[str, float]:
     """Each finished game's points for its first mover, by game id: what the rounds of a
-    knockout or Swiss tournament are rebuilt from."""
-    points = {game_id: first_mover_points(result)
-              for game_id, result in zip(games["id"], games["result"], strict=True)}
+    knockout or Swiss tournament are rebuilt from (from the report's game table, or from the
+    journal's summary itself)."""
+    if isinstance(games, JournalSummary):
+        pairs = [(g.id, g.result) for g in games.games]
+    else:
+        pairs = list(zip(games["id"], games["result"], strict=True))
+    points = {game_id: first_mover_points(result) for game_id, result in pairs}
     return {game_id: value for game_id, value in points.items() if value is not None}
 
 

@@ -50,6 +50,7 @@ from reports.htmlkit import (
     when,
 )
 from reports.journal_summary import JournalSummary, summarise_journal
+from reports.rating_tables import RatedJournal
 from reports.viewer_files import DEFAULT_VIEWER_LIMIT, render_viewers
 from reports.workers import worker_table
 
@@ -103,22 +104,30 @@ class Built:
     notes: list[str] = field(default_factory=list)
 
 
-def build_report(run_dir: Path, viewer_limit: int | None = DEFAULT_VIEWER_LIMIT) -> Path:
-    """Write (or refresh) the report of ``run_dir``; return the path of ``report.html``."""
-    return build(Path(run_dir), viewer_limit=viewer_limit).html
+def build_report(run_dir: Path, viewer_limit: int | None = DEFAULT_VIEWER_LIMIT,
+                 rated: RatedJournal | None = None) -> Path:
+    """Write (or refresh) the report of ``run_dir``; return the path of ``report.html``.
+    ``rated``: the journal and its fit, already made by the caller (read and fitted here
+    otherwise)."""
+    return build(Path(run_dir), viewer_limit=viewer_limit, rated=rated).html
 
 
-def build(run_dir: Path, viewer_limit: int | None = DEFAULT_VIEWER_LIMIT) -> Built:
-    """Build everything and return what was built."""
+def build(run_dir: Path, viewer_limit: int | None = DEFAULT_VIEWER_LIMIT,
+          rated: RatedJournal | None = None) -> Built:
+    """Build everything and return what was built: the journal is read once (its summary,
+    from the cache and the lines since) and its games fitted once, unless ``rated`` brings
+    both."""
     files = RunDir(run_dir)
     out = files.report_dir
     out.mkdir(exist_ok=True)
-    journal = summarise_journal(run_dir, cache=files.summary_cache)
+    if rated is None:
+        rated = RatedJournal.of(summarise_journal(run_dir, cache=files.summary_cache))
+    journal = rated.journal
     games = tables.games_frame(journal)
     bots = journal.bots
     notes: list[str] = []
 
-    ranking = rating_tables.rank(games, bots)
+    ranking = rating_tables.rank(games, bots, rated.fit)
     rating, standings = ranking.rating, ranking.standings
     if rating is not None:
         notes.extend(rating.notes)
@@ -129,11 +138,11 @@ def build(run_dir: Path, viewer_limit: int | None = DEFAULT_VIEWER_LIMIT) -> Bui
     faults = tables.terminations(games, bots).reindex(order)
     colours = tables.colours(games)
     openings = tables.openings(games)
-    advantage = rating_tables.first_move_advantage(games, bots)
+    advantage = rating_tables.first_move_advantage(games, bots, rated.fit)
     moves = tables.moves_by_bot(journal)
     by_bot = {b: moves[b] for b in order if b in moves}
     move_table = tables.move_stats(by_bot)
-    progress = rating_tables.progression(games, bots)
+    progress = rating_tables.progression(games, bots, whole=rated.fit)
     pairs = rating_tables.head_to_head(journal, order)
     context = read_context(run_dir)
     notes.extend(context.problems)

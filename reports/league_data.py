@@ -175,15 +175,17 @@ class LeagueData:
         return out
 
 
-def read_league(root: Path) -> LeagueData:
-    """Read the league at ``root`` and compute every table of its report."""
+def read_league(root: Path, fit: RatingFit | None = None) -> LeagueData:
+    """Read the league at ``root`` and compute every table of its report; ``fit`` is the fit
+    over every closed night when the caller made it already (it is made here otherwise)."""
     league = LeagueDir(Path(root))
     versions = read_versions(league)
     history = read_history(league)
     nights = league.night_names()
     summaries = [s for s in (read_summary(league, n) for n in nights) if s is not None]
     merged = league_tally(summaries)
-    fit = fit_tally(merged) if merged.games else None
+    if fit is None and merged.games:
+        fit = fit_tally(merged)
     last_closed = summaries[-1].night if summaries else None
     previous = _previous_snapshot(history, last_closed)
     by_label = {v.label: v for v in versions}

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from arena.atomicfile import write_atomic, write_with
+from ratings.model import RatingFit
 from reports.charts import league_history_chart
 from reports.league_data import LeagueData, Standing, read_league
 from reports.league_html import page
@@ -34,9 +35,10 @@ LEGEND_VERSIONS: Final = 12
 """Versions named in a crowded history chart's legend: the leaderboard's best."""
 
 
-def build_league_report(root: Path) -> Path:
-    """Write (or refresh) the report of the league at ``root``; return ``report.html``."""
-    data = read_league(Path(root))
+def build_league_report(root: Path, fit: RatingFit | None = None) -> Path:
+    """Write (or refresh) the report of the league at ``root``; return ``report.html``.
+    ``fit``: the fit over every closed night, when the caller made it (a night closing)."""
+    data = read_league(Path(root), fit=fit)
     league = data.league
     league.report_dir.mkdir(exist_ok=True)
     league.export.mkdir(exist_ok=True)

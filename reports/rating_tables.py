@@ -86,6 +86,46 @@ def _note(mark: str, games: int, error: float) -> str:
     return "; ".join(parts)
 
 
+@dataclass(frozen=True)
+class RatedJournal:
+    """A run's journal read once (its summary) and the fit of its finished games made once:
+    what the report, its text, the standings a run prints at its end and a league night's
+    closing all show, so that none of them reads the journal or fits the games again."""
+
+    journal: JournalSummary
+    fit: RatingFit | None
+    """The fit of every finished game, players in :attr:`JournalSummary.bots` order; None
+    before any game has finished."""
+
+    @classmethod
+    def of(cls, journal: JournalSummary) -> RatedJournal:
+        return cls(journal, fit_journal(journal))
+
+    def players(self) -> list[str]:
+        """The players of the finished games."""
+        return sorted({name for g in self.journal.games if g.result in P1_POINTS
+                       for name in (g.p1, g.p2)})
+
+
+def journal_counts(journal: JournalSummary) -> Counts:
+    """Per-pairing counts of the journal's finished games, players in its ``bots`` order
+    (the same counts :func:`counts_of` makes of its game table, without pandas)."""
+    index = {b: i for i, b in enumerate(journal.bots)}
+    done = [g for g in journal.games if g.result in P1_POINTS]
+    return aggregate_arrays(
+        journal.bots,
+        np.array([index[g.p1] for g in done], dtype=np.int64),
+        np.array([index[g.p2] for g in done], dtype=np.int64),
+        np.array([P1_POINTS[g.result] for g in done], dtype=float),
+    )
+
+
+def fit_journal(journal: JournalSummary) -> RatingFit | None:
+    """The ratings of the journal's finished games, or None before any has finished."""
+    counts = journal_counts(journal)
+    return fit_ratings(counts) if counts.total() else None
+
+
 def counts_of(games: pd.DataFrame, bots: list[str]) -> Counts:
     """Per-pairing counts of the finished games, players in ``bots`` order."""
     from reports.tables import finished
@@ -115,21 +155,13 @@ class Ranking:
         return list(self.standings["bot"])
 
 
-def rank(games: pd.DataFrame, bots: list[str]) -> Ranking:
-    """The standings of ``bots`` from ``games`` (:func:`fit`, then :func:`standings`)."""
+def rank(games: pd.DataFrame, bots: list[str], rating: RatingFit | None) -> Ranking:
+    """The standings of ``bots`` from ``games`` and their ``rating`` (the fit of the same
+    games, made once: :func:`fit_journal`)."""
     from reports.tables import wdl
 
     results = wdl(games, bots)
-    rating = fit(games, bots)
     return Ranking(results, rating, standings(results, rating))
-
-
-def fit(games: pd.DataFrame, bots: list[str]) -> RatingFit | None:
-    """Ratings with error bars, or None before two bots have played a finished game."""
-    counts = counts_of(games, bots)
-    if counts.total() == 0:
-        return None
-    return fit_ratings(counts)
 
 
 def standings(wdl: pd.DataFrame, rating: RatingFit | None) -> pd.DataFrame:
@@ -195,16 +227,23 @@ STANDINGS_COLUMNS = [
 """The columns of :func:`standings` (and of ``standings.csv``)."""
 
 
-def first_move_advantage(games: pd.DataFrame, bots: list[str]) -> pd.DataFrame:
-    """Per game type: fitted first-move advantage (Elo +- one sd) and draw rate of equals."""
+def first_move_advantage(games: pd.DataFrame, bots: list[str],
+                         whole: RatingFit | None = None) -> pd.DataFrame:
+    """Per game type: fitted first-move advantage (Elo +- one sd) and draw rate of equals.
+    ``whole`` is the fit of every finished game, reused for a game type that has them all
+    (a run of one game: no second fit of the same games)."""
     import pandas as pd
 
     from reports.tables import finished
 
     rows = []
-    for name, part in finished(games).groupby("game", sort=True):
-        counts = counts_of(part, bots)
-        result = fit_ratings(counts) if counts.total() else None
+    done = finished(games)
+    for name, part in done.groupby("game", sort=True):
+        if whole is not None and len(part) == len(done):
+            result: RatingFit | None = whole
+        else:
+            counts = counts_of(part, bots)
+            result = fit_ratings(counts) if counts.total() else None
         adv = result.white_advantage if result and result.white_advantage_fitted else math.nan
         sd = result.white_advantage_sd if result else math.nan
         d0 = result.draw_rate if result else math.nan
@@ -222,13 +261,14 @@ def first_move_advantage(games: pd.DataFrame, bots: list[str]) -> pd.DataFrame:
 
 
 def progression(games: pd.DataFrame, bots: list[str],
-                points: int = PROGRESS_POINTS) -> pd.DataFrame:
+                points: int = PROGRESS_POINTS, whole: RatingFit | None = None) -> pd.DataFrame:
     """Elo of every bot after the first k finished games, at ``points`` checkpoints, with its
     95% error (columns: games, bot, elo, error, bound). The first checkpoint is the game after
     which every bot had played once (before it some bots have no rating at all); ratings that
     are only bounds so far are kept, marked in ``bound``. At a checkpoint where the results
     only order the bots there is no common scale: each bot gets a row with no rating and
-    ``bound`` = ``"order"``, so that the chart can say so instead of drawing a line."""
+    ``bound`` = ``"order"``, so that the chart can say so instead of drawing a line. The last
+    checkpoint is every game: ``whole``, their fit already made, is used there when given."""
     import pandas as pd
 
     from reports.tables import finished
@@ -249,8 +289,10 @@ def progression(games: pd.DataFrame, bots: list[str],
     marks = sorted({int(x) for x in np.linspace(start, n, points)})
     rows = []
     for k in marks:
-        counts = aggregate_arrays(bots, first[:k], second[:k], score[:k])
-        result = fit_ratings(counts)
+        if k == n and whole is not None:
+            result = whole
+        else:
+            result = fit_ratings(aggregate_arrays(bots, first[:k], second[:k], score[:k]))
         for i, bot in enumerate(result.players):
             if result.separation is not None:
                 if result.played[i] > 0:

@@ -29,7 +29,7 @@ def text_report(run_dir: Path) -> str:
     journal = summarise_journal(run_dir)
     games = tables.games_frame(journal)
     bots = journal.bots
-    ranking = rating_tables.rank(games, bots)
+    ranking = rating_tables.rank(games, bots, rating_tables.fit_journal(journal))
     rating, standings, order = ranking.rating, ranking.standings, ranking.order
     done = len(tables.finished(games))
     names = ", ".join(sorted(games["game"].unique())) or "none yet"

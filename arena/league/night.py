@@ -61,6 +61,8 @@ from referee.record import GameRecord
 
 if TYPE_CHECKING:
     from arena.run.runner import RunResult
+    from ratings.model import RatingFit
+    from reports.rating_tables import RatedJournal
 
 
 @dataclass(frozen=True)
@@ -258,13 +260,16 @@ def night_plan(settings: NightSettings, league: LeagueDir, ls: LeagueSettings,
             may_start=night.may_start,
         )
 
-    def conclude(result: RunResult, complete: bool) -> None:
+    league_fit: list[RatingFit | None] = []
+
+    def conclude(result: RunResult, complete: bool, rated: RatedJournal | None) -> None:
         if complete:
-            close_night(league, state, out, settings.say)
+            league_fit.append(close_night(league, state, out, settings.say, rated))
 
     def after_report(result: RunResult, complete: bool) -> None:
         if complete and settings.report:
-            build_league_report_quietly(league, settings.say, settings.warn)
+            build_league_report_quietly(league, settings.say, settings.warn,
+                                        league_fit[-1] if league_fit else None)
 
     return RunPlan(
         loaded=loaded, out=out, title=f"{ls.event}: night {state.name}", names=state.versions,
@@ -273,28 +278,35 @@ def night_plan(settings: NightSettings, league: LeagueDir, ls: LeagueSettings,
         after_report=after_report)
 
 
-def close_night(league: LeagueDir, state: NightState, out: RunDir, say: Say) -> None:
-    """Fold the night, store the snapshot of every rating (the night's report and the
+def close_night(league: LeagueDir, state: NightState, out: RunDir, say: Say,
+                rated: RatedJournal | None) -> RatingFit | None:
+    """Fold the night (from ``rated``, its journal read once and its games fitted once, or
+    from the journal when there is none), store the snapshot of every rating, and return the
+    fit over every night, which the league's report shows (the night's report and the
     league's are built by the driver and the plan after this)."""
-    summary = summarise(state.name, iter_records(out.journal), state.versions)
+    games = rated.journal.games if rated is not None else iter_records(out.journal)
+    summary = summarise(state.name, games, state.versions)
     write_summary(league, summary)
     everything = league_tally(closed_summaries(league))
     fit = fit_tally(everything) if len(everything.players) >= 2 else None
     append_snapshot(league, snapshot(state.name, fit, summary.games, everything.games))
     state.closed_at = time.time()
     write_state(league, state)
-    if table := ratings_text(out.journal):
+    if rated is not None and (table := ratings_text(rated)):
         say(f"night {state.name}:\n{table}")
     say(f"arena: night {state.name} closed: {summary.games} games; ratings over all nights "
         f"stored in {league.history}")
+    return fit
 
 
-def build_league_report_quietly(league: LeagueDir, say: Say, warn: Say) -> None:
-    """The league's report; a failure is a warning (the night's games are safe already)."""
+def build_league_report_quietly(league: LeagueDir, say: Say, warn: Say,
+                                fit: RatingFit | None = None) -> None:
+    """The league's report (``fit``: the fit over every closed night, when the caller made
+    it); a failure is a warning (the night's games are safe already)."""
     try:
         from reports.league_report import build_league_report
 
-        where = build_league_report(league.root)
+        where = build_league_report(league.root, fit=fit)
     except Exception as exc:
         warn(f"league report not built: {type(exc).__name__}: {exc}")
         return

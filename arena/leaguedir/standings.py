@@ -16,16 +16,16 @@ import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, Protocol
 
 import msgspec
 
 from arena.atomicfile import write_atomic
 from arena.leaguedir.directory import LeagueDir
 from arena.say import Say
-from ratings.sources import record_result
+from ratings.sources import GameResult, record_result
 from ratings.tally import Tally, merge, tally
-from referee.record import BOT_FAULTS, GameRecord
+from referee.record import BOT_FAULTS, P1_POINTS, GameRecord
 
 if TYPE_CHECKING:
     from ratings.model import RatingFit, SeparatedMethod
@@ -72,16 +72,38 @@ class Snapshot(msgspec.Struct, omit_defaults=True):
     confidence: float = 0.95
 
 
-def summarise(night: str, records: Iterable[GameRecord], players: Sequence[str] = ()
-              ) -> NightSummary:
-    """Fold one night's records (its journal) into its summary."""
+class Played(Protocol):
+    """A game as a night folds it: a journal's summary of one (:mod:`reports.journal_summary`,
+    what the night's closing has read already), with the colour pair it belongs to."""
+
+    id: str
+    p1: str
+    p2: str
+    result: str
+    termination: str
+    winner: int | None
+    started_at: float
+    ended_at: float
+    pair: str | None
+
+
+def _result(game: GameRecord | Played) -> GameResult | None:
+    if isinstance(game, GameRecord):
+        return record_result(game, game.id)
+    score = P1_POINTS.get(game.result)
+    return None if score is None else GameResult(game.p1, game.p2, score, game.pair, game.id)
+
+
+def summarise(night: str, records: Iterable[GameRecord] | Iterable[Played],
+              players: Sequence[str] = ()) -> NightSummary:
+    """Fold one night's games (its journal's records, or their summaries) into its summary."""
     results = []
     faults: Counter[str] = Counter()
     by_player: Counter[str] = Counter()
     durations: list[float] = []
     started, ended = math.inf, 0.0
     for record in records:
-        result = record_result(record, record.id)
+        result = _result(record)
         if result is None:
             continue
         results.append(result)

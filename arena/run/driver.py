@@ -66,6 +66,7 @@ from reports.pgn import append_pgn, write_pgn
 if TYPE_CHECKING:
     from arena.run.runner import RunResult
     from arena.run.sprt_stop import SprtStop
+    from reports.rating_tables import RatedJournal
 
 EXIT_COMPLETE: Final = 0
 """The schedule is complete (or the SPRT decided, or a night's budget is spent)."""
@@ -151,7 +152,7 @@ class Source:
     """The progress's whole given the games done, when it may grow beyond :attr:`total`."""
 
 
-def _no_conclusion(result: RunResult, complete: bool) -> None:
+def _no_conclusion(result: RunResult, complete: bool, rated: RatedJournal | None) -> None:
     return None
 
 
@@ -183,10 +184,11 @@ class RunPlan:
     """Folders no bot may see, besides the run directory (the config, a league's nights)."""
     cluster: str | None = None
     """The cluster when the settings name none (a league's policy)."""
-    conclude: Callable[[RunResult, bool], None] = _no_conclusion
+    conclude: Callable[[RunResult, bool, RatedJournal | None], None] = _no_conclusion
     """After the games, unless the arena failed, before the final report: what the caller
-    does with them, told whether the work is complete (a tournament's standings, a night's
-    closing)."""
+    does with them, told whether the work is complete and given the journal read once and
+    its games fitted once (None when there is no journal to read), which the final report
+    shows too (a tournament's standings, a night's closing)."""
     after_report: Callable[[RunResult, bool], None] = _nothing_after
     """After the final report (a closed night's league report, which links the night's)."""
 
@@ -306,17 +308,46 @@ def drive(plan: RunPlan, settings: PlaySettings) -> Played:
         finally:
             log_session(out.root, "end", concurrency, warn)
         progress.summary()
-        status, line = conclusion(result, source.account(journal.count),
-                                  source.complete(result), out)
-        complete = status == EXIT_COMPLETE
-        if result.arena_fault is None:  # else the machine is short of something: stop at once
-            plan.conclude(result, complete)
-            report.build(final=True)
-            plan.after_report(result, complete)
-        (warn if status == EXIT_FAILED_GAMES else say if complete else settings.error)(line)
-        return Played(status, result, journal.count, complete)
+        return close_session(plan, source, settings, report, result, journal.count)
     finally:
         prestart.discard(launched)  # any the run did not reach (its pool ends the rest)
+
+
+def close_session(plan: RunPlan, source: Source, settings: PlaySettings, report: ReportHook,
+                  result: RunResult, journaled: int) -> Played:
+    """The end of a session: its exit status, then (unless the arena failed) the journal read
+    once and its games fitted once for everything that shows them (the caller's conclusion,
+    the final report), and the line that says how it ended."""
+    status, line = conclusion(result, source.account(journaled), source.complete(result),
+                              plan.out)
+    complete = status == EXIT_COMPLETE
+    if result.arena_fault is None:  # else the machine is short of something: stop at once
+        rated = read_rated(plan.out, settings.warn, cache=report.enabled)
+        plan.conclude(result, complete, rated)
+        report.build(final=True, rated=rated)
+        plan.after_report(result, complete)
+    (settings.warn if status == EXIT_FAILED_GAMES else settings.say if complete
+     else settings.error)(line)
+    return Played(status, result, journaled, complete)
+
+
+def read_rated(out: RunDir, warn: Say, *, cache: bool) -> RatedJournal | None:
+    """The run's journal read once (through the report's summary cache when ``cache``) and
+    its finished games fitted once; None without a journal, or with one that cannot be read
+    (said)."""
+    from reports.journal_summary import JournalError, summarise_journal
+    from reports.rating_tables import RatedJournal
+
+    if not out.journal.is_file():
+        return None
+    try:
+        if cache:
+            out.report_dir.mkdir(exist_ok=True)
+        return RatedJournal.of(summarise_journal(
+            out.root, cache=out.summary_cache if cache else None))
+    except (JournalError, OSError) as exc:
+        warn(f"cannot read {out.journal} for the standings: {exc}")
+        return None
 
 
 def conclusion(result: RunResult, account: str, complete: bool, out: RunDir
@@ -365,7 +396,7 @@ class ReportHook:
         self.say = say
         self.warn = warn
         self.enabled = enabled
-        self._build: Callable[[Path], Path] | None = None
+        self._build: Callable[..., Path] | None = None
         if enabled:
             # Imported here, in the main thread before any game starts (pandas, matplotlib),
             # not in the worker thread that runs the periodic rebuilds.
@@ -377,11 +408,12 @@ class ReportHook:
         """The periodic rebuild during a run (called from a worker thread)."""
         self.build(final=False)
 
-    def build(self, *, final: bool) -> None:
+    def build(self, *, final: bool, rated: RatedJournal | None = None) -> None:
+        """Build the report (``rated``: the journal read and fitted already, else here)."""
         if self._build is None:
             return
         try:
-            where = self._build(self.run_dir)
+            where = self._build(self.run_dir, rated=rated)
         except Exception as exc:  # a report problem must not lose a tournament's exit status
             self.warn(f"report not built: {type(exc).__name__}: {exc}")
             return
@@ -458,7 +490,7 @@ def _run_locked(settings: RunSettings, loaded: LoadedConfig, schedule: Schedule,
             finished_bots=round_feed.finished_bots if round_feed is not None else None,
         )
 
-    def conclude(result: RunResult, complete: bool) -> None:
+    def conclude(result: RunResult, complete: bool, rated: RatedJournal | None) -> None:
         nonlocal total
         if feed is not None:
             total = feed.schedule.total
@@ -467,12 +499,13 @@ def _run_locked(settings: RunSettings, loaded: LoadedConfig, schedule: Schedule,
             except OSError as exc:
                 settings.warn(f"cannot write {out.schedule}: {exc.strerror or exc}")
         say = settings.say
-        if table := ratings_text(out.journal):
-            say(table)
-        if table := format_text(loaded, out.journal):
-            say(table)
-        if settings.cluster and (table := workers_text(out.root)):
-            say(table)
+        if rated is not None:
+            if table := ratings_text(rated):
+                say(table)
+            if table := format_text(loaded, rated):
+                say(table)
+            if settings.cluster and (table := workers_text(rated)):
+                say(table)
         if sprt is not None:
             say(f"arena: {sprt.message()}")
 
@@ -504,34 +537,30 @@ def sprt_stopper(
 
 # ----- what a tournament prints at its end --------------------------------------------------
 
-def workers_text(run_dir: Path) -> str | None:
+def workers_text(rated: RatedJournal) -> str | None:
     """Games, mean move time and scores per cluster worker (fair time controls need equal
     machines); None when no game names a worker."""
-    from reports.journal_summary import summarise_journal
     from reports.workers import worker_table
 
-    table = worker_table(summarise_journal(run_dir))
+    table = worker_table(rated.journal)
     return None if table is None else f"by worker:\n{table.to_string()}"
 
 
-def format_text(loaded: LoadedConfig, journal: Path) -> str | None:
+def format_text(loaded: LoadedConfig, rated: RatedJournal) -> str | None:
     """A knockout's bracket or a Swiss tournament's standings as text; None for the other
     formats."""
-    from reports.format_tables import rounds_text
-
-    if not journal.is_file():
+    if loaded.config.format not in ("knockout", "swiss"):
         return None
-    return rounds_text(loaded.config, results_of(iter_records(journal)))
+    from reports.format_tables import first_mover_results, rounds_text
+
+    return rounds_text(loaded.config, first_mover_results(rated.journal))
 
 
-def ratings_text(journal: Path) -> str | None:
+def ratings_text(rated: RatedJournal) -> str | None:
     """The Ordo-style Elo table of every journaled game (``arena ratings`` gives more); None
     with fewer than two players."""
-    from arena.rundir.results import read_results
-    from ratings import aggregate, fit_ratings
     from reports.rating_tables import format_table
 
-    results = read_results(journal) if journal.exists() else []
-    if len({name for r in results for name in (r.first, r.second)}) < 2:
+    if rated.fit is None or len(rated.players()) < 2:
         return None
-    return format_table(fit_ratings(aggregate(results)))
+    return format_table(rated.fit)

@@ -153,7 +153,7 @@ class RunWatcher(Snapshots):
         journal = self._journal
         games = tables.games_frame(journal)
         bots = journal.bots
-        ranking = rating_tables.rank(games, bots)
+        ranking = rating_tables.rank(games, bots, rating_tables.fit_journal(journal))
         standings, order = ranking.standings, ranking.order
         points, count = tables.crosstable(games, order)
         cross = tables.crosstable_display(points, count)
