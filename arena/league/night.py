@@ -22,7 +22,8 @@ from __future__ import annotations
 import datetime
 import os
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -76,6 +77,9 @@ class NightSettings(PlaySettings):
     games: int | None = None
     night: str | None = None
     """The night's name; None: today's date (the open night, if there is one)."""
+    clock: Callable[[], float] = field(default=time.time)
+    """Now, in seconds since the epoch: when the night begins and what its deadline is kept
+    against (a test's clock moves with the games, so that a deadline costs no real wait)."""
 
 
 @dataclass(frozen=True)
@@ -176,7 +180,7 @@ def closed_summaries(league: LeagueDir, before: str | None = None) -> list[Night
 
 
 def _run_locked(settings: NightSettings, league: LeagueDir, ls: LeagueSettings) -> NightOutcome:
-    now = time.time()
+    now = settings.clock()
     with league_lock(league):  # not while a submission changes a version's state
         versions = read_versions(league)
     by_label = {v.label: v for v in versions}
@@ -228,6 +232,7 @@ def night_plan(settings: NightSettings, league: LeagueDir, ls: LeagueSettings,
             loaded=loaded, policy=ls.policy, state=state, plan_path=league.plan(state.name),
             history=league_tally(history), lengths=[d for s in history for d in s.durations],
             planned=planned_games(league.plan(state.name)), done=journal.ids(),
+            clock=settings.clock,
         )
         for record in done_records:
             planner.record(record_result(record, record.id), _length(record))
