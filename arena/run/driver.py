@@ -150,6 +150,9 @@ class Source:
     finished_bots: Callable[[], Iterable[str]] | None = None
     grown_total: Callable[[int], int] | None = None
     """The progress's whole given the games done, when it may grow beyond :attr:`total`."""
+    known: Sequence[ScheduledGame] = ()
+    """The games known now (a list's, or a round feed's first round): the bots of the first
+    ones are launched before trio loads."""
 
 
 def _no_conclusion(result: RunResult, complete: bool, rated: RatedJournal | None) -> None:
@@ -260,8 +263,8 @@ def drive(plan: RunPlan, settings: PlaySettings) -> Played:
     # The first games' bots load while this process goes on loading (trio, the referee, the
     # report's libraries): nothing above imports trio. The pool takes them over or ends them.
     launched = prestart.prestart(prestart.first_bots(
-        listed, concurrency, {bot.name: bot for bot in loaded.bots}),
-        capture_stderr=True) if executor is None and listed else []
+        source.known, concurrency, {bot.name: bot for bot in loaded.bots}),
+        capture_stderr=True) if executor is None and source.known and anything else []
     import trio  # only now, while the first bots load
 
     from arena.run.runner import RunResult, Tournament
@@ -488,6 +491,7 @@ def _run_locked(settings: RunSettings, loaded: LoadedConfig, schedule: Schedule,
             record=round_feed.record if round_feed is not None else _ignore_record,
             stop_when=stop_when,
             finished_bots=round_feed.finished_bots if round_feed is not None else None,
+            known=pending,
         )
 
     def conclude(result: RunResult, complete: bool, rated: RatedJournal | None) -> None:
