@@ -33,7 +33,7 @@ import msgspec
 import numpy as np
 
 from arena.league.pairing import Field, choose_pairs, met_from_counts, placement
-from arena.league.standings import NightSummary, fit_tally
+from arena.leaguedir.standings import NightSummary, fit_tally
 from bench import parent_sim
 from bench import tiered_league as tiered
 from ratings import RatingFit, aggregate_arrays, fit_ratings

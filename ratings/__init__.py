@@ -17,7 +17,9 @@ re-exported here:
   ``llr_trinomial``, ``llr_pentanomial`` (same ``elo_model`` argument), ``bounds``.
 - ``parent_verdict(nights, VerdictSettings()) -> Verdict``: a new version against its parent,
   a pentanomial SPRT checked night by night (:mod:`ratings.verdict`).
-- ``format_table`` / ``format_csv`` / ``format_json`` in :mod:`ratings.table`.
+
+A fit as text, CSV or JSON (``format_table``, ``format_csv``, ``format_json``) is a report's
+rendering, with the report's tables: :mod:`reports.rating_tables`.
 """
 
 from ratings.counts import Counts, aggregate, aggregate_arrays

@@ -18,13 +18,13 @@ import pytest
 from report_html import html_table, read_csv
 
 from arena.cli import main
-from arena.progress import Standings
+from arena.run.progress import Standings
 from arena.rundir.results import read_results
 from bench.synthetic import BotProfile, round_robin, write_journal
 from ratings import GameResult, aggregate, fit_ratings
 from ratings.model import IN_GROUP, ON_PRIOR, ORDER_ONLY
-from ratings.table import format_csv, format_table
 from referee.record import GameRecord, Termination
+from reports.rating_tables import format_csv, format_table
 
 LADDER = ("ace", "bishop", "castle", "dame", "ebon")
 """Best first: each beats every bot after it in all 12 games."""
@@ -266,7 +266,7 @@ def test_a_partial_order_is_listed_with_its_longest_chain_together(chain: str,
 
 
 def test_live_standings_rank_by_the_order_and_show_no_rating(ladder_dir: Path) -> None:
-    from reports.journal import read_records, summarise_journal
+    from reports.journal_summary import read_records, summarise_journal
 
     journal = summarise_journal(ladder_dir)
     records = list(read_records(journal, journal.games))
@@ -276,7 +276,7 @@ def test_live_standings_rank_by_the_order_and_show_no_rating(ladder_dir: Path) -
 
 
 def test_league_leaderboard_and_snapshot_show_the_order(ladder_dir: Path) -> None:
-    from arena.league.standings import snapshot
+    from arena.leaguedir.standings import snapshot
     from reports.league_data import _standings
     from reports.league_html import _standing_row
 
@@ -307,8 +307,8 @@ def test_league_bots_gives_the_place_of_a_version_with_no_rating(tmp_path: Path)
     from league_fixture import make_league
 
     from arena.commands.league_bots import bots_table
-    from arena.league.layout import LeagueDir
-    from arena.league.standings import Rated, Snapshot, append_snapshot
+    from arena.leaguedir.directory import LeagueDir
+    from arena.leaguedir.standings import Rated, Snapshot, append_snapshot
 
     league = LeagueDir(make_league(tmp_path / "league", night_reports=False).root)
     append_snapshot(league, Snapshot("2026-04-01", 0.0, 10, 100, [

@@ -9,12 +9,12 @@ import sys
 from pathlib import Path
 
 from arena.errors import UserError
-from arena.league.layout import is_league
+from arena.leaguedir.directory import is_league
 from arena.rundir.results import read_results
 from ratings import fit_ratings
 from ratings.prior import DEFAULT_PARENT_SD, DEFAULT_SD, Prior, version_parents
-from ratings.table import format_csv, format_json, format_pairs, format_table
 from ratings.tally import Tally, merge, tally
+from reports.rating_tables import format_csv, format_json, format_pairs, format_table
 
 DESCRIPTION = """\
 Bayesian ratings: the Ordo-style model (draws count half a point, the first mover's advantage
@@ -162,8 +162,8 @@ def run(args: argparse.Namespace) -> int:
 def gather(paths: list[str]) -> Tally:
     """Every finished game of ``paths`` as one tally: a league's closed nights as they were
     folded when they closed, everything else game by game."""
-    from arena.league.layout import LeagueDir
-    from arena.league.standings import all_games
+    from arena.leaguedir.directory import LeagueDir
+    from arena.leaguedir.standings import all_games
 
     parts = []
     for path in paths:
