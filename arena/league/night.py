@@ -13,8 +13,10 @@ Running ``arena league run`` again while the last night is open (stopped before 
 was spent) resumes that night with the versions it began with; otherwise a new night begins,
 named after today's date (``2026-12-02``, then ``2026-12-02-2``...), with the versions active
 now. A night closes when its budget is spent: its games are folded into ``tally.json``, the
-fit over every night is stored as its snapshot in ``history.jsonl``, and the night's report
-and the league's report are built.
+fit over every night is stored as its snapshot in ``history.jsonl``, the league's report
+(which reads the nights' tallies, never their journals) is built, and the nights' lock is
+given back: the next night may begin while this one's own report (its charts and game viewer,
+the slow part) is built after the close is recorded.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 import msgspec
 
@@ -46,6 +48,7 @@ from arena.leaguedir.standings import (
     append_snapshot,
     fit_tally,
     league_tally,
+    read_history,
     read_summary,
     snapshot,
     summarise,
@@ -65,6 +68,9 @@ if TYPE_CHECKING:
     from ratings.model import RatingFit
     from reports.rating_tables import RatedJournal
 
+CLOSE_WAIT_S: Final = 120.0
+"""How long a ``league run`` waits for a night that is closing (its close takes seconds)."""
+
 
 @dataclass(frozen=True)
 class NightSettings(PlaySettings):
@@ -77,6 +83,8 @@ class NightSettings(PlaySettings):
     games: int | None = None
     night: str | None = None
     """The night's name; None: today's date (the open night, if there is one)."""
+    deadline: float | None = None
+    """End at this moment (seconds since the epoch): a scheduled night's end."""
     clock: Callable[[], float] = field(default=time.time)
     """Now, in seconds since the epoch: when the night begins and what its deadline is kept
     against (a test's clock moves with the games, so that a deadline costs no real wait)."""
@@ -92,13 +100,48 @@ class NightOutcome:
     closed: bool
 
 
-def lock_nights(league: LeagueDir) -> int:
-    """Hold the nights' lock for a whole night: one night at a time. Submissions and
-    retirements take the league's own lock (:mod:`arena.league.lock`) for their short writes
-    only, so they go on while a night plays (a night plays the versions active when it
-    began)."""
-    return hold(league.nights_lock, f"{league.root}: a night is being played by another "
-                "`arena league run`; wait for it to end")
+def lock_nights(league: LeagueDir, say: Say) -> int:
+    """Hold the nights' lock for a whole night, until it is closed: one night at a time.
+    Submissions and retirements take the league's own lock (:mod:`arena.league.lock`) for
+    their short writes only, so they go on while a night plays (a night plays the versions
+    active when it began). A night that is closing holds it for seconds: that one is waited
+    for (said), up to :data:`CLOSE_WAIT_S`."""
+    try:
+        return hold(league.nights_lock, f"{league.root}: a night is being played by another "
+                    "`arena league run`; wait for it to end")
+    except UserError:
+        closing = closing_night(league)
+        if closing is None:
+            raise
+    say(f"arena: night {closing} is closing (its ratings and the league report are being "
+        "written); waiting for it")
+    return hold(league.nights_lock, f"{league.root}: night {closing} is still closing after "
+                f"{CLOSE_WAIT_S:g} s; try again later", wait=CLOSE_WAIT_S)
+
+
+def closing_night(league: LeagueDir) -> str | None:
+    """The newest night when its games have ended and its close is not yet recorded."""
+    names = league.night_names()
+    if not names:
+        return None
+    try:
+        state = read_state(league, names[-1])
+    except UserError:
+        return None  # being written: not closing
+    return names[-1] if state.closing_at is not None and state.closed_at is None else None
+
+
+class NightsLock:
+    """The nights' lock of one ``league run``: held from the start, given back once the night's
+    close is recorded (before its own report), or at the end."""
+
+    def __init__(self, league: LeagueDir, say: Say) -> None:
+        self._fd: int | None = lock_nights(league, say)
+
+    def release(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
 
 
 def run_night(settings: NightSettings) -> NightOutcome:
@@ -108,11 +151,11 @@ def run_night(settings: NightSettings) -> NightOutcome:
         raise UserError(f"{league.root}: not a league (no league.toml); make one with "
                         "`arena league init`")
     league_settings = load_settings(league.config)
-    lock = lock_nights(league)
+    lock = NightsLock(league, settings.say)
     try:
-        return _run_locked(settings, league, league_settings)
+        return _run_locked(settings, league, league_settings, lock)
     finally:
-        os.close(lock)
+        lock.release()
 
 
 def open_night(league: LeagueDir, name: str | None) -> str | None:
@@ -152,13 +195,13 @@ def new_night_name(league: LeagueDir, today: datetime.date) -> str:
 
 def budget_of(settings: NightSettings, now: float) -> Budget | None:
     """The budget the options give; None when they give none."""
-    deadline = None
+    deadline = settings.deadline
     if settings.until is not None:
         current = datetime.datetime.fromtimestamp(now)
         end = datetime.datetime.combine(current.date(), settings.until)
         if end <= current:
             end += datetime.timedelta(days=1)
-        deadline = end.timestamp()
+        deadline = end.timestamp() if deadline is None else min(deadline, end.timestamp())
     if settings.hours is not None:
         by_hours = now + settings.hours * 3600
         deadline = by_hours if deadline is None else min(deadline, by_hours)
@@ -179,7 +222,8 @@ def closed_summaries(league: LeagueDir, before: str | None = None) -> list[Night
     return out
 
 
-def _run_locked(settings: NightSettings, league: LeagueDir, ls: LeagueSettings) -> NightOutcome:
+def _run_locked(settings: NightSettings, league: LeagueDir, ls: LeagueSettings,
+                lock: NightsLock) -> NightOutcome:
     now = settings.clock()
     with league_lock(league):  # not while a submission changes a version's state
         versions = read_versions(league)
@@ -188,7 +232,7 @@ def _run_locked(settings: NightSettings, league: LeagueDir, ls: LeagueSettings) 
     budget = budget_of(settings, now)
     history = closed_summaries(league)
     if name is None:
-        name = settings.night or new_night_name(league, datetime.date.today())
+        name = settings.night or new_night_name(league, datetime.date.fromtimestamp(now))
         if settings.night and name in league.night_names():
             raise UserError(f"night {name} is closed; name another night")
         playing = active_versions(versions)
@@ -213,16 +257,19 @@ def _run_locked(settings: NightSettings, league: LeagueDir, ls: LeagueSettings) 
     playing_versions: list[Version] = [by_label[label] for label in state.versions]
     loaded = versions_config(ls, league, playing_versions)
     out = league.night(name)
-    played = drive(night_plan(settings, league, ls, loaded, state, out, history), settings)
+    played = drive(night_plan(settings, league, ls, loaded, state, out, history, lock.release),
+                   settings)
     return NightOutcome(played.status, state.name, played.result.played, played.journaled,
                         played.complete)
 
 
 def night_plan(settings: NightSettings, league: LeagueDir, ls: LeagueSettings,
                loaded: LoadedConfig, state: NightState, out: RunDir,
-               history: list[NightSummary]) -> RunPlan:
+               history: list[NightSummary], release: Callable[[], None]) -> RunPlan:
     """The night as the run driver plays it: its planner as the source of games, its
-    deadline, and its closing once the budget is spent."""
+    deadline, and its closing once the budget is spent: the close recorded, the league's
+    report built and the nights' lock given back (``release``) before the night's own
+    report, so that the next night need not wait for it."""
     planner: Planner | None = None
 
     def source(journal: Journal) -> Source:
@@ -268,12 +315,19 @@ def night_plan(settings: NightSettings, league: LeagueDir, ls: LeagueSettings,
     league_fit: list[RatingFit | None] = []
 
     def conclude(result: RunResult, complete: bool, rated: RatedJournal | None) -> None:
-        if complete:
-            league_fit.append(close_night(league, state, out, settings.say, rated))
+        if not complete:
+            return
+        fit = close_night(league, state, out, settings.say, rated, settings.clock)
+        league_fit.append(fit)
+        if settings.report:
+            build_league_report_quietly(league, settings.say, settings.warn, fit)
+        release()
 
     def after_report(result: RunResult, complete: bool) -> None:
-        if complete and settings.report:
-            build_league_report_quietly(league, settings.say, settings.warn,
+        """Once the night's own report exists, the league's links it: built again, unless a
+        newer night has begun meanwhile (its close builds it)."""
+        if complete and settings.report and league.night_names()[-1] == state.name:
+            build_league_report_quietly(league, lambda text: None, settings.warn,
                                         league_fit[-1] if league_fit else None)
 
     return RunPlan(
@@ -284,18 +338,24 @@ def night_plan(settings: NightSettings, league: LeagueDir, ls: LeagueSettings,
 
 
 def close_night(league: LeagueDir, state: NightState, out: RunDir, say: Say,
-                rated: RatedJournal | None) -> RatingFit | None:
+                rated: RatedJournal | None,
+                clock: Callable[[], float] = time.time) -> RatingFit | None:
     """Fold the night (from ``rated``, its journal read once and its games fitted once, or
     from the journal when there is none), store the snapshot of every rating, and return the
     fit over every night, which the league's report shows (the night's report and the
-    league's are built by the driver and the plan after this)."""
+    league's are built by the driver and the plan after this). A close cut short (killed) is
+    done again by the next ``league run``: its snapshot is stored once."""
+    state.closing_at = clock()
+    write_state(league, state)
     games = rated.journal.games if rated is not None else iter_records(out.journal)
     summary = summarise(state.name, games, state.versions)
     write_summary(league, summary)
     everything = league_tally(closed_summaries(league))
     fit = fit_tally(everything) if len(everything.players) >= 2 else None
-    append_snapshot(league, snapshot(state.name, fit, summary.games, everything.games))
-    state.closed_at = time.time()
+    stored = read_history(league)
+    if not stored or stored[-1].night != state.name:
+        append_snapshot(league, snapshot(state.name, fit, summary.games, everything.games))
+    state.closed_at = clock()
     write_state(league, state)
     if rated is not None and (table := ratings_text(rated)):
         say(f"night {state.name}:\n{table}")

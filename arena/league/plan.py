@@ -62,6 +62,9 @@ class NightState(msgspec.Struct, omit_defaults=True):
     """Those that had played no game in the league before it (placement first)."""
     budget: Budget
     closed_at: float | None = None
+    closing_at: float | None = None
+    """When its games ended and its close began (set until ``closed_at`` is): a ``league
+    run`` that finds the nights' lock held then says the night is closing, not being played."""
 
 
 def planned_games(path: Path) -> list[ScheduledGame]:

@@ -15,6 +15,7 @@ import msgspec
 
 from arena.errors import UserError
 from arena.leaguedir.directory import LeagueDir
+from arena.leaguedir.nightwindow import EXAMPLE, NightWindow, parse_window
 from arena.leaguedir.versions import Version, bot_spec
 from arena.settings.config import (
     SEE_KEYS,
@@ -24,7 +25,7 @@ from arena.settings.config import (
     OptionValue,
     check_config,
 )
-from arena.settings.located import decode_toml
+from arena.settings.located import decode_toml, toml_error
 from referee.adjudication import Adjudication
 from referee.botspec import BotSpec, Limits, Restart, Sandbox
 from referee.process.botview import hide_from_bots
@@ -65,6 +66,9 @@ class Policy(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
     --submissions`` (their builds run one at a time)."""
     cluster: str | None = None
     """Play the nights on a Dask cluster (``local:N`` or ``tcp://HOST:8786``), as ``--cluster``."""
+    schedule: str | None = None
+    """When ``arena league run --nightly`` plays the nights: ``"22:00-07:00"``, every day, in
+    the machine's local time (:mod:`arena.leaguedir.nightwindow`)."""
 
 
 class LeagueFile(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
@@ -101,6 +105,12 @@ class LeagueSettings(msgspec.Struct, frozen=True):
     def event(self) -> str:
         return self.file.event or f"{self.path.parent.name} league"
 
+    @property
+    def window(self) -> NightWindow | None:
+        """``[league] schedule``, parsed (checked when the file was loaded)."""
+        schedule = self.policy.schedule
+        return None if schedule is None else parse_window(schedule)
+
 
 def load_settings(path: Path) -> LeagueSettings:
     """Read and check ``league.toml``; a mistake is a
@@ -111,6 +121,12 @@ def load_settings(path: Path) -> LeagueSettings:
         raise UserError(f"cannot read {path}: {exc.strerror or exc}") from None
     file = decode_toml(raw, LeagueFile, path, see=SEE_KEYS)
     settings = LeagueSettings(path.resolve(), raw.decode("utf-8", errors="replace"), file)
+    if file.league.schedule is not None:
+        try:
+            parse_window(file.league.schedule)
+        except ValueError as exc:
+            raise toml_error(path, settings.text, ("league", "schedule"), str(exc),
+                             f'write it as START-END, e.g. schedule = "{EXAMPLE}"') from None
     # Every game key checked now, with two placeholder bots, not at the first night.
     placeholder = BotSpec(name="check", cmd=["true"])
     night_config(settings, [placeholder, msgspec.structs.replace(placeholder, name="check2")])
