@@ -56,6 +56,7 @@ from arena.leaguedir.standings import (
 )
 from arena.leaguedir.versions import Version, active_versions, read_versions
 from arena.run.driver import PlaySettings, RunPlan, Source, drive, ratings_text
+from arena.run.progress import Deadline
 from arena.rundir.journal import Journal, iter_records
 from arena.rundir.layout import RunDir
 from arena.say import Say
@@ -310,6 +311,8 @@ def night_plan(settings: NightSettings, league: LeagueDir, ls: LeagueSettings,
             record=lambda record: night.record(record_result(record, record.id),
                                                _length(record)),
             may_start=night.may_start,
+            deadline=None if state.budget.deadline is None else Deadline(
+                state.budget.deadline, settings.clock, lambda: night.lengths),
         )
 
     league_fit: list[RatingFit | None] = []

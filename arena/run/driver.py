@@ -54,7 +54,7 @@ from arena.formats.schedule import (
     results_of,
 )
 from arena.run.prepare import lock_run_dir, prepare_run_dir, write_schedule_file
-from arena.run.progress import Progress
+from arena.run.progress import Deadline, Progress
 from arena.rundir.journal import Journal, iter_records
 from arena.rundir.layout import RunDir
 from arena.rundir.sessions import log_session
@@ -153,6 +153,9 @@ class Source:
     known: Sequence[ScheduledGame] = ()
     """The games known now (a list's, or a round feed's first round): the bots of the first
     ones are launched before trio loads."""
+    deadline: Deadline | None = None
+    """When the games end at a moment (a night's deadline): the progress shows the time left
+    and what fits rather than a total (its ``concurrency`` is set here)."""
 
 
 def _no_conclusion(result: RunResult, complete: bool, rated: RatedJournal | None) -> None:
@@ -284,7 +287,9 @@ def drive(plan: RunPlan, settings: PlaySettings) -> Played:
                      "the next run")
 
         progress = Progress(title=plan.title, names=list(plan.names), total=source.total(),
-                            done=journal.summaries, live=False if settings.plain else None)
+                            done=journal.summaries, live=False if settings.plain else None,
+                            deadline=None if source.deadline is None else dataclasses.replace(
+                                source.deadline, concurrency=concurrency))
         journal.forget_summaries()  # counted into the standings and the SPRT: no longer needed
         say(source.intro(concurrency))
         tournament = Tournament(

@@ -1,5 +1,9 @@
 """What a person watching ``arena run`` sees: games done/total, speed, ETA, standings, forfeits.
 
+A run that ends at a deadline (a league night) has no total to count towards: it shows the
+games played, the time left to the deadline, and how many more games fit in it by the lengths
+of the games played before (:class:`Deadline`).
+
 On a terminal this is a rich live panel redrawn about once a second; when stdout is not a TTY
 (CI, a pipe, a log file) it is one plain line per finished game, so logs stay greppable. Both
 end with the same final standings table: W/D/L counts ranked by a quick rating fit (no error
@@ -10,10 +14,11 @@ drawn with it (the live panel, the final table), not before the first game.
 
 from __future__ import annotations
 
+import statistics
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TextIO
 
@@ -176,6 +181,55 @@ class Standings:
         return f"forfeits: {parts}"
 
 
+@dataclass(frozen=True)
+class Deadline:
+    """A run's end at a moment rather than after a number of games."""
+
+    at: float
+    """The deadline, in seconds since the epoch."""
+    clock: Callable[[], float]
+    """Now, in the same seconds (the run's own clock: a test's moves with its games)."""
+    lengths: Callable[[], Sequence[float]]
+    """The wall-clock lengths of past games in seconds (the league's closed nights' and this
+    night's so far): what the estimate of the games that fit rests on."""
+    concurrency: int = 1
+    """Games played at once."""
+    _median: list[float] = field(default_factory=lambda: [-1, 0.0], compare=False)
+    """(how many lengths, their median): the median is taken again only when games came in
+    (the display asks at every event, and a league's history holds thousands)."""
+
+    def left(self) -> float:
+        return max(0.0, self.at - self.clock())
+
+    def typical(self) -> float | None:
+        """The median past game's length; None before any game has one."""
+        lengths = self.lengths()
+        if not lengths:
+            return None
+        if self._median[0] != len(lengths):
+            self._median[:] = [len(lengths), statistics.median(lengths)]
+        return self._median[1]
+
+    def fits(self) -> int | None:
+        """Games the time left holds: as many at once as the run plays, each as long as the
+        median past game; None before any game has a length."""
+        typical = self.typical()
+        if typical is None:
+            return None
+        return int(self.left() // max(typical, 1e-3)) * self.concurrency
+
+    def text(self) -> str:
+        """``1h02m00s left to 07:00, about 40 more games fit (median game 1m30s)``;
+        before any game has a length, the time left only."""
+        end = time.strftime("%H:%M", time.localtime(self.at))
+        typical, fits = self.typical(), self.fits()
+        if typical is None or fits is None:
+            return f"{_duration(self.left())} left to {end}, no game lengths yet"
+        shown = f"{typical:.1f} s" if typical < 60 else _duration(typical)
+        return (f"{_duration(self.left())} left to {end}, about {fits} more games fit "
+                f"(median game {shown})")
+
+
 def _duration(seconds: float) -> str:
     seconds = max(0, int(seconds))
     hours, rest = divmod(seconds, 3600)
@@ -195,8 +249,11 @@ class Progress:
         done: Iterable[GameRecord] = (),
         out: TextIO | None = None,
         live: bool | None = None,
+        deadline: Deadline | None = None,
     ) -> None:
         self.title = title
+        self.deadline = deadline
+        """The run's deadline: then no total is shown, but the time left and what fits."""
         self.out = out or sys.stdout
         self.total = total
         finished = list(done)
@@ -230,7 +287,8 @@ class Progress:
             )
             self._live.__enter__()
         elif self.resumed:
-            self._line(f"resuming: {self.resumed}/{self.total} games already played")
+            whole = "" if self.deadline is not None else f"/{self.total}"
+            self._line(f"resuming: {self.resumed}{whole} games already played")
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -250,7 +308,7 @@ class Progress:
         if not self.is_live:
             why = f"{record.termination}" + (f": {record.reason}" if record.reason else "")
             self._line(
-                f"[{self.done}/{self.total}] {record.id} {record.p1} - {record.p2} "
+                f"[{self.count_text(self.done)}] {record.id} {record.p1} - {record.p2} "
                 f"{record.result} ({why}) {self.rate_text()}"
             )
         self.refresh()
@@ -279,7 +337,13 @@ class Progress:
             return None
         return 60 * (self.total - self.done) / rate
 
+    def count_text(self, done: int) -> str:
+        """``12/40`` towards a total; ``12 played`` towards a deadline."""
+        return f"{done} played" if self.deadline is not None else f"{done}/{self.total}"
+
     def rate_text(self) -> str:
+        if self.deadline is not None:
+            return f"{self.games_per_minute():.1f} games/min, {self.deadline.text()}"
         eta = self.eta_seconds()
         eta_text = _duration(eta) if eta is not None else "?"
         return f"{self.games_per_minute():.1f} games/min, eta {eta_text}"
@@ -302,7 +366,9 @@ class Progress:
 
         elapsed = _duration(time.monotonic() - self.started)
         head = Text(
-            f"{self.title}: {self.done}/{self.total} games, {self.rate_text()}, "
+            f"{self.title}: "
+            f"{f'{self.done} games played' if self.deadline else f'{self.done}/{self.total} games'}"
+            f", {self.rate_text()}, "
             f"elapsed {elapsed}, running {len(self.running)}"
         )
         parts: list[Text | Table] = [
