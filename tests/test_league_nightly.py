@@ -35,8 +35,9 @@ CLOCK = ROOT / "tests" / "nightly_clock.py"
 HOUR = 3600.0
 
 
-def make_league(root: Path, schedule: str | None = None) -> LeagueDir:
-    """A league of three active random bots (versions written as a submission leaves them)."""
+def make_league(root: Path, schedule: str | None = None, delay: float = 0.01) -> LeagueDir:
+    """A league of three active random bots, each thinking ``delay`` seconds a move (versions
+    written as a submission leaves them)."""
     root.mkdir(parents=True)
     policy = f'\n[league]\nplacement_opponents = 2\nschedule = "{schedule}"\n' if schedule else ""
     (root / LEAGUE_FILE).write_text(
@@ -45,7 +46,7 @@ def make_league(root: Path, schedule: str | None = None) -> LeagueDir:
     league = LeagueDir(root)
     for seed, name in enumerate(("alpha", "beta", "gamma"), start=1):
         write_version(league, Version(name, 1, [sys.executable, str(RANDOM), "--seed",
-                                                str(seed), "--delay", "0.01"],
+                                                str(seed), "--delay", str(delay)],
                                       submitted_at=time.time(), state="active"))
     return league
 

@@ -92,7 +92,7 @@ def serve_league(args: argparse.Namespace) -> int:
     """The league's report at ``/``, its newest night live at ``/live``, and with
     ``--submissions`` the authors' login, uploads and pages."""
     from arena.web.leaguesite import league_app, newest_night
-    from arena.web.watch import RunWatcher
+    from arena.web.nightfollow import NightFollower
 
     league = LeagueDir(args.run_dir)
     hosts, https = _public_origin(args.origin)
@@ -103,13 +103,14 @@ def serve_league(args: argparse.Namespace) -> int:
         build_league_report_quietly(league, lambda text: None,
                                     lambda text: print(f"arena: warning: {text}"))
     night = newest_night(league)
-    watcher = None if night is None else RunWatcher(night, rebuild_report=not args.no_report)
-    app = league_app(league, watcher, submissions, hosts)
-    extra = f"; night {night.name} live at /live" if night is not None else ""
+    follower = NightFollower(league, rebuild_report=not args.no_report)
+    app = league_app(league, follower, submissions, hosts)
+    extra = (f"; night {night.name} live at /live" if night is not None
+             else "; its nights live at /live")
     if submissions is not None:
         extra += "; authors log in at /login"
-    tasks = [t for t in (None if watcher is None else watcher.run,
-                         None if submissions is None else submissions.queue.run) if t]
+    tasks = [t for t in (follower.run, None if submissions is None else submissions.queue.run)
+             if t]
 
     async def background() -> None:
         async with trio.open_nursery() as nursery:

@@ -21,7 +21,7 @@ import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 from importlib import resources
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 import trio
 from starlette.applications import Starlette
@@ -121,15 +121,34 @@ def guarded(routes: list[BaseRoute], token: str, *,
     return app
 
 
-def live_routes(path: str, title: str, watcher: RunWatcher, token: str,
+class Live(Protocol):
+    """What a live page follows: a run (:class:`RunWatcher`) or whichever night of a league is
+    newest (:class:`arena.web.nightfollow.NightFollower`)."""
+
+    @property
+    def snapshot(self) -> dict[str, Any]: ...
+
+    @property
+    def run_dir(self) -> Path | None:
+        """The run directory followed now, whose files ``/run/`` serves."""
+
+    async def first_snapshot(self, timeout: float) -> dict[str, Any]: ...
+
+    async def wait_newer(self, version: int, timeout: float) -> dict[str, Any] | None: ...
+
+    def pgn(self, key: str) -> str | None: ...
+
+
+def live_routes(path: str, title: str | Callable[[], str], watcher: Live, token: str,
                 hidden: frozenset[str] = frozenset()) -> list[BaseRoute]:
     """The live page of ``watcher``'s run at ``path`` and what it reads: its events, its
     state, the run's files but its ``hidden`` entries, and its finished games' PGN (``arena
-    serve RUN_DIR`` and a league's newest night)."""
+    serve RUN_DIR`` and a league's newest night; ``title`` may change with the night)."""
 
     async def live_page(request: Request) -> Response:
         snap = await watcher.first_snapshot(FIRST_PAINT_WAIT_SECONDS)
-        return HTMLResponse(page(title, "live.js", live_body(snap), token,
+        shown = title if isinstance(title, str) else title()
+        return HTMLResponse(page(shown, "live.js", live_body(snap), token,
                                  head=no_script_head()))
 
     async def events(request: Request) -> Response:
@@ -149,7 +168,7 @@ def live_routes(path: str, title: str, watcher: RunWatcher, token: str,
         Route("/events", events),
         Route("/state", state),
         Route("/game/{key}.pgn", game_pgn),
-        Route("/run/{path:path}", run_files(watcher.run_dir, hidden)),
+        Route("/run/{path:path}", run_files(lambda: watcher.run_dir, hidden)),
     ]
 
 

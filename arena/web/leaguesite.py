@@ -2,12 +2,13 @@
 
 ``/`` is the league report (rebuilt by each night as it closes); ``/live`` follows the newest
 night (the one being played, if any) exactly as ``arena serve`` follows a run: the same page,
-the same events and the same files under ``/run/``. Only what the report shows is served from
-the league directory (the report, its exports and the nights' reports and games), never the
-stored bots' folders nor their build logs, nor the nights' bots' logs: the path a request
-names is resolved before it is compared with these (:mod:`arena.web.served`). With
-``--submissions`` (:mod:`arena.web.submissions`) authors log in, submit, and read their own
-bots' logs on their own page, and only there.
+the same events and the same files under ``/run/``, and moves on to the next night when it
+begins (:mod:`arena.web.nightfollow`), so one server lasts the league's months. Only what
+the report shows is served from the league directory (the report, its exports and the
+nights' reports and games), never the stored bots' folders nor their build logs, nor the
+nights' bots' logs: the path a request names is resolved before it is compared with these
+(:mod:`arena.web.served`). With ``--submissions`` (:mod:`arena.web.submissions`) authors log
+in, submit, and read their own bots' logs on their own page, and only there.
 """
 
 from __future__ import annotations
@@ -25,10 +26,10 @@ from arena.leaguedir.directory import EXPORT_DIR, NIGHTS_DIR, LeagueDir
 from arena.rundir.layout import CONFIG_COPY, REPORT_DIR, REPORT_PAGE
 from arena.web.app import asset, guarded, live_routes
 from arena.web.guard import new_token
+from arena.web.nightfollow import NightFollower
 from arena.web.runfiles import served_file
 from arena.web.served import Served
 from arena.web.submissions import Submissions, submission_routes
-from arena.web.watch import RunWatcher
 
 NIGHT_HIDDEN: Final = frozenset({"logs", "transcripts", "live", CONFIG_COPY})
 """A night's entries never served to everyone: the bots' stderr and protocol logs, and the
@@ -43,7 +44,7 @@ def newest_night(league: LeagueDir) -> Path | None:
     return league.night(names[-1]).root if names else None
 
 
-def league_app(league: LeagueDir, watcher: RunWatcher | None,
+def league_app(league: LeagueDir, watcher: NightFollower | None,
                submissions: Submissions | None = None,
                public_hosts: frozenset[str] = frozenset()) -> Starlette:
     """The app: the league's report and files, the newest night's live page and, with
@@ -60,8 +61,7 @@ def league_app(league: LeagueDir, watcher: RunWatcher | None,
         Route("/assets/{name}", asset),
     ]
     if watcher is not None:
-        routes += live_routes("/live", f"Arena live: night {watcher.run_dir.name}", watcher,
-                              token, NIGHT_HIDDEN)
+        routes += live_routes("/live", watcher.title, watcher, token, NIGHT_HIDDEN)
     if submissions is None:
         return guarded(routes, token, hosts=public_hosts)
     routes += submission_routes(submissions)

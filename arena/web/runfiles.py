@@ -118,8 +118,19 @@ def served_file(root: Path, served: Served) -> Callable[[Request], Awaitable[Res
     return endpoint
 
 
-def run_files(run_dir: Path, hidden: frozenset[str] = frozenset()
+def run_files(run_dir: Path | Callable[[], Path | None], hidden: frozenset[str] = frozenset()
               ) -> Callable[[Request], Awaitable[Response]]:
-    """The endpoint of ``/run/{path:path}`` for ``run_dir``, never serving its entries named in
+    """The endpoint of ``/run/{path:path}`` for ``run_dir`` (or for the run directory it
+    names at each request: a league's newest night), never serving its entries named in
     ``hidden`` (a league night's bots' logs: each author's own)."""
-    return served_file(run_dir, Served(("",), tuple(sorted(hidden))))
+    if isinstance(run_dir, Path):
+        return served_file(run_dir, Served(("",), tuple(sorted(hidden))))
+    served = Served(("",), tuple(sorted(hidden)))
+    current = run_dir
+
+    async def endpoint(request: Request) -> Response:
+        root = current()
+        path = None if root is None else served_path(root, request.path_params["path"], served)
+        return not_found() if path is None else file_response(path)
+
+    return endpoint
