@@ -10,8 +10,9 @@ resumed (within its window until the window's end; after it, with its own deadli
 passed, so it closes at once with the games it has); a window already served by a night that
 began in it is not served twice; a window under way that no night has begun (the command was
 down at its start) opens its night at once, late; otherwise the loop sleeps until the next
-start. One scheduler per league (``nights/.nightly.lock``); a night begun by hand meanwhile
-holds the nights' lock, and the scheduler tries again a minute later.
+start. One scheduler per league (``nights/.nightly.lock``). A night that cannot begin (fewer
+than two active versions, a night begun by hand that holds the nights' lock) is said once and
+tried again every minute while its window lasts.
 
 Everything that tells the time is handed in (``clock`` and ``sleep``): a test's clock moves
 with the games and its sleep moves the clock, so two nights cost no real day.
@@ -94,6 +95,8 @@ class Nightly:
     league: LeagueDir
     window: NightWindow
     closed: int = 0
+    _refused: str = ""
+    """The last line of a night that could not begin (not said again each minute)."""
 
     @property
     def now(self) -> float:
@@ -133,9 +136,13 @@ class Nightly:
         try:
             outcome = run_night(night)
         except UserError as exc:
-            self._log(f"night {name} not played: {exc}")
+            line = f"night {name} not played: {exc}"
+            if line != self._refused:  # said once, however many minutes it lasts
+                self._log(line)
+                self._refused = line
             self._pause(span)
             return 1
+        self._refused = ""
         self._log(self._line(outcome, began, span))
         if outcome.closed:
             self.closed += 1
