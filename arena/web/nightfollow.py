@@ -15,7 +15,7 @@ rebuilds it.
 
 from __future__ import annotations
 
-import time
+import math
 from pathlib import Path
 from typing import Any, Final
 
@@ -36,10 +36,12 @@ NO_NIGHT: Final = "no night yet"
 class NightFollower(Snapshots):
     """Snapshots of the league's newest night, whichever it is now (:meth:`run`: a trio task)."""
 
-    def __init__(self, league: LeagueDir, *, rebuild_report: bool = True) -> None:
+    def __init__(self, league: LeagueDir, *, rebuild_report: bool = True,
+                 report_grace: float = REPORT_GRACE_SECONDS) -> None:
         super().__init__()
         self.league = league
         self.rebuild_report = rebuild_report
+        self.report_grace = report_grace
         self.watcher: RunWatcher | None = None
         self._scope: trio.CancelScope | None = None
         self._tallies: dict[str, float] = {}
@@ -114,18 +116,18 @@ class NightFollower(Snapshots):
     # ----- the league's report -----------------------------------------------------------
     def _closed(self, nursery: trio.Nursery, closed: dict[str, Path]) -> None:
         """Rebuild the league's report once a night that closed while the server ran is
-        newer than it for :data:`REPORT_GRACE_SECONDS`."""
-        now = time.monotonic()
+        newer than it for :attr:`report_grace` seconds."""
+        now = trio.current_time()
         first, self._looked = not self._looked, True
         for name in closed:
             if name not in self._tallies:
                 # Nights closed before the server started are not waited for: the report
                 # they left is theirs.
-                self._tallies[name] = -REPORT_GRACE_SECONDS if first else now
+                self._tallies[name] = -math.inf if first else now
         if not self.rebuild_report:
             return
         due = [name for name, seen in self._tallies.items()
-               if name not in self._rebuilt and now - seen >= REPORT_GRACE_SECONDS]
+               if name not in self._rebuilt and now - seen >= self.report_grace]
         if not due:
             return
         self._rebuilt.update(due)
