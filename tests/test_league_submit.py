@@ -111,8 +111,9 @@ def test_a_python_bot_is_copied_checked_and_accepted(league: LeagueDir, settings
     # The same content again: one store entry, a second version; the first stays active.
     v2 = submit(league, settings, Submission("rnd", folder), quiet)
     assert (v2.number, v2.state, v2.source) == (2, "active", v1.source)
+    assert v2.notice == "same content as rnd@1"  # accepted, and told so
     assert entries(league) == [v1.source]
-    assert "stored already" in (league.version_dir("rnd", 2) / "build.log").read_text()
+    assert "stored already (rnd@1)" in (league.version_dir("rnd", 2) / "build.log").read_text()
     assert [v.state for v in read_versions(league)] == ["active", "active"]
 
     # The author edits the folder: nothing that plays changes.
@@ -142,19 +143,26 @@ def test_a_c_bot_is_built_in_the_sandbox_and_a_failing_build_leaves_it_alone(
     v2 = submit(league, settings, Submission("cbot", folder), quiet)
     assert (v2.state, v2.step) == ("rejected", "build")
     assert v2.reason.startswith("build exited with status 2 after ")
-    assert v2.reason.endswith("; see bots/cbot/2/build.log")
-    log = (league.version_dir("cbot", 2) / "build.log").read_text()
+    # the compiler's first error line quoted, the log named as the author knows it
+    assert v2.reason.endswith(": randbot.c:1: error: boom; see build.log"), v2.reason
+    assert v2.label == "cbot#2"  # rejected: no version number used up
+    log = (league.bots / "cbot" / "try-2" / "build.log").read_text()
     assert "compiling" in log and "error: boom" in log
     assert [(v.number, v.state) for v in read_versions(league)] == [(1, "active"),
-                                                                     (2, "rejected")]
+                                                                     (0, "rejected")]
     assert entries(league) == [v1.source]  # the failed build's copy is gone
 
     assert main(["league", "bots", str(league.root)]) == 0
     out = capsys.readouterr().out
     assert "cbot  1        active" in out
-    assert "cbot  2        rejected" in out
+    assert "cbot  #2       rejected" in out
     assert "    build: build exited with status 2 after" in out
-    assert "    log: bots/cbot/2/build.log" in out
+    assert "    log: bots/cbot/try-2/build.log" in out
+    # the next accepted version is number 2: the rejected submission took none
+    (folder / "bot.toml").write_text(
+        'build = ["cc", "-O2", "-std=c99", "-o", "bot", "randbot.c", "-DAGAIN"]\n')
+    v3 = submit(league, settings, Submission("cbot", folder), quiet)
+    assert (v3.label, v3.state, v3.attempt) == ("cbot@2", "active", 3), v3.reason
 
 
 def test_an_installed_engine_is_submitted_from_the_command_line(
@@ -182,13 +190,15 @@ def test_submit_tells_its_steps_as_typed_events(
     assert main(["league", "submit", str(league.root), "rnd", str(folder), "--events"]) == 0
     events = [decode_event(line) for line in capsys.readouterr().out.splitlines()]
     assert [type(e) for e in events] == [Submitted, Copying, Checking, Finished]
-    assert {e.label for e in events} == {"rnd@1"}
+    # submission #1 of rnd until it is accepted, then version rnd@1
+    assert [e.label for e in events] == ["rnd#1", "rnd#1", "rnd#1", "rnd@1"]
     assert events[-1] == Finished("rnd@1", "active")
     assert [e.text() for e in events] == [
-        "rnd@1: submitted", f"rnd@1: copying {folder}", "rnd@1: checking (arena check-bot "
+        "rnd#1: submitted", f"rnd#1: copying {folder}", "rnd#1: checking (arena check-bot "
         "dobutsu)", "rnd@1: active"]
     assert main(["league", "submit", str(league.root), "rnd", str(folder)]) == 0
-    assert capsys.readouterr().out.splitlines()[-1] == "rnd@2: active"  # text without it
+    assert capsys.readouterr().out.splitlines()[-1] == (  # text without it
+        "rnd@2: active (same content as rnd@1)")
 
 
 def test_an_installed_engines_file_arguments_are_kept_absolute(
@@ -213,9 +223,9 @@ def test_a_bot_that_plays_an_illegal_move_is_rejected_at_check(
     assert (version.state, version.step) == ("rejected", "check")
     assert version.reason.startswith("step 6. position (start position)")
     assert "'a2a5' is not legal" in version.reason
-    assert version.reason.endswith("; see bots/ill/1/check.log")
+    assert version.reason.endswith("; see check.log")
     assert "\n" not in version.reason
-    log = (league.version_dir("ill", 1) / "check.log").read_text()
+    log = (league.bots / "ill" / "try-1" / "check.log").read_text()
     assert "< bestmove a2a5" in log and "SKIP  15. quit" in log
     assert "the bot's stderr:" in log and "pid " in log
 
@@ -240,7 +250,7 @@ def test_the_build_has_no_network(league: LeagueDir, settings: LeagueSettings,
                          build=f'build = ["{{python}}", "-c", "{probe}"]\n')
     version = submit(league, settings, Submission("net", folder), quiet)
     assert (version.state, version.step) == ("rejected", "build"), version.reason
-    log = (league.version_dir("net", 1) / "build.log").read_text()
+    log = (league.bots / "net" / "try-1" / "build.log").read_text()
     assert "Network is unreachable" in log
 
 
@@ -262,7 +272,7 @@ def test_the_build_writes_its_own_folder_only(league: LeagueDir, tmp_path: Path,
                          build=f'build = ["sh", "-c", "{script}"]\n')
     version = submit(league, settings, Submission("w", folder), quiet)
     assert (version.state, version.step) == ("rejected", "build")
-    log = (league.version_dir("w", 1) / "build.log").read_text()
+    log = (league.bots / "w" / "try-1" / "build.log").read_text()
     assert "\ninside-ok\n" in log and "\nWROTE" not in log
     uid = int(log.split("inside-ok\n", 1)[1].split()[0])
     assert uid != 0  # never root
@@ -279,8 +289,8 @@ def test_a_build_that_outlives_its_time_is_killed(league: LeagueDir, tmp_path: P
     version = submit(league, settings, Submission("slow", folder), quiet)
     assert time.monotonic() - started < 5
     assert (version.state, version.step) == ("rejected", "build")
-    assert version.reason == ("build still running after 0.5 s: killed; see "
-                              "bots/slow/1/build.log")
+    # the output's last line quoted (no error line in it)
+    assert version.reason == "build still running after 0.5 s: killed: started; see build.log"
 
 
 def test_a_bad_bot_toml_is_rejected_naming_its_line(league: LeagueDir, settings: LeagueSettings,

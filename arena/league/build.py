@@ -8,6 +8,11 @@ time ``build_seconds`` and memory ``build_memory_mb`` from ``[league]``, process
 :data:`MAX_LOG_BYTES` kept. A build that exits with a status other than 0, is killed, or
 outlives its time is a failure whose one-line reason names the log.
 
+A failed build's reason quotes the first error lines of its output (:func:`first_errors`: a
+compiler's first ``error:`` lines, ``error[E0425]:`` and the ``-->`` line under it from
+rustc, a Go compiler's ``file.go:L:C:`` lines), so that the author sees why without opening
+the log.
+
 Without bubblewrap (``sandbox = "uid"``, or ``auto`` on a machine without it) the build runs
 under its own uid and mount namespace, but sees the network, as such bots do.
 """
@@ -15,6 +20,7 @@ under its own uid and mount namespace, but sees the network, as such bots do.
 from __future__ import annotations
 
 import os
+import re
 import selectors
 import subprocess
 import sys
@@ -37,6 +43,11 @@ BUILD_TMP_MB: Final = 512
 """Its private /tmp (compilers' intermediate files; counted in its memory)."""
 BUILD_FILE_MB: Final = 512
 """The largest file a build may write."""
+QUOTED_LINES: Final = 3
+"""Lines of a failed build's output quoted in its reason."""
+QUOTED_CHARS: Final = 160
+"""Characters of each quoted line."""
+_ERROR_LINE: Final = re.compile(r"\berror\b|^\S+\.go:\d+:\d+: |^\S+:\d+: error", re.I)
 EXIT_GRACE_S: Final = 1.0
 """How long the log is read after the build exited, for what its children still write."""
 
@@ -69,7 +80,7 @@ def run_build(spec: BotSpec, log_path: Path, seconds: float, shown_log: str) -> 
     the reason (relative to the league)."""
     started = time.monotonic()
     with open(log_path, "wb") as log:
-        log.write(f"[arena] build: {' '.join(spec.cmd)}\n[arena] in {spec.cwd}\n".encode())
+        log.write(f"[arena] build: {' '.join(spec.cmd)}\n".encode())
         log.flush()
         try:
             launched = launch(spec, capture_stderr=True, writable=True)
@@ -98,7 +109,37 @@ def run_build(spec: BotSpec, log_path: Path, seconds: float, shown_log: str) -> 
             reason = f"build {_describe(status, launched.mode, oom, spec)} after {took:.1f} s; " \
                 f"see {shown_log}"
         log.write(f"[arena] {reason}\n".encode())
+        log.flush()
+        quoted = first_errors(log_path.read_bytes().decode("utf-8", errors="replace"))
+        if quoted:
+            head, _, tail = reason.rpartition("; see ")
+            reason = f"{head}: {quoted}; see {tail}"
         return BuildResult(False, took, reason)
+
+
+def first_errors(output: str) -> str:
+    """The first error lines of a build's output, joined by `` | ``: lines that say
+    ``error`` (a compiler's ``file:line: error:``, rustc's ``error[E...]:`` with its ``-->``
+    line) or a Go compiler's ``file.go:L:C:``; without any, the last lines it wrote. The
+    arena's own ``[arena]`` lines are never quoted. Empty for a build that wrote nothing."""
+    lines = [line.rstrip() for line in output.splitlines()
+             if line.strip() and not line.startswith("[arena]")]
+    picked: list[str] = []
+    for i, line in enumerate(lines):
+        if _ERROR_LINE.search(line) and not line.lstrip().startswith(("make: ***", "make[")):
+            picked.append(line.strip())
+            following = lines[i + 1].strip() if i + 1 < len(lines) else ""
+            if following.startswith("-->"):
+                picked[-1] += f" {following}"
+        if len(picked) >= QUOTED_LINES:
+            break
+    if not picked:
+        picked = [line.strip() for line in lines[-QUOTED_LINES:]]
+    return " | ".join(_cut(line) for line in picked)
+
+
+def _cut(line: str) -> str:
+    return line if len(line) <= QUOTED_CHARS else line[: QUOTED_CHARS - 3] + "..."
 
 
 def _describe(status: int, mode: str, oom: bool, spec: BotSpec) -> str:

@@ -23,8 +23,8 @@ from urllib.parse import quote
 
 from arena.league.authors import bots_of
 from arena.leaguedir.directory import BUILD_LOG, CHECK_LOG, LeagueDir
-from arena.leaguedir.versions import Version, read_versions
-from reports.htmlkit import Cell, Html, Row, escape, join, link, number, table, when
+from arena.leaguedir.versions import Version, read_versions, version_folder
+from reports.htmlkit import Cell, Html, Row, element, escape, join, link, number, table, when
 from reports.journal_summary import GameSummary, JournalError, summarise_journal
 from reports.league_data import LeagueData, read_league
 
@@ -135,14 +135,22 @@ pattern="[A-Za-z0-9][A-Za-z0-9._\\-]{{0,63}}"></label>
         rows = []
         for v in mine:
             s = standing.get(v.label)
-            logs = join((link(f"{base}/logs/{quote(v.name)}/{v.number}/{log}", log,
+            logs = join((link(f"{base}/logs/{quote(v.name)}/{v.ref}/{log}", log,
                               class_="log")
                          for log in (BUILD_LOG, CHECK_LOG)
-                         if (league.version_dir(v.name, v.number) / log).is_file()), " ")
+                         if (version_folder(league, v) / log).is_file()), " ")
+            why = f"{v.step}{': ' if v.step else ''}{v.reason}"
+            if v.notice:
+                why = f"{why}{'; ' if why else ''}{v.notice}"
+            action: Html | str = ""
+            if v.state == "active":
+                action = element("button", "retire", type="button", class_="retire",
+                                 data_version=v.label)
             rows.append(Row([
                 v.label, Cell(v.state, "state"), when(v.submitted_at, missing="-"),
                 Cell(_elo(s.rating if s else None), "rating"), Cell(s.games if s else 0, "games"),
-                f"{v.step}{': ' if v.step else ''}{v.reason}", logs], {"version": v.label}))
+                Cell(why, "why notice" if v.notice else "why"), logs, action],
+                {"version": v.label}))
         history = [[p.night, p.version, _elo(p.rating),
                     "-" if p.error is None else f"± {number(p.error, '.0f')}", p.games]
                    for p in data.points if p.version in {v.label for v in mine}]
@@ -176,7 +184,7 @@ pattern="[A-Za-z0-9][A-Za-z0-9._\\-]{{0,63}}"></label>
             bot_games.append(Row([item.night, g.id, g.p1, g.p2, g.result, g.termination,
                                   g.plies, join(links, " ")], {"game": g.key}))
         out.append(f"""<section class="bot" data-bot="{e(name)}"><h2>{e(name)}</h2>
-<h3>Versions</h3>{table(["version", "state", "submitted", "Elo", "games", "why", "logs"],
+<h3>Versions</h3>{table(["version", "state", "submitted", "Elo", "games", "why", "logs", ""],
                         rows, class_="versions")}
 <h3>Rating history</h3>{_table("history", ["night", "version", "Elo", "error", "games"],
                                history)}
