@@ -65,6 +65,10 @@ class Policy(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
     --submissions`` (their builds run one at a time)."""
     cluster: str | None = None
     """Play the nights on a Dask cluster (``local:N`` or ``tcp://HOST:8786``), as ``--cluster``."""
+    webhook: Annotated[str, msgspec.Meta(pattern=r"^https?://[^\s/]+(/\S*)?$",
+                                         max_length=2000)] | None = None
+    """``http(s)://...``: a JSON message is POSTed there after each night closes (its
+    ratings, verdicts and faults: :mod:`arena.league.webhook`)."""
 
 
 class LeagueFile(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):

@@ -5,7 +5,10 @@ night (the one being played, if any) exactly as ``arena serve`` follows a run: t
 the same events and the same files under ``/run/``. Only what the report shows is served from
 the league directory (the report, its exports and the nights' reports and games), never the
 stored bots' folders nor their build logs, nor the nights' bots' logs: the path a request
-names is resolved before it is compared with these (:mod:`arena.web.served`). With
+names is resolved before it is compared with these (:mod:`arena.web.served`). ``/bots/NAME``
+is a bot's public page (:mod:`arena.web.bot_page`: versions, ratings, results and games; no
+log, no source); ``/feeds/AUTHOR.atom`` an author's Atom feed of the nights
+(:mod:`arena.web.feed`). With
 ``--submissions`` (:mod:`arena.web.submissions`) authors log in, submit, and read their own
 bots' logs on their own page, and only there.
 """
@@ -24,6 +27,8 @@ from arena.league.authors import author_of_token
 from arena.leaguedir.directory import EXPORT_DIR, NIGHTS_DIR, LeagueDir
 from arena.rundir.layout import CONFIG_COPY, REPORT_DIR, REPORT_PAGE
 from arena.web.app import asset, guarded, live_routes
+from arena.web.bot_page import bot_route
+from arena.web.feed import feed_route
 from arena.web.guard import new_token
 from arena.web.runfiles import served_file
 from arena.web.served import Served
@@ -56,6 +61,8 @@ def league_app(league: LeagueDir, watcher: RunWatcher | None,
 
     routes: list[BaseRoute] = [
         Route("/", home),
+        Route("/bots/{name}", bot_route(league, token)),
+        Route("/feeds/{author}.atom", feed_route(league)),
         Route("/league/{path:path}", served_file(league.root, SERVED)),
         Route("/assets/{name}", asset),
     ]
