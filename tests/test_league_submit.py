@@ -422,6 +422,27 @@ def test_retire_a_version_or_every_active_version_of_a_bot(
     assert "a has no active version" in capsys.readouterr().err
 
 
+def test_an_author_retires_only_their_own_versions_from_the_command_line(
+        league: LeagueDir, capsys: pytest.CaptureFixture[str]) -> None:
+    from arena.league.authors import add_author, claim_bot, settle_claims
+
+    add_author(league, "ada")
+    add_author(league, "bob")
+    for name, author in (("adabot", "ada"), ("bobbot", "bob")):
+        version = Version(name, 1, ["./bot"], 0.0, state="active", author=author)
+        claim_bot(league, version, author)
+        write_version(league, version)
+        settle_claims(league)
+    assert main(["league", "retire", str(league.root), "adabot@1", "--author", "bob"]) == 2
+    err = capsys.readouterr().err
+    assert "adabot@1 belongs to author 'ada', not to you (bob)" in err, err
+    assert main(["league", "retire", str(league.root), "adabot", "--author", "bob"]) == 2
+    assert main(["league", "retire", str(league.root), "adabot@1", "--author", "ada"]) == 0
+    assert "adabot@1: retired" in capsys.readouterr().out
+    states = {v.label: v.state for v in read_versions(league)}
+    assert states == {"adabot@1": "retired", "bobbot@1": "active"}
+
+
 def test_bots_lists_games_and_ratings_of_the_last_night(
         league: LeagueDir, capsys: pytest.CaptureFixture[str]) -> None:
     _versions(league, ("a", 1, "active"), ("a", 2, "rejected"), ("b", 1, "active"))

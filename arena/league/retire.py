@@ -42,9 +42,9 @@ def retire(league: LeagueDir, label: str, reason: str = "",
         if author is not None:
             owner = owner_of(league, name)
             if owner != author:
-                whose = f"author {owner!r}'s" if owner else "the league owner's"
-                raise NotYours(f"{label} is {whose}, not yours ({author}): an author retires "
-                               "only versions of their own bots")
+                whose = f"author {owner!r}" if owner else "the league's owner"
+                raise NotYours(f"{label} belongs to {whose}, not to you ({author}): an author "
+                               "retires only versions of their own bots")
         numbered = [v for v in versions if v.number]
         if number is None:
             chosen = [v for v in numbered if v.state == "active"]
