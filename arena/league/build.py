@@ -33,6 +33,8 @@ from arena.settings.botcommand import PYTHON_PLACEHOLDER, resolve_program_cwd_fi
 from referee.botspec import BotSpec, Limits, Sandbox
 from referee.process.boterrors import BotStartError
 from referee.process.faults import SandboxSetupError
+from referee.process.sandbox import SANDBOX_PATH
+from referee.process.shims import is_shim, real_program
 from referee.process.spawn import launch
 
 MAX_LOG_BYTES: Final = 1 << 20
@@ -61,25 +63,58 @@ class BuildResult:
     reason: str = ""
 
 
-def build_spec(name: str, argv: list[str], folder: Path, memory_mb: int,
-               sandbox: Sandbox) -> BotSpec:
-    """The build as a bot to launch: ``argv`` (``{python}`` replaced, its program found in the
-    folder first, then on PATH) in ``folder``, with the build's limits."""
+@dataclass(frozen=True)
+class BuildSpec:
+    """The build to launch, and what was resolved for it before it starts."""
+
+    spec: BotSpec
+    note: str = ""
+    """One line for the log: the version manager's shim replaced by the real program."""
+
+
+def build_spec(name: str, argv: list[str], folder: Path, memory_mb: int, sandbox: Sandbox,
+               env: dict[str, str] | None = None, toolchain: str = "") -> BuildSpec:
+    """The build as a bot to launch: ``argv`` (``{python}`` replaced, its program found in
+    ``toolchain`` first, then in the folder, then on PATH) in ``folder``, with the build's
+    limits and ``env``. A version manager's shim (rustup's ``cargo``, pyenv's ``python3``) is
+    replaced now by the program it runs (:func:`referee.process.shims.real_program`; one that
+    cannot be resolved raises :class:`BotStartError` naming what to give), and that program's
+    folder goes before the sandbox's PATH, with ``toolchain``, so that its siblings (the
+    ``rustc`` of that ``cargo``) are the ones found."""
     cmd = [arg.replace(PYTHON_PLACEHOLDER, sys.executable) for arg in argv]
-    program = resolve_program_cwd_first(cmd[0], folder)
+    program = None
+    if toolchain and os.sep not in cmd[0]:
+        candidate = os.path.join(toolchain, cmd[0])
+        program = candidate if os.access(candidate, os.X_OK) else None
+    program = program or resolve_program_cwd_first(cmd[0], folder)
+    note = ""
+    path = [toolchain] if toolchain else []
     if program is not None:
         cmd[0] = program
+        if sandbox != "none" and is_shim(program):
+            real = real_program(name, program, str(folder))
+            note = f"{argv[0]} ({program}) is a version manager's shim: building with {real}"
+            cmd[0] = real
+            path.insert(0, os.path.dirname(real))
+    environment = dict(env or {})
+    if path:
+        environment["PATH"] = ":".join([*path, SANDBOX_PATH])
     limits = Limits(memory_mb=memory_mb, processes=BUILD_PROCESSES, file_mb=BUILD_FILE_MB,
                     tmp_mb=BUILD_TMP_MB)
-    return BotSpec(name=name, cmd=cmd, cwd=str(folder), limits=limits, sandbox=sandbox)
+    return BuildSpec(BotSpec(name=name, cmd=cmd, cwd=str(folder), limits=limits,
+                             sandbox=sandbox, env=environment), note)
 
 
-def run_build(spec: BotSpec, log_path: Path, seconds: float, shown_log: str) -> BuildResult:
+def run_build(build: BuildSpec, log_path: Path, seconds: float,
+              shown_log: str) -> BuildResult:
     """Run the build of ``spec`` for at most ``seconds``, its output to ``log_path``; always
     ends it (and whatever it started) before returning. ``shown_log`` is the log's name in
-    the reason (relative to the league)."""
+    the reason."""
+    spec = build.spec
     started = time.monotonic()
     with open(log_path, "wb") as log:
+        if build.note:
+            log.write(f"[arena] {build.note}\n".encode())
         log.write(f"[arena] build: {' '.join(spec.cmd)}\n".encode())
         log.flush()
         try:

@@ -79,6 +79,7 @@ from arena.leaguedir.versions import (
 )
 from arena.settings.config import ConfigError, OptionValue
 from referee.botspec import BotSpec, Protocol
+from referee.process.boterrors import BotStartError
 from referee.process.faults import SandboxSetupError
 
 MAX_STDERR_IN_LOG: Final = 64 << 10
@@ -290,7 +291,8 @@ def _accept_folder(league: LeagueDir, settings: LeagueSettings, sub: Submission,
         version = msgspec.structs.replace(
             version, source=incoming.digest, build=list(bot_file.build or []),
             protocol=sub.protocol or bot_file.protocol or "native",
-            options={**bot_file.options, **sub.options},
+            options={**bot_file.options, **sub.options}, env=dict(bot_file.env),
+            toolchain=bot_file.toolchain or "",
             author=sub.author if sub.author is not None else bot_file.author or "")
         log = folder / BUILD_LOG
         built: store.FolderLimits | None = None
@@ -307,8 +309,14 @@ def _accept_folder(league: LeagueDir, settings: LeagueSettings, sub: Submission,
         else:
             tell(Building(version.label, list(version.build)))
             store.open_for_build(incoming)
-            spec = build_spec(f"{version.label} build", version.build, incoming.tree,
-                              settings.policy.build_memory_mb, settings.file.sandbox)
+            try:
+                spec = build_spec(f"{version.label} build", version.build, incoming.tree,
+                                  settings.policy.build_memory_mb, settings.file.sandbox,
+                                  version.env, version.toolchain)
+            except BotStartError as exc:  # a shim that names no real program: before the build
+                store.discard(incoming)
+                log.write_text(f"[arena] {exc}\n")
+                return _reject(league, version, "build", str(exc), tell)
             result = run_build(spec, log, settings.policy.build_seconds, BUILD_LOG)
             version = msgspec.structs.replace(version, build_seconds=round(result.seconds, 3))
             if not result.ok:

@@ -28,6 +28,7 @@ import msgspec
 from arena.atomicfile import write_atomic
 from arena.leaguedir.directory import ATTEMPT_PREFIX, VERSION_FILE, LeagueDir
 from referee.botspec import BotSpec, Protocol
+from referee.process.sandbox import SANDBOX_PATH
 
 State = Literal["pending", "active", "rejected", "retired"]
 Step = Literal["upload", "copy", "bot.toml", "build", "check", ""]
@@ -63,6 +64,10 @@ class Version(msgspec.Struct, omit_defaults=True):
     an earlier arena, numbered at once)."""
     notice: str = ""
     """One line the author is told about an accepted version (``same content as x@1``)."""
+    env: dict[str, str] = {}
+    """``bot.toml``'s ``[env]``: added to the bot's environment (and its build's)."""
+    toolchain: str = ""
+    """``bot.toml``'s ``toolchain``: put before the sandbox's PATH of the bot and its build."""
 
     @property
     def label(self) -> str:
@@ -222,4 +227,14 @@ def bot_spec(league: LeagueDir, version: Version) -> BotSpec:
                        options=dict(version.options))
     folder = league.stored(version.source)
     return BotSpec(name=version.label, cmd=list(version.cmd), cwd=os.path.abspath(folder),
-                   protocol=version.protocol, options=dict(version.options))
+                   protocol=version.protocol, options=dict(version.options),
+                   env=version_env(version))
+
+
+def version_env(version: Version) -> dict[str, str]:
+    """The variables a version's bot (and its build) gets besides the sandbox's own: its
+    ``[env]``, and a PATH that searches its ``toolchain`` first."""
+    env = dict(version.env)
+    if version.toolchain:
+        env["PATH"] = f"{version.toolchain}:{SANDBOX_PATH}"
+    return env
