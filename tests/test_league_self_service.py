@@ -226,3 +226,22 @@ def test_an_author_serves_herself_and_is_told_of_each_night(tmp_path: Path) -> N
                 status, body = request(url, "GET", path)
                 assert status == 404 and b"cmd" not in body and b"[arena]" not in body, \
                     (path, status, body[:200])
+
+
+def test_a_webhook_that_is_down_costs_the_night_a_warning_only(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    league = make_league(tmp_path / "league", f'webhook = "http://127.0.0.1:{port}/hook"\n')
+    for name, seed in (("one", 1), ("two", 2)):
+        done = arena("league", "submit", str(league.root), name,
+                     str(bot_folder(tmp_path / name, build=None, seed=seed)))
+        assert done.returncode == 0, done.stdout + done.stderr
+    night = arena("league", "run", str(league.root), "--games", "2", "--plain", "--no-report")
+    assert night.returncode == 0, night.stdout + night.stderr
+    out = night.stdout + night.stderr
+    assert f"webhook http://127.0.0.1:{port}/hook: night {league.night_names()[0]} not " \
+        "delivered" in out, out
+    assert league.tally(league.night_names()[0]).is_file()  # the night is closed all the same

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 import stat
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -484,3 +485,27 @@ def test_a_build_over_its_memory_limit_is_killed_and_says_so(league: LeagueDir,
     assert (version.state, version.step) == ("rejected", "build")
     assert version.reason.startswith("build was killed by signal 9 (its memory limit of 64 MiB "
                                      "was reached) after "), version.reason
+
+
+@pytest.mark.slow
+def test_numbers_are_given_on_acceptance_to_submissions_running_at_once(
+        league: LeagueDir, tmp_path: Path) -> None:
+    """Four submissions of one bot at once, two of them rejected: every submission its own
+    ``try-K`` folder, the accepted ones ``@1`` and ``@2`` (under the league's lock, in the order
+    they were accepted), the rejected ones no number."""
+    good = python_bot(tmp_path / "good")
+    bad = hostile_bot(tmp_path / "bad", "illegal_move.py", "tag", "0")
+    argv = [sys.executable, "-m", "arena.cli", "league", "submit", str(league.root), "race"]
+    procs = [subprocess.Popen([*argv, str(folder)], stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True, cwd=ROOT)
+             for folder in (good, bad, good, bad)]
+    outs = [p.communicate(timeout=300)[0] for p in procs]
+    assert [p.returncode for p in procs] == [0, 1, 0, 1], outs
+    versions = read_versions(league)
+    assert sorted(v.attempt for v in versions) == [1, 2, 3, 4]
+    accepted = sorted(v.label for v in versions if v.state == "active")
+    assert accepted == ["race@1", "race@2"], [v.label for v in versions]
+    assert sorted(v.label for v in versions if v.state == "rejected") == sorted(
+        f"race#{v.attempt}" for v in versions if v.state == "rejected")
+    assert sorted(p.name for p in (league.bots / "race").iterdir()) == sorted(
+        ["1", "2"] + [f"try-{v.attempt}" for v in versions if v.state == "rejected"])
