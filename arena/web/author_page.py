@@ -107,6 +107,7 @@ def author_body(league: LeagueDir, author: str, pending_per_author: int,
     base = f"/authors/{quote(author)}"
     out = [f"""<header><h1>Arena league: {e(author)}</h1>
 <div class="meta"><a href="/league/report.html">league report</a> ·
+<a class="feed" href="/feeds/{quote(author)}.atom">your feed (Atom)</a> ·
 <button type="button" id="logout">log out</button></div>
 </header><main>
 <section id="submit"><h2>Submit a bot</h2>
@@ -202,8 +203,8 @@ def bot_section(league: LeagueDir, data: LeagueData, name: str, mine: list[Versi
                                   "transcript", class_="transcript"))
         bot_games.append(Row([item.night, g.id, g.p1, g.p2, g.result, g.termination,
                               g.plies, join(links, " ")], {"game": g.key}))
-    public = "" if base is None else str(link(f"/bots/{quote(name)}", "public page",
-                                              class_="public"))
+    public = "" if base is None or not any(v.number for v in mine) else str(
+        link(f"/bots/{quote(name)}", "public page", class_="public"))  # versions only
     return f"""<section class="bot" data-bot="{e(name)}"><h2>{e(name)}</h2>{public}
 <h3>Versions</h3>{table(head, rows, class_="versions")}
 <h3>Rating history</h3>{_table("history", ["night", "version", "Elo", "error", "games"],
