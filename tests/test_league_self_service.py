@@ -209,6 +209,10 @@ def test_an_author_serves_herself_and_is_told_of_each_night(tmp_path: Path) -> N
                     f"{row.losses} lost)") in content, content
             assert "house@1" not in content  # bob's bot is in bob's feed
             assert request(url, "GET", "/feeds/nobody.atom")[0] == 404
+            for path in ("/feeds/..%2fauthors.atom", "/feeds/..%2f..%2fleague.toml.atom",
+                         "/feeds/%2e%2e.atom"):
+                status, body = request(url, "GET", path)
+                assert status == 404 and b"token" not in body, (path, status, body[:200])
 
             # The public page of her bot: versions, history, results, games; no log, no source.
             status, body = request(url, "GET", "/bots/adabot")
