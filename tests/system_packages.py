@@ -47,6 +47,8 @@ PACKAGES: dict[str, Callable[[], str | None]] = {
     "chromium": _file(CHROMIUM),
     "nodejs": _program("node"),
     "gcc": _program("cc"),
+    "golang-go": _program("go"),
+    "cargo": _program("cargo"),
 }
 """Debian package name -> why it cannot be used here (None when it can). .ci/run installs
 exactly these."""

@@ -741,7 +741,7 @@ def test_archives_of_a_bot_folder_are_submitted_and_accepted(
     by_folder = submit(league, settings, Submission("rnd", folder), quiet)
     zipped = archive_of(folder, tmp_path / "author" / "rnd.zip")
     assert main(["league", "submit", str(league.root), "rnd", str(zipped)]) == 0
-    assert "rnd@2: unpacking rnd.zip" in capsys.readouterr().out
+    assert "rnd#2: unpacking rnd.zip" in capsys.readouterr().out
     versions = [by_folder, read_versions(league)[1]]
     for name in ["rnd.tar.gz", "rnd.tar"]:
         upload = archive_of(folder, tmp_path / "author" / name)

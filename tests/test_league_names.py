@@ -75,11 +75,12 @@ def test_a_rejected_upload_leaves_the_name_free_for_another_author(
     # Ada still finds her rejected version (and reads its logs) while the name is free.
     assert owner_of(league, "shiny") == "ada" and bots_of(league, "ada") == ["shiny"]
     assert may_submit(league, "shiny", "bob") is None
-    assert listed(capsys, league)["ada"] == "-  rejected (the name is free): shiny@1"
+    assert listed(capsys, league)["ada"] == "-  rejected (the name is free): shiny#1"
 
     second = submit(league, settings, Submission("shiny", bot(tmp_path / "good"),
                                                  author="bob"), quiet)
-    assert (second.label, second.state) == ("shiny@2", "active"), second.reason
+    # ada's rejected submission took no number: bob's is the first version
+    assert (second.label, second.state) == ("shiny@1", "active"), second.reason
     assert read_authors(league).bots == {"shiny": "bob"}
     assert read_authors(league).claims == {}  # ada's claim went with the name
     assert owner_of(league, "shiny") == "bob" and bots_of(league, "ada") == []
@@ -93,18 +94,19 @@ def test_a_rejected_upload_leaves_the_name_free_for_another_author(
 def test_a_pending_first_submission_holds_its_name_until_it_ends(league: LeagueDir) -> None:
     """Under the lock, as submit takes it: the claim, then the pending version."""
     with league_lock(league):
-        claim_bot(league, "race", 1, "ada")
-        write_version(league, Version("race", 1, ["./bot"], 0.0, author="ada"))
+        pending = Version("race", 0, ["./bot"], 0.0, author="ada", attempt=1)
+        claim_bot(league, pending, "ada")
+        write_version(league, pending)
     refused = may_submit(league, "race", "bob")
     assert refused is not None and "belongs to author 'ada' (a submission of theirs is " \
         "pending)" in refused
     with league_lock(league), pytest.raises(UserError, match="pending"):
-        claim_bot(league, "race", 2, "bob")
+        claim_bot(league, Version("race", 0, ["./bot"], 0.0, author="bob", attempt=2), "bob")
     assert may_submit(league, "race", "ada") is None  # her own second submission may go on
 
     with league_lock(league):
-        write_version(league, Version("race", 1, ["./bot"], 0.0, state="rejected",
-                                      author="ada"))
+        write_version(league, Version("race", 0, ["./bot"], 0.0, state="rejected",
+                                      author="ada", attempt=1))
         settle_claims(league)
     assert may_submit(league, "race", "bob") is None
     assert read_authors(league).bots == {}
@@ -149,7 +151,7 @@ def test_the_owners_rejected_bot_frees_its_name_and_the_owners_bot_keeps_it(
                                                             "illegal_move.py")), quiet)
     assert gone.state == "rejected"
     assert may_submit(league, "tried", "ada") is None
-    assert [v.label for v in read_versions(league)] == ["house@1", "tried@1"]
+    assert [v.label for v in read_versions(league)] == ["house@1", "tried#1"]
 
 
 @pytest.mark.slow
@@ -171,9 +173,12 @@ def test_a_freed_names_earlier_versions_stay_their_authors_on_the_web(
                                                  author="bob"), quiet)
     assert second.state == "active", second.reason
     with server(league, tmp_path / "serve.log") as url:
-        status, body = request(url, "GET", "/authors/bob/logs/shiny/2/check.log", bearer(bob))
-        assert status == 200, body
+        # ada's rejected submission took no number: bob's version is shiny@1
+        assert (first.label, second.label) == ("shiny#1", "shiny@1")
         status, body = request(url, "GET", "/authors/bob/logs/shiny/1/check.log", bearer(bob))
+        assert status == 200, body
+        status, body = request(url, "GET", "/authors/bob/logs/shiny/try-1/check.log",
+                               bearer(bob))
         assert status == 403 and b"illegal" not in body, body
         status, body = request(url, "GET", "/authors/bob", bearer(bob))
-        assert status == 200 and b"shiny@1" not in body and b"shiny@2" in body
+        assert status == 200 and b"shiny#1" not in body and b"shiny@1" in body

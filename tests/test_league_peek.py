@@ -26,6 +26,7 @@ import pytest
 from test_hostile_no_bwrap import path_without_bwrap
 from test_league_submit import hostile_bot
 
+from arena.league.shown import for_author
 from arena.leaguedir.directory import LeagueDir
 from arena.leaguedir.versions import read_versions
 
@@ -100,4 +101,6 @@ def test_a_bot_finds_no_league_file_at_its_check_or_in_a_night(
         seen = dict(re.findall(rf"^reach {when} (\S+) (\S+)$", text, re.M))
         assert seen.get("own") == "ok", f"the probe did not look at {when}:\n{text[-3000:]}"
         for target in targets:
-            assert seen.get(str(target)) in REFUSED, (when, str(target), seen)
+            # check.log is the author's: it names league paths relative to the league
+            shown = for_author(str(target), league.root) if when == "start" else str(target)
+            assert seen.get(shown) in REFUSED, (when, shown, seen)

@@ -20,6 +20,7 @@ import test_league_submit
 from test_league_submit import HOSTILE, LEAGUE_TOML, entries, quiet
 
 from arena.league.reach import outside_reach
+from arena.league.shown import for_author
 from arena.league.submit import Submission, submit
 from arena.leaguedir.directory import LeagueDir
 from arena.leaguedir.leaguetoml import load_settings
@@ -62,9 +63,12 @@ def test_a_file_argument_outside_the_folder_is_rejected_naming_it(league: League
         version = submitted(league, folder)
         assert (version.state, version.step) == ("rejected", "check"), version
         target = os.path.realpath(league.root / "league.toml") if n < 3 else later
-        assert version.reason == (f"cmd argument {arg!r} leads outside the bot's folder (to "
-                                  f"{target}): a bot may name files of its own folder only")
-        log = (league.version_dir("b", n) / "check.log").read_text()
+        # shown to the author without the server's paths
+        assert version.reason == for_author(
+            f"cmd argument {arg!r} leads outside the bot's folder (to {target}): a bot may "
+            "name files of its own folder only", league.root)
+        assert str(league.root) not in version.reason
+        log = (league.bots / "b" / f"try-{n}" / "check.log").read_text()
         assert f"[arena] {version.reason}" in log
         assert "PASS" not in log  # never started
 
@@ -149,7 +153,8 @@ def test_what_a_build_leaves_is_held_to_the_rules_of_a_copy(league: LeagueDir, t
         "setuid": "open('leak', 'w').close(); os.chmod('leak', 0o4755)",
     }[kind]
     expected = {
-        "absolute link": f"a symbolic link to an absolute path ({league.config})",
+        # the league's own path is not shown to the author
+        "absolute link": "a symbolic link to an absolute path (league.toml)",
         "link out": "a symbolic link that leads outside the folder (../../../league.toml)",
         "fifo": "a special file (FIFO, socket or device)",
         "setuid": "a set-user-ID or set-group-ID file",

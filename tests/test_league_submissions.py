@@ -36,7 +36,7 @@ from test_report_browser import browser, needs_chromium
 
 from arena.league.authors import add_author, author_of_token, claim_bot, read_authors
 from arena.leaguedir.directory import LeagueDir
-from arena.leaguedir.versions import read_versions
+from arena.leaguedir.versions import Version, read_versions
 
 ROOT = Path(__file__).resolve().parent.parent
 ARENA = [sys.executable, "-m", "arena.cli"]
@@ -176,7 +176,7 @@ def test_a_bot_name_belongs_to_the_author_who_first_submitted_it(tmp_path: Path)
     house = arena("league", "submit", str(league.root), "house", str(folder))
     assert house.returncode == 0, house.stdout + house.stderr
     with pytest.raises(Exception, match="submitted by the league's owner"):
-        claim_bot(league, "house", 2, "bob")
+        claim_bot(league, Version("house", 0, ["./bot"], 0.0, attempt=2), "bob")
     assert read_authors(league).bots == {"adabot": "ada"}
 
 
@@ -399,7 +399,7 @@ def test_a_looping_build_is_stopped_at_its_limit_while_pages_stay_fast(tmp_path:
             assert request(url, "GET", job["logs"]["build.log"], bearer(ada))[0] == 200
         assert took < 2 * limit + 90, took
         versions = read_versions(league)
-        assert [v.label for v in versions] == ["looper@1", "looper2@1"]
+        assert [v.label for v in versions] == ["looper#1", "looper2#1"]  # no numbers used
         for version in versions:
             assert version.state == "rejected" and version.step == "build"
             assert "time" in version.reason or str(int(limit)) in version.reason, version.reason

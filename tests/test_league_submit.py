@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 import stat
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -111,8 +112,9 @@ def test_a_python_bot_is_copied_checked_and_accepted(league: LeagueDir, settings
     # The same content again: one store entry, a second version; the first stays active.
     v2 = submit(league, settings, Submission("rnd", folder), quiet)
     assert (v2.number, v2.state, v2.source) == (2, "active", v1.source)
+    assert v2.notice == "same content as rnd@1"  # accepted, and told so
     assert entries(league) == [v1.source]
-    assert "stored already" in (league.version_dir("rnd", 2) / "build.log").read_text()
+    assert "stored already (rnd@1)" in (league.version_dir("rnd", 2) / "build.log").read_text()
     assert [v.state for v in read_versions(league)] == ["active", "active"]
 
     # The author edits the folder: nothing that plays changes.
@@ -142,19 +144,26 @@ def test_a_c_bot_is_built_in_the_sandbox_and_a_failing_build_leaves_it_alone(
     v2 = submit(league, settings, Submission("cbot", folder), quiet)
     assert (v2.state, v2.step) == ("rejected", "build")
     assert v2.reason.startswith("build exited with status 2 after ")
-    assert v2.reason.endswith("; see bots/cbot/2/build.log")
-    log = (league.version_dir("cbot", 2) / "build.log").read_text()
+    # the compiler's first error line quoted, the log named as the author knows it
+    assert v2.reason.endswith(": randbot.c:1: error: boom; see build.log"), v2.reason
+    assert v2.label == "cbot#2"  # rejected: no version number used up
+    log = (league.bots / "cbot" / "try-2" / "build.log").read_text()
     assert "compiling" in log and "error: boom" in log
     assert [(v.number, v.state) for v in read_versions(league)] == [(1, "active"),
-                                                                     (2, "rejected")]
+                                                                     (0, "rejected")]
     assert entries(league) == [v1.source]  # the failed build's copy is gone
 
     assert main(["league", "bots", str(league.root)]) == 0
     out = capsys.readouterr().out
     assert "cbot  1        active" in out
-    assert "cbot  2        rejected" in out
+    assert "cbot  #2       rejected" in out
     assert "    build: build exited with status 2 after" in out
-    assert "    log: bots/cbot/2/build.log" in out
+    assert "    log: bots/cbot/try-2/build.log" in out
+    # the next accepted version is number 2: the rejected submission took none
+    (folder / "bot.toml").write_text(
+        'build = ["cc", "-O2", "-std=c99", "-o", "bot", "randbot.c", "-DAGAIN"]\n')
+    v3 = submit(league, settings, Submission("cbot", folder), quiet)
+    assert (v3.label, v3.state, v3.attempt) == ("cbot@2", "active", 3), v3.reason
 
 
 def test_an_installed_engine_is_submitted_from_the_command_line(
@@ -182,13 +191,15 @@ def test_submit_tells_its_steps_as_typed_events(
     assert main(["league", "submit", str(league.root), "rnd", str(folder), "--events"]) == 0
     events = [decode_event(line) for line in capsys.readouterr().out.splitlines()]
     assert [type(e) for e in events] == [Submitted, Copying, Checking, Finished]
-    assert {e.label for e in events} == {"rnd@1"}
+    # submission #1 of rnd until it is accepted, then version rnd@1
+    assert [e.label for e in events] == ["rnd#1", "rnd#1", "rnd#1", "rnd@1"]
     assert events[-1] == Finished("rnd@1", "active")
     assert [e.text() for e in events] == [
-        "rnd@1: submitted", f"rnd@1: copying {folder}", "rnd@1: checking (arena check-bot "
+        "rnd#1: submitted", f"rnd#1: copying {folder}", "rnd#1: checking (arena check-bot "
         "dobutsu)", "rnd@1: active"]
     assert main(["league", "submit", str(league.root), "rnd", str(folder)]) == 0
-    assert capsys.readouterr().out.splitlines()[-1] == "rnd@2: active"  # text without it
+    assert capsys.readouterr().out.splitlines()[-1] == (  # text without it
+        "rnd@2: active (same content as rnd@1)")
 
 
 def test_an_installed_engines_file_arguments_are_kept_absolute(
@@ -213,9 +224,9 @@ def test_a_bot_that_plays_an_illegal_move_is_rejected_at_check(
     assert (version.state, version.step) == ("rejected", "check")
     assert version.reason.startswith("step 6. position (start position)")
     assert "'a2a5' is not legal" in version.reason
-    assert version.reason.endswith("; see bots/ill/1/check.log")
+    assert version.reason.endswith("; see check.log")
     assert "\n" not in version.reason
-    log = (league.version_dir("ill", 1) / "check.log").read_text()
+    log = (league.bots / "ill" / "try-1" / "check.log").read_text()
     assert "< bestmove a2a5" in log and "SKIP  15. quit" in log
     assert "the bot's stderr:" in log and "pid " in log
 
@@ -240,7 +251,7 @@ def test_the_build_has_no_network(league: LeagueDir, settings: LeagueSettings,
                          build=f'build = ["{{python}}", "-c", "{probe}"]\n')
     version = submit(league, settings, Submission("net", folder), quiet)
     assert (version.state, version.step) == ("rejected", "build"), version.reason
-    log = (league.version_dir("net", 1) / "build.log").read_text()
+    log = (league.bots / "net" / "try-1" / "build.log").read_text()
     assert "Network is unreachable" in log
 
 
@@ -262,7 +273,7 @@ def test_the_build_writes_its_own_folder_only(league: LeagueDir, tmp_path: Path,
                          build=f'build = ["sh", "-c", "{script}"]\n')
     version = submit(league, settings, Submission("w", folder), quiet)
     assert (version.state, version.step) == ("rejected", "build")
-    log = (league.version_dir("w", 1) / "build.log").read_text()
+    log = (league.bots / "w" / "try-1" / "build.log").read_text()
     assert "\ninside-ok\n" in log and "\nWROTE" not in log
     uid = int(log.split("inside-ok\n", 1)[1].split()[0])
     assert uid != 0  # never root
@@ -279,8 +290,8 @@ def test_a_build_that_outlives_its_time_is_killed(league: LeagueDir, tmp_path: P
     version = submit(league, settings, Submission("slow", folder), quiet)
     assert time.monotonic() - started < 5
     assert (version.state, version.step) == ("rejected", "build")
-    assert version.reason == ("build still running after 0.5 s: killed; see "
-                              "bots/slow/1/build.log")
+    # the output's last line quoted (no error line in it)
+    assert version.reason == "build still running after 0.5 s: killed: started; see build.log"
 
 
 def test_a_bad_bot_toml_is_rejected_naming_its_line(league: LeagueDir, settings: LeagueSettings,
@@ -412,6 +423,27 @@ def test_retire_a_version_or_every_active_version_of_a_bot(
     assert "a has no active version" in capsys.readouterr().err
 
 
+def test_an_author_retires_only_their_own_versions_from_the_command_line(
+        league: LeagueDir, capsys: pytest.CaptureFixture[str]) -> None:
+    from arena.league.authors import add_author, claim_bot, settle_claims
+
+    add_author(league, "ada")
+    add_author(league, "bob")
+    for name, author in (("adabot", "ada"), ("bobbot", "bob")):
+        version = Version(name, 1, ["./bot"], 0.0, state="active", author=author)
+        claim_bot(league, version, author)
+        write_version(league, version)
+        settle_claims(league)
+    assert main(["league", "retire", str(league.root), "adabot@1", "--author", "bob"]) == 2
+    err = capsys.readouterr().err
+    assert "adabot@1 belongs to author 'ada', not to you (bob)" in err, err
+    assert main(["league", "retire", str(league.root), "adabot", "--author", "bob"]) == 2
+    assert main(["league", "retire", str(league.root), "adabot@1", "--author", "ada"]) == 0
+    assert "adabot@1: retired" in capsys.readouterr().out
+    states = {v.label: v.state for v in read_versions(league)}
+    assert states == {"adabot@1": "retired", "bobbot@1": "active"}
+
+
 def test_bots_lists_games_and_ratings_of_the_last_night(
         league: LeagueDir, capsys: pytest.CaptureFixture[str]) -> None:
     _versions(league, ("a", 1, "active"), ("a", 2, "rejected"), ("b", 1, "active"))
@@ -453,3 +485,27 @@ def test_a_build_over_its_memory_limit_is_killed_and_says_so(league: LeagueDir,
     assert (version.state, version.step) == ("rejected", "build")
     assert version.reason.startswith("build was killed by signal 9 (its memory limit of 64 MiB "
                                      "was reached) after "), version.reason
+
+
+@pytest.mark.slow
+def test_numbers_are_given_on_acceptance_to_submissions_running_at_once(
+        league: LeagueDir, tmp_path: Path) -> None:
+    """Four submissions of one bot at once, two of them rejected: every submission its own
+    ``try-K`` folder, the accepted ones ``@1`` and ``@2`` (under the league's lock, in the order
+    they were accepted), the rejected ones no number."""
+    good = python_bot(tmp_path / "good")
+    bad = hostile_bot(tmp_path / "bad", "illegal_move.py", "tag", "0")
+    argv = [sys.executable, "-m", "arena.cli", "league", "submit", str(league.root), "race"]
+    procs = [subprocess.Popen([*argv, str(folder)], stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True, cwd=ROOT)
+             for folder in (good, bad, good, bad)]
+    outs = [p.communicate(timeout=300)[0] for p in procs]
+    assert [p.returncode for p in procs] == [0, 1, 0, 1], outs
+    versions = read_versions(league)
+    assert sorted(v.attempt for v in versions) == [1, 2, 3, 4]
+    accepted = sorted(v.label for v in versions if v.state == "active")
+    assert accepted == ["race@1", "race@2"], [v.label for v in versions]
+    assert sorted(v.label for v in versions if v.state == "rejected") == sorted(
+        f"race#{v.attempt}" for v in versions if v.state == "rejected")
+    assert sorted(p.name for p in (league.bots / "race").iterdir()) == sorted(
+        ["1", "2"] + [f"try-{v.attempt}" for v in versions if v.state == "rejected"])

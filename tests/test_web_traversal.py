@@ -82,9 +82,10 @@ def make_league(tmp: Path) -> League:
     for label, author in (("adabot@1", "ada"), ("adabot@2", "ada"), ("bobbot@1", "bob")):
         name, number = label.split("@")
         with league_lock(league):  # as a submission does: the claim, then its version
-            claim_bot(league, name, int(number), author)
-            write_version(league, Version(name, int(number), ["./bot"], submitted_at=1.0e9,
-                                          state="active", author=author))
+            version = Version(name, int(number), ["./bot"], submitted_at=1.0e9,
+                              state="active", author=author)
+            claim_bot(league, version, author)
+            write_version(league, version)
         mark = "ADA-OWN" if author == "ada" else "SECRET"
         for log in ("build.log", "check.log"):
             write(league.version_dir(name, int(number)) / log, f"{mark}-{label}-{log}\n")

@@ -11,19 +11,15 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 from typing import Final
 
-import msgspec
-
 from arena.commands._arguments import key_values
 from arena.errors import UserError
-from arena.league.lock import league_lock
 from arena.leaguedir.directory import BUILD_LOG, CHECK_LOG, LeagueDir, is_league
 from arena.leaguedir.leaguetoml import load_settings
 from arena.leaguedir.standings import Rated, read_history
-from arena.leaguedir.versions import Version, parse_label, read_versions, write_version
+from arena.leaguedir.versions import read_versions, version_folder
 from arena.settings.config import OptionValue
 
 
@@ -63,6 +59,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     retire.add_argument("dir", type=Path, help="the league directory")
     retire.add_argument("label", metavar="NAME[@N]")
     retire.add_argument("--reason", default="", help="a note kept with the version")
+    retire.add_argument("--author", default=None,
+                        help="retire as this author: only their own versions of their own "
+                        "bots (without it: as the league's owner, any version)")
     retire.set_defaults(func=run_retire)
 
 
@@ -140,10 +139,13 @@ def bots_table(league: LeagueDir) -> str:
     notes: dict[int, list[str]] = {}
     for v in versions:
         r = rated.get(v.label)
-        rows.append((v.name, str(v.number), v.state, str(r.games) if r else "-",
-                     _rating(r, place.get(v.label, 0)), v.author or "-"))
+        rows.append((v.name, str(v.number) if v.number else f"#{v.attempt}", v.state,
+                     str(r.games) if r else "-", _rating(r, place.get(v.label, 0)),
+                     v.author or "-"))
+        if v.notice:
+            notes[len(rows) - 1] = [f"note: {v.notice}"]
         if v.state == "rejected":
-            folder = league.version_dir(v.name, v.number).relative_to(league.root)
+            folder = version_folder(league, v).relative_to(league.root)
             log = BUILD_LOG if v.step in ("build", "copy", "bot.toml") else CHECK_LOG
             notes[len(rows) - 1] = [f"{v.step or 'rejected'}: {v.reason}"]
             if (league.root / folder / log).is_file():  # none for a refused copy or upload
@@ -178,40 +180,10 @@ def _rating(r: Rated | None, place: int) -> str:
 
 
 def run_retire(args: argparse.Namespace) -> int:
+    from arena.league.retire import retire
+
     league = _league(args.dir)
-    retired = retire(league, args.label, args.reason)
+    retired = retire(league, args.label, args.reason, args.author)
     for v in retired:
         print(f"{v.label}: retired")
     return 0
-
-
-def retire(league: LeagueDir, label: str, reason: str = "") -> list[Version]:
-    """Retire ``NAME@N``, or every active version of ``NAME``; an unknown name or number, or
-    a version that is not active, is a :class:`UserError`."""
-    try:
-        name, number = parse_label(label)
-    except ValueError as exc:
-        raise UserError(str(exc)) from None
-    with league_lock(league):
-        versions = [v for v in read_versions(league) if v.name == name]
-        if not versions:
-            known = sorted({v.name for v in read_versions(league)})
-            raise UserError(f"no bot named {name!r} in {league.root}"
-                            + (f" (bots: {', '.join(known)})" if known else ""))
-        if number is None:
-            chosen = [v for v in versions if v.state == "active"]
-            if not chosen:
-                raise UserError(f"{name} has no active version to retire")
-        else:
-            chosen = [v for v in versions if v.number == number]
-            if not chosen:
-                raise UserError(f"{name}@{number}: no such version (versions: "
-                                f"{', '.join(str(v.number) for v in versions)})")
-            if chosen[0].state != "active":
-                raise UserError(f"{name}@{number} is {chosen[0].state}, not active: only an "
-                                "active version can be retired")
-        done = [msgspec.structs.replace(v, state="retired", retired_at=time.time(),
-                                        reason=reason) for v in chosen]
-        for v in done:
-            write_version(league, v)
-    return done

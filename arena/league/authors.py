@@ -40,7 +40,7 @@ from arena.atomicfile import write_atomic
 from arena.errors import UserError
 from arena.league.lock import league_lock
 from arena.leaguedir.directory import NAME_PATTERN, LeagueDir
-from arena.leaguedir.versions import Version, parse_label, read_versions
+from arena.leaguedir.versions import Version, name_of_key, read_versions
 
 
 class Author(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
@@ -63,7 +63,8 @@ class AuthorsFile(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True
     bots: dict[str, str] = {}
     """Bot name -> the author who owns it (a version of theirs was accepted)."""
     claims: dict[str, str] = {}
-    """Version (``NAME@N``) -> the author who submitted it, for a name not theirs: while the
+    """Submission (:attr:`~arena.leaguedir.versions.Version.key`: ``NAME#K``, or ``NAME@N``
+    from an earlier arena) -> the author who submitted it, for a name not theirs: while the
     version is pending, it holds the name for them; rejected, it holds nothing and is kept
     only while it is the newest version of a free name."""
 
@@ -90,41 +91,41 @@ def settled(file: AuthorsFile, versions: list[Version]) -> AuthorsFile:
     the name its author's; one still pending is kept; one whose version was rejected is kept
     only while that version is the newest of a name nobody holds; one whose version was never
     written (a crash between the two) is dropped."""
-    by_label = {v.label: v for v in versions}
+    by_key = {v.key: v for v in versions}
     alive = {v.name for v in versions if v.state != "rejected"}
-    newest = {v.name: v.label for v in versions}  # read in order of number
+    newest = {v.name: v.key for v in sorted(versions, key=lambda v: v.order)}
     bots = {bot: author for bot, author in file.bots.items() if bot in alive}
     claims: dict[str, str] = {}
-    for label, author in file.claims.items():
-        version = by_label.get(label)
+    for key, author in file.claims.items():
+        version = by_key.get(key)
         if version is None:
             continue
         if version.state == "pending":
-            claims[label] = author
+            claims[key] = author
         elif version.state != "rejected":
             bots.setdefault(version.name, author)
-    held = {parse_label(label)[0] for label in claims} | set(bots)
-    for label, author in file.claims.items():
-        version = by_label.get(label)
+    held = {name_of_key(key) for key in claims} | set(bots)
+    for key, author in file.claims.items():
+        version = by_key.get(key)
         if version is not None and version.state == "rejected" and version.name not in held \
-                and newest[version.name] == label:
-            claims[label] = author
+                and newest[version.name] == key:
+            claims[key] = author
     return AuthorsFile(authors=file.authors, bots=bots, claims=claims)
 
 
 def _holders(file: AuthorsFile, versions: list[Version]) -> dict[str, str]:
     """Bot name -> the author who holds it, owned or claimed by a pending version (``file``
     settled: two authors never hold one name)."""
-    pending = {v.label for v in versions if v.state == "pending"}
-    held = {parse_label(label)[0]: author for label, author in file.claims.items()
-            if label in pending}
+    pending = {v.key for v in versions if v.state == "pending"}
+    held = {name_of_key(key): author for key, author in file.claims.items()
+            if key in pending}
     return {**held, **file.bots}
 
 
 def _owners(file: AuthorsFile, versions: list[Version]) -> dict[str, str]:
     """Bot name -> the author whose bot it is on their page: its holder, else the author
     whose rejected version is the newest of the free name."""
-    tried = {parse_label(label)[0]: author for label, author in file.claims.items()}
+    tried = {name_of_key(key): author for key, author in file.claims.items()}
     return {**tried, **_holders(file, versions)}
 
 
@@ -213,22 +214,23 @@ def _refusal(file: AuthorsFile, versions: list[Version], bot: str, author: str) 
     return None
 
 
-def claim_bot(league: LeagueDir, bot: str, number: int, author: str | None) -> None:
-    """Note that ``author`` submits version ``number`` of ``bot`` (a claim, when the name is
-    not theirs yet), or raise :class:`UserError` saying whose it is (:func:`may_submit`);
-    ``author`` None (the league's owner submits) claims nothing. Settles the file either
-    way, before the version is written: a pending version of the owner's must not hand a
-    name back to an author whose versions of it were all rejected. Call under the league's
-    lock, just before the version is written."""
+def claim_bot(league: LeagueDir, version: Version, author: str | None) -> None:
+    """Note that ``author`` submits ``version`` (a claim, when the name is not theirs yet),
+    or raise :class:`UserError` saying whose it is (:func:`may_submit`); ``author`` None
+    (the league's owner submits) claims nothing. Settles the file either way, before the
+    version is written: a pending version of the owner's must not hand a name back to an
+    author whose versions of it were all rejected. Call under the league's lock, just before
+    the version is written."""
     versions = read_versions(league)
     file = read_authors(league)
     now = settled(file, versions)
+    bot = version.name
     if author is not None:
         refused = _refusal(now, versions, bot, author)
         if refused is not None:
             raise UserError(refused)
         if any(a.name == author for a in now.authors) and now.bots.get(bot) != author:
-            now.claims[f"{bot}@{number}"] = author
+            now.claims[version.key] = author
     if now != file:
         _store(league, now)  # as it is: the claimed version is not written yet
 
@@ -250,11 +252,11 @@ def bots_of(league: LeagueDir, author: str) -> list[str]:
 
 
 def names_of(league: LeagueDir, author: str) -> tuple[list[str], list[str], list[str]]:
-    """``author``'s names by what they hold: (owned, held by a pending version ``NAME@N``,
-    free: the newest version ``NAME@N`` theirs and rejected), each sorted."""
+    """``author``'s names by what they hold: (owned, held by a pending submission ``NAME#K``,
+    free: the newest submission ``NAME#K`` theirs and rejected), each sorted."""
     versions = read_versions(league)
     file = settled(read_authors(league), versions)
-    pending = {v.label for v in versions if v.state == "pending"}
+    pending = {v.key for v in versions if v.state == "pending"}
     owned = sorted(bot for bot, owner in file.bots.items() if owner == author)
     mine = sorted(label for label, owner in file.claims.items() if owner == author)
     return owned, [c for c in mine if c in pending], [c for c in mine if c not in pending]

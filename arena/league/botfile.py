@@ -7,8 +7,21 @@ Every key is optional::
     build = ["make"]                     # argv, run once in the folder, in the sandbox
     protocol = "native"                  # native, uci or hub
     author = "Ada"                       # when `arena league submit` is given no --author
+    toolchain = "/usr/lib/go-1.19/bin"   # a folder of programs, searched first (below)
+    [env]                                # variables for the build and the bot
+    GOFLAGS = "-mod=vendor"
     [options]
     Depth = 6
+
+``env``: names of letters, digits and ``_`` (not starting with a digit), values of at most
+:data:`MAX_ENV_VALUE` characters. The sandbox's own variables are not the author's to change
+(:data:`RESERVED_ENV`: ``PATH``, ``HOME``, ``LANG`` and the dynamic loader's ``LD_*``): a
+program of a toolchain outside the system folders is named by ``toolchain``, never by ``PATH``.
+
+``toolchain``: an absolute folder holding the build's programs (``.../bin`` of a Go, a JDK or
+a Rust toolchain); the build's program is looked for there first, and the folder is put
+before the sandbox's ``PATH`` of the build and of the bot, so that ``cargo`` runs the
+``rustc`` beside it rather than an older one in ``/usr/bin``.
 
 What the command line gives wins: ``-- CMD`` over ``cmd``, ``--protocol`` over ``protocol``,
 ``--option K=V`` over the same key of ``[options]``, ``--author`` over ``author``.
@@ -22,6 +35,7 @@ source file) runs it as ``{python} FILE``; anything else is an error asking for 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Annotated, Final
 
@@ -36,6 +50,12 @@ BOT_FILE: Final = "bot.toml"
 MAX_BOT_FILE_BYTES: Final = 64 << 10
 """A bot.toml longer than this is refused unread."""
 MAX_ARGS: Final = 256
+MAX_ENV: Final = 64
+"""Variables in ``[env]``."""
+MAX_ENV_VALUE: Final = 4096
+RESERVED_ENV: Final = frozenset({"PATH", "HOME", "LANG"})
+"""The sandbox's own variables (:func:`referee.process.spawn.clean_environment`)."""
+ENV_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
 PYTHON_SCRIPTS: Final = ("bot.py", "main.py")
 EXECUTABLE: Final = "bot"
 
@@ -54,6 +74,34 @@ class BotFile(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
     options: dict[str, OptionValue] = {}
     """Sent as ``setoption`` after every handshake."""
     author: str | None = None
+    env: Annotated[dict[str, Annotated[str, msgspec.Meta(max_length=MAX_ENV_VALUE)]],
+                   msgspec.Meta(max_length=MAX_ENV)] = {}
+    """Added to the build's and the bot's environment (checked: :func:`env_problem`)."""
+    toolchain: Annotated[str, msgspec.Meta(min_length=1, max_length=4096)] | None = None
+    """An absolute folder of programs searched first by the build, before PATH."""
+
+
+def env_problem(name: str, value: str) -> str | None:
+    """Why ``name = value`` may not be in ``[env]``, None when it may."""
+    if not ENV_NAME.fullmatch(name):
+        return f"{name!r} is not a variable name (letters, digits and _, not starting with a " \
+            "digit)"
+    if name in RESERVED_ENV or name.startswith("LD_"):
+        return (f"{name} is the sandbox's own (PATH, HOME, LANG and LD_* are set by the arena); "
+                "name a toolchain's folder with toolchain = \"/path/bin\" instead of PATH")
+    if "\0" in value:
+        return f"{name}: a value holds no NUL character"
+    return None
+
+
+def toolchain_problem(folder: str) -> str | None:
+    """Why ``toolchain = folder`` cannot be used, None when it can."""
+    if not os.path.isabs(folder) or "\0" in folder:
+        return f"{folder!r} is not an absolute path; give the folder of the programs, e.g. " \
+            '"/usr/lib/go-1.19/bin"'
+    if not os.path.isdir(folder):
+        return f"{folder}: no such folder on this machine"
+    return None
 
 
 def read_bot_file(folder: Path, shown: Path) -> BotFile:
@@ -70,7 +118,16 @@ def read_bot_file(folder: Path, shown: Path) -> BotFile:
     if len(raw) > MAX_BOT_FILE_BYTES:
         raise ConfigError(f"{shown_path}: {len(raw):,} bytes, more than "
                           f"{MAX_BOT_FILE_BYTES >> 10} KB: is it the right file?")
-    return decode_toml(raw, BotFile, shown_path, hint=_argv_hint)
+    found = decode_toml(raw, BotFile, shown_path, hint=_argv_hint)
+    for name, value in found.env.items():
+        why = env_problem(name, value)
+        if why is not None:
+            raise ConfigError(f"{shown_path}: env: {why}")
+    if found.toolchain is not None:
+        why = toolchain_problem(found.toolchain)
+        if why is not None:
+            raise ConfigError(f"{shown_path}: toolchain: {why}")
+    return found
 
 
 def _argv_hint(where: list[str | int], problem: str) -> str | None:

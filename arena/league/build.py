@@ -8,6 +8,11 @@ time ``build_seconds`` and memory ``build_memory_mb`` from ``[league]``, process
 :data:`MAX_LOG_BYTES` kept. A build that exits with a status other than 0, is killed, or
 outlives its time is a failure whose one-line reason names the log.
 
+A failed build's reason quotes the first error lines of its output (:func:`first_errors`: a
+compiler's first ``error:`` lines, ``error[E0425]:`` and the ``-->`` line under it from
+rustc, a Go compiler's ``file.go:L:C:`` lines), so that the author sees why without opening
+the log.
+
 Without bubblewrap (``sandbox = "uid"``, or ``auto`` on a machine without it) the build runs
 under its own uid and mount namespace, but sees the network, as such bots do.
 """
@@ -15,6 +20,7 @@ under its own uid and mount namespace, but sees the network, as such bots do.
 from __future__ import annotations
 
 import os
+import re
 import selectors
 import subprocess
 import sys
@@ -27,6 +33,8 @@ from arena.settings.botcommand import PYTHON_PLACEHOLDER, resolve_program_cwd_fi
 from referee.botspec import BotSpec, Limits, Sandbox
 from referee.process.boterrors import BotStartError
 from referee.process.faults import SandboxSetupError
+from referee.process.sandbox import SANDBOX_PATH
+from referee.process.shims import is_shim, real_program
 from referee.process.spawn import launch
 
 MAX_LOG_BYTES: Final = 1 << 20
@@ -37,6 +45,11 @@ BUILD_TMP_MB: Final = 512
 """Its private /tmp (compilers' intermediate files; counted in its memory)."""
 BUILD_FILE_MB: Final = 512
 """The largest file a build may write."""
+QUOTED_LINES: Final = 3
+"""Lines of a failed build's output quoted in its reason."""
+QUOTED_CHARS: Final = 160
+"""Characters of each quoted line."""
+_ERROR_LINE: Final = re.compile(r"\berror\b|^\S+\.go:\d+:\d+: |^\S+:\d+: error", re.I)
 EXIT_GRACE_S: Final = 1.0
 """How long the log is read after the build exited, for what its children still write."""
 
@@ -50,26 +63,59 @@ class BuildResult:
     reason: str = ""
 
 
-def build_spec(name: str, argv: list[str], folder: Path, memory_mb: int,
-               sandbox: Sandbox) -> BotSpec:
-    """The build as a bot to launch: ``argv`` (``{python}`` replaced, its program found in the
-    folder first, then on PATH) in ``folder``, with the build's limits."""
+@dataclass(frozen=True)
+class BuildSpec:
+    """The build to launch, and what was resolved for it before it starts."""
+
+    spec: BotSpec
+    note: str = ""
+    """One line for the log: the version manager's shim replaced by the real program."""
+
+
+def build_spec(name: str, argv: list[str], folder: Path, memory_mb: int, sandbox: Sandbox,
+               env: dict[str, str] | None = None, toolchain: str = "") -> BuildSpec:
+    """The build as a bot to launch: ``argv`` (``{python}`` replaced, its program found in
+    ``toolchain`` first, then in the folder, then on PATH) in ``folder``, with the build's
+    limits and ``env``. A version manager's shim (rustup's ``cargo``, pyenv's ``python3``) is
+    replaced now by the program it runs (:func:`referee.process.shims.real_program`; one that
+    cannot be resolved raises :class:`BotStartError` naming what to give), and that program's
+    folder goes before the sandbox's PATH, with ``toolchain``, so that its siblings (the
+    ``rustc`` of that ``cargo``) are the ones found."""
     cmd = [arg.replace(PYTHON_PLACEHOLDER, sys.executable) for arg in argv]
-    program = resolve_program_cwd_first(cmd[0], folder)
+    program = None
+    if toolchain and os.sep not in cmd[0]:
+        candidate = os.path.join(toolchain, cmd[0])
+        program = candidate if os.access(candidate, os.X_OK) else None
+    program = program or resolve_program_cwd_first(cmd[0], folder)
+    note = ""
+    path = [toolchain] if toolchain else []
     if program is not None:
         cmd[0] = program
+        if sandbox != "none" and is_shim(program):
+            real = real_program(name, program, str(folder))
+            note = f"{argv[0]} ({program}) is a version manager's shim: building with {real}"
+            cmd[0] = real
+            path.insert(0, os.path.dirname(real))
+    environment = dict(env or {})
+    if path:
+        environment["PATH"] = ":".join([*path, SANDBOX_PATH])
     limits = Limits(memory_mb=memory_mb, processes=BUILD_PROCESSES, file_mb=BUILD_FILE_MB,
                     tmp_mb=BUILD_TMP_MB)
-    return BotSpec(name=name, cmd=cmd, cwd=str(folder), limits=limits, sandbox=sandbox)
+    return BuildSpec(BotSpec(name=name, cmd=cmd, cwd=str(folder), limits=limits,
+                             sandbox=sandbox, env=environment), note)
 
 
-def run_build(spec: BotSpec, log_path: Path, seconds: float, shown_log: str) -> BuildResult:
+def run_build(build: BuildSpec, log_path: Path, seconds: float,
+              shown_log: str) -> BuildResult:
     """Run the build of ``spec`` for at most ``seconds``, its output to ``log_path``; always
     ends it (and whatever it started) before returning. ``shown_log`` is the log's name in
-    the reason (relative to the league)."""
+    the reason."""
+    spec = build.spec
     started = time.monotonic()
     with open(log_path, "wb") as log:
-        log.write(f"[arena] build: {' '.join(spec.cmd)}\n[arena] in {spec.cwd}\n".encode())
+        if build.note:
+            log.write(f"[arena] {build.note}\n".encode())
+        log.write(f"[arena] build: {' '.join(spec.cmd)}\n".encode())
         log.flush()
         try:
             launched = launch(spec, capture_stderr=True, writable=True)
@@ -98,7 +144,37 @@ def run_build(spec: BotSpec, log_path: Path, seconds: float, shown_log: str) -> 
             reason = f"build {_describe(status, launched.mode, oom, spec)} after {took:.1f} s; " \
                 f"see {shown_log}"
         log.write(f"[arena] {reason}\n".encode())
+        log.flush()
+        quoted = first_errors(log_path.read_bytes().decode("utf-8", errors="replace"))
+        if quoted:
+            head, _, tail = reason.rpartition("; see ")
+            reason = f"{head}: {quoted}; see {tail}"
         return BuildResult(False, took, reason)
+
+
+def first_errors(output: str) -> str:
+    """The first error lines of a build's output, joined by `` | ``: lines that say
+    ``error`` (a compiler's ``file:line: error:``, rustc's ``error[E...]:`` with its ``-->``
+    line) or a Go compiler's ``file.go:L:C:``; without any, the last lines it wrote. The
+    arena's own ``[arena]`` lines are never quoted. Empty for a build that wrote nothing."""
+    lines = [line.rstrip() for line in output.splitlines()
+             if line.strip() and not line.startswith("[arena]")]
+    picked: list[str] = []
+    for i, line in enumerate(lines):
+        if _ERROR_LINE.search(line) and not line.lstrip().startswith(("make: ***", "make[")):
+            picked.append(line.strip())
+            following = lines[i + 1].strip() if i + 1 < len(lines) else ""
+            if following.startswith("-->"):
+                picked[-1] += f" {following}"
+        if len(picked) >= QUOTED_LINES:
+            break
+    if not picked:
+        picked = [line.strip() for line in lines[-QUOTED_LINES:]]
+    return " | ".join(_cut(line) for line in picked)
+
+
+def _cut(line: str) -> str:
+    return line if len(line) <= QUOTED_CHARS else line[: QUOTED_CHARS - 3] + "..."
 
 
 def _describe(status: int, mode: str, oom: bool, spec: BotSpec) -> str:

@@ -36,6 +36,7 @@ from arena.errors import UserError
 from arena.filelock import hold
 from arena.league.lock import league_lock
 from arena.league.plan import Budget, NightState, Planner, planned_games
+from arena.league.webhook import notify_night
 from arena.leaguedir.directory import LeagueDir
 from arena.leaguedir.leaguetoml import (
     LeagueSettings,
@@ -332,6 +333,8 @@ def night_plan(settings: NightSettings, league: LeagueDir, ls: LeagueSettings,
         if complete and settings.report and league.night_names()[-1] == state.name:
             build_league_report_quietly(league, lambda text: None, settings.warn,
                                         league_fit[-1] if league_fit else None)
+        if complete and league_fit:  # closed by this command: tell the webhook, once
+            notify_night(league, ls, state.name, settings.say, settings.warn)
 
     return RunPlan(
         loaded=loaded, out=out, title=f"{ls.event}: night {state.name}", names=state.versions,

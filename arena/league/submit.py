@@ -5,10 +5,12 @@ The steps, each of which can reject the version (``step`` and a one-line ``reaso
 ``version.json``, the logs beside it); a rejected version changes nothing else, the bot's
 earlier versions play on:
 
-1. the number: ``version.json`` is written ``pending`` at once, under the league's lock, so a
-   crash leaves a trace and two submissions never share a number; an author's first
-   submission of a name holds the name only while it is pending (:mod:`.authors`): accepted,
-   the name is theirs; rejected, it is free;
+1. the submission's place: ``version.json`` is written ``pending`` at once as the bot's
+   submission ``NAME#K`` (``bots/NAME/try-K/``), under the league's lock, so a crash leaves a
+   trace and two submissions never share a folder; the version *number* is given only on
+   acceptance (:func:`arena.leaguedir.versions.numbered`, under the lock again), so a
+   rejected submission uses none; an author's first submission of a name holds the name only
+   while it is pending (:mod:`.authors`): accepted, the name is theirs; rejected, it is free;
 2. ``upload``: an uploaded archive or single source file (instead of a folder) unpacked into
    a private scratch folder of the store, its limits those of ``league.toml``
    (:mod:`arena.league.archive`); the folder it holds then goes on as a folder would;
@@ -25,6 +27,13 @@ earlier versions play on:
 
 An accepted version does not retire the bot's earlier ones: they all stay active, side by
 side (is v3 better than v2?), until ``arena league retire`` retires them.
+
+A folder whose content equals a stored version's (any author's) is accepted, with a notice
+naming it (``same content as capbot-f@1``: :func:`same_content`) in its ``version.json``, its
+finished event and ``arena league bots``. Accepted rather than refused: the same folder may
+rightly come back with other options or another command (``--option Depth=8``), and it costs
+no build (the stored copy is shared); the notice tells the author, and the league's owner,
+what it is.
 
 The steps are told as they go as typed events (:data:`SubmitEvent`: submitted, unpacking,
 copying, building, checking, finished), each with its one line for a person
@@ -55,16 +64,28 @@ from arena.league.botfile import infer_cmd, read_bot_file
 from arena.league.build import build_spec, run_build
 from arena.league.lock import league_lock
 from arena.league.reach import outside_reach
+from arena.league.shown import for_author, rewrite_for_author
 from arena.leaguedir.directory import BUILD_LOG, CHECK_LOG, NAME_PATTERN, LeagueDir
 from arena.leaguedir.leaguetoml import LeagueSettings, versions_config
-from arena.leaguedir.versions import State, Step, Version, next_number, write_version
+from arena.leaguedir.versions import (
+    State,
+    Step,
+    Version,
+    next_attempt,
+    numbered,
+    read_versions,
+    version_folder,
+    write_version,
+)
 from arena.settings.config import ConfigError, OptionValue
 from referee.botspec import BotSpec, Protocol
+from referee.process.boterrors import BotStartError
 from referee.process.faults import SandboxSetupError
 
 MAX_STDERR_IN_LOG: Final = 64 << 10
 """Bytes of the bot's stderr during the check copied into ``check.log``."""
-MAX_REASON_CHARS: Final = 300
+MAX_REASON_CHARS: Final = 600
+"""A reason's length at most (a failed build's quotes its first error lines)."""
 PLACEHOLDER: Final = BotSpec(name="check-placeholder", cmd=["true"])
 """The second bot a tournament config needs; never started."""
 
@@ -120,10 +141,13 @@ class Finished(msgspec.Struct, frozen=True, tag_field="event", tag="finished"):
     state: State
     step: Step = ""
     reason: str = ""
+    notice: str = ""
+    """An accepted version's note to its author (``same content as capbot-f@1``)."""
 
     def text(self) -> str:
         return f"{self.label}: {self.state}" + (
-            f" at {self.step}: {self.reason}" if self.reason else "")
+            f" at {self.step}: {self.reason}" if self.reason else "") + (
+            f" ({self.notice})" if self.notice else "")
 
 
 SubmitEvent: TypeAlias = Submitted | Unpacking | Copying | Building | Checking | Finished
@@ -181,19 +205,20 @@ def submit(league: LeagueDir, settings: LeagueSettings, sub: Submission,
     installed = sub.folder is None and sub.upload is None and sub.cmd is not None
     cmd = _installed_cmd(sub.cmd) if installed and sub.cmd is not None else sub.cmd
     with league_lock(league):
-        number = next_number(league, sub.name)
-        claim_bot(league, sub.name, number, sub.author)
-        version = Version(name=sub.name, number=number, cmd=list(cmd or []),
+        version = Version(name=sub.name, number=0, cmd=list(cmd or []),
                           submitted_at=time.time(), protocol=sub.protocol or "native",
-                          options=dict(sub.options), author=sub.author or "")
+                          options=dict(sub.options), author=sub.author or "",
+                          attempt=next_attempt(league, sub.name))
+        claim_bot(league, version, sub.author)
         write_version(league, version)
     tell(Submitted(version.label))
     try:
         return _accept(league, settings, sub, version, tell, check_timeout)
     except BaseException as exc:  # an interrupt or a bug: the version says it did not finish
         if not isinstance(exc, UserError):
-            _finish(league, version, "rejected", "", f"submission interrupted: "
-                    f"{type(exc).__name__}: {exc}"[:MAX_REASON_CHARS], tell=tell)
+            _finish(league, version, "rejected", "", for_author(
+                f"submission interrupted: {type(exc).__name__}: {exc}", league.root)
+                [:MAX_REASON_CHARS], tell=tell)
         raise
 
 
@@ -251,8 +276,7 @@ def _accept_folder(league: LeagueDir, settings: LeagueSettings, sub: Submission,
                    source: Path | None, shown: Path | None) -> Version:
     """The steps from the copy on: ``source`` is the folder to copy (None for an installed
     engine), ``shown`` its name in messages (the author's folder, or the upload's name)."""
-    folder = league.version_dir(version.name, version.number)
-    rel = folder.relative_to(league.root)
+    folder = version_folder(league, version)
     if source is not None and shown is not None:
         tell(Copying(version.label, str(shown)))
         try:
@@ -267,22 +291,33 @@ def _accept_folder(league: LeagueDir, settings: LeagueSettings, sub: Submission,
         version = msgspec.structs.replace(
             version, source=incoming.digest, build=list(bot_file.build or []),
             protocol=sub.protocol or bot_file.protocol or "native",
-            options={**bot_file.options, **sub.options},
+            options={**bot_file.options, **sub.options}, env=dict(bot_file.env),
+            toolchain=bot_file.toolchain or "",
             author=sub.author if sub.author is not None else bot_file.author or "")
         log = folder / BUILD_LOG
         built: store.FolderLimits | None = None
         if store.is_stored(league.store, incoming.digest):
             store.discard(incoming)
-            log.write_text(f"[arena] the same content is stored already (store/"
-                           f"{incoming.digest}): built then, not built again\n")
+            same = same_content(league, incoming.digest)
+            version = msgspec.structs.replace(
+                version, notice=f"same content as {', '.join(same)}" if same else "")
+            log.write_text("[arena] the same content is stored already"
+                           + (f" ({', '.join(same)})" if same else "")
+                           + ": built then, not built again\n")
         elif not version.build:
             log.write_text("[arena] no build: bot.toml names none\n")
         else:
             tell(Building(version.label, list(version.build)))
             store.open_for_build(incoming)
-            spec = build_spec(f"{version.label} build", version.build, incoming.tree,
-                              settings.policy.build_memory_mb, settings.file.sandbox)
-            result = run_build(spec, log, settings.policy.build_seconds, str(rel / BUILD_LOG))
+            try:
+                spec = build_spec(f"{version.label} build", version.build, incoming.tree,
+                                  settings.policy.build_memory_mb, settings.file.sandbox,
+                                  version.env, version.toolchain)
+            except BotStartError as exc:  # a shim that names no real program: before the build
+                store.discard(incoming)
+                log.write_text(f"[arena] {exc}\n")
+                return _reject(league, version, "build", str(exc), tell)
+            result = run_build(spec, log, settings.policy.build_seconds, BUILD_LOG)
             version = msgspec.structs.replace(version, build_seconds=round(result.seconds, 3))
             if not result.ok:
                 store.discard(incoming)
@@ -303,11 +338,16 @@ def _accept_folder(league: LeagueDir, settings: LeagueSettings, sub: Submission,
     with league_lock(league):
         write_version(league, version)
     tell(Checking(version.label, settings.file.game))
-    ok, reason = _check(league, settings, version, folder / CHECK_LOG, str(rel / CHECK_LOG),
-                        check_timeout)
+    ok, reason = _check(league, settings, version, folder / CHECK_LOG, CHECK_LOG, check_timeout)
     if not ok:
         return _reject(league, version, "check", reason, tell)
     return _finish(league, version, "active", "", "", tell=tell)
+
+
+def same_content(league: LeagueDir, digest: str) -> list[str]:
+    """The labels of the numbered versions (any author's, active or retired) whose stored
+    folder is ``digest``: what a submission of the same content is told it equals."""
+    return [v.label for v in read_versions(league) if v.source == digest and v.number]
 
 
 def _check(league: LeagueDir, settings: LeagueSettings, version: Version, log_path: Path,
@@ -368,16 +408,21 @@ def _one_line(text: str, tail: str = "") -> str:
 
 
 def _reject(league: LeagueDir, version: Version, step: Step, reason: str, tell: Tell) -> Version:
-    return _finish(league, version, "rejected", step, _one_line(reason), tell=tell)
+    return _finish(league, version, "rejected", step,
+                   _one_line(for_author(reason, league.root)), tell=tell)
 
 
 def _finish(league: LeagueDir, version: Version, state: State, step: Step, reason: str,
             tell: Tell | None = None) -> Version:
     final = msgspec.structs.replace(version, state=state, step=step, reason=reason,
                                     checked_at=time.time())
+    for log in (BUILD_LOG, CHECK_LOG):  # the author reads them: no server path in them
+        rewrite_for_author(version_folder(league, version) / log, league.root)
     with league_lock(league):
+        if state == "active" and not final.number:
+            final = numbered(league, final)  # the number is given now, on acceptance
         write_version(league, final)
         settle_claims(league)  # accepted: the name is the author's; rejected: free again
     if tell is not None:
-        tell(Finished(final.label, state, step, reason))
+        tell(Finished(final.label, state, step, reason, final.notice))
     return final

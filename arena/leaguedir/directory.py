@@ -5,6 +5,8 @@ A league directory::
     league.toml               what the league plays and its nightly policy (:mod:`.leaguetoml`)
     store/<hash>/             each submitted folder, once, named by its content's hash
     bots/<name>/<n>/          one version: version.json, build.log, check.log
+    bots/<name>/try-<k>/      a submission without a number yet (pending) or for good
+                              (rejected), with the same files
     nights/<night>/           one night: a run directory (games.jsonl, PGN, logs, report)
                               plus night.json, plan.jsonl and, once closed, tally.json
     history.jsonl             one rating snapshot per closed night
@@ -44,6 +46,9 @@ NIGHTS_LOCK: Final = ".lock"
 EXPORT_DIR: Final = "export"
 
 VERSION_FILE: Final = "version.json"
+ATTEMPT_PREFIX: Final = "try-"
+"""``bots/<name>/try-K/``: submission ``K`` of a bot, before it has a number (pending) or for
+good (rejected): :mod:`.versions`."""
 BUILD_LOG: Final = "build.log"
 CHECK_LOG: Final = "check.log"
 

@@ -69,6 +69,10 @@ class Policy(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
     schedule: str | None = None
     """When ``arena league run --nightly`` plays the nights: ``"22:00-07:00"``, every day, in
     the machine's local time (:mod:`arena.leaguedir.nightwindow`)."""
+    webhook: Annotated[str, msgspec.Meta(pattern=r"^https?://[^\s/]+(/\S*)?$",
+                                         max_length=2000)] | None = None
+    """``http(s)://...``: a JSON message is POSTed there after each night closes (its
+    ratings, verdicts and faults: :mod:`arena.league.webhook`)."""
 
 
 class LeagueFile(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):

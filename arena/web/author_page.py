@@ -23,8 +23,8 @@ from urllib.parse import quote
 
 from arena.league.authors import bots_of
 from arena.leaguedir.directory import BUILD_LOG, CHECK_LOG, LeagueDir
-from arena.leaguedir.versions import Version, read_versions
-from reports.htmlkit import Cell, Html, Row, escape, join, link, number, table, when
+from arena.leaguedir.versions import Version, read_versions, version_folder
+from reports.htmlkit import Cell, Html, Row, element, escape, join, link, number, table, when
 from reports.journal_summary import GameSummary, JournalError, summarise_journal
 from reports.league_data import LeagueData, read_league
 
@@ -107,6 +107,7 @@ def author_body(league: LeagueDir, author: str, pending_per_author: int,
     base = f"/authors/{quote(author)}"
     out = [f"""<header><h1>Arena league: {e(author)}</h1>
 <div class="meta"><a href="/league/report.html">league report</a> ·
+<a class="feed" href="/feeds/{quote(author)}.atom">your feed (Atom)</a> ·
 <button type="button" id="logout">log out</button></div>
 </header><main>
 <section id="submit"><h2>Submit a bot</h2>
@@ -128,65 +129,91 @@ pattern="[A-Za-z0-9][A-Za-z0-9._\\-]{{0,63}}"></label>
         by_bot.setdefault(v.name, []).append(v)
     if not by_bot:
         out.append('<section id="bots"><p class="hint">No bots yet.</p></section>')
-    standing = {s.version: s for s in data.leaderboard + data.retired}
-    players = data.fit.players if data.fit is not None else []
     games = own_games(league, labels)
     for name, mine in sorted(by_bot.items()):
-        rows = []
-        for v in mine:
-            s = standing.get(v.label)
-            logs = join((link(f"{base}/logs/{quote(v.name)}/{v.number}/{log}", log,
-                              class_="log")
+        out.append(bot_section(league, data, name, mine, games, base))
+    out.append("</main>")
+    return "\n".join(out)
+
+
+def bot_section(league: LeagueDir, data: LeagueData, name: str, mine: list[Version],
+                games: list[NightGame], base: str | None) -> str:
+    """One bot's section: its versions (state, Elo, games), rating history, results against
+    each opponent and games, each opening in its night's viewer. ``base`` is the author's
+    page (``/authors/NAME``): their own view, with why a version was rejected, the build and
+    check logs, stderr logs and transcripts, and the retire buttons; None for the public
+    page of the bot (:mod:`arena.web.bot_page`), which links to no log and no file of the
+    bot's folder."""
+    e = escape
+    standing = {s.version: s for s in data.leaderboard + data.retired}
+    players = data.fit.players if data.fit is not None else []
+    rows = []
+    for v in mine:
+        s = standing.get(v.label)
+        cells: list[Cell | Html | str | int] = [
+            v.label, Cell(v.state, "state"), when(v.submitted_at, missing="-"),
+            Cell(_elo(s.rating if s else None), "rating"), Cell(s.games if s else 0, "games")]
+        if base is not None:
+            logs = join((link(f"{base}/logs/{quote(v.name)}/{v.ref}/{log}", log, class_="log")
                          for log in (BUILD_LOG, CHECK_LOG)
-                         if (league.version_dir(v.name, v.number) / log).is_file()), " ")
-            rows.append(Row([
-                v.label, Cell(v.state, "state"), when(v.submitted_at, missing="-"),
-                Cell(_elo(s.rating if s else None), "rating"), Cell(s.games if s else 0, "games"),
-                f"{v.step}{': ' if v.step else ''}{v.reason}", logs], {"version": v.label}))
-        history = [[p.night, p.version, _elo(p.rating),
-                    "-" if p.error is None else f"± {number(p.error, '.0f')}", p.games]
-                   for p in data.points if p.version in {v.label for v in mine}]
-        results = []
-        for v in mine:
-            for other in players:
-                stats = data.pair(v.label, other) if other != v.label else None
-                if stats is not None and stats.games:
-                    results.append(Row([
-                        v.label, other, Cell(stats.wins, "wins"), Cell(stats.draws, "draws"),
-                        Cell(stats.losses, "losses"), _score(stats.score)],
-                        {"pair": f"{v.label} vs {other}"}))
-        bot_games = []
-        for item in games:
-            g = item.game
-            if not {g.p1, g.p2} & {v.label for v in mine}:
-                continue
-            night = quote(item.night)
-            links = [link(f"/league/nights/{night}/report.html#game={quote(g.key)}", "view",
-                          class_="view")]
+                         if (version_folder(league, v) / log).is_file()), " ")
+            why = f"{v.step}{': ' if v.step else ''}{v.reason}"
+            if v.notice:
+                why = f"{why}{'; ' if why else ''}{v.notice}"
+            action: Html | str = ""
+            if v.state == "active":
+                action = element("button", "retire", type="button", class_="retire",
+                                 data_version=v.label)
+            cells += [Cell(why, "why notice" if v.notice else "why"), logs, action]
+        rows.append(Row(cells, {"version": v.label}))
+    head = ["version", "state", "submitted", "Elo", "games"]
+    if base is not None:
+        head += ["why", "logs", ""]
+    labels = {v.label for v in mine}
+    history = [[p.night, p.version, _elo(p.rating),
+                "-" if p.error is None else f"± {number(p.error, '.0f')}", p.games]
+               for p in data.points if p.version in labels]
+    results = []
+    for v in mine:
+        for other in players:
+            stats = data.pair(v.label, other) if other != v.label else None
+            if stats is not None and stats.games:
+                results.append(Row([
+                    v.label, other, Cell(stats.wins, "wins"), Cell(stats.draws, "draws"),
+                    Cell(stats.losses, "losses"), _score(stats.score)],
+                    {"pair": f"{v.label} vs {other}"}))
+    bot_games = []
+    for item in games:
+        g = item.game
+        if not {g.p1, g.p2} & labels:
+            continue
+        night = quote(item.night)
+        links = [link(f"/league/nights/{night}/report.html#game={quote(g.key)}", "view",
+                      class_="view")]
+        if base is not None:
             run = league.night(item.night)
-            for label in {g.p1, g.p2} & {v.label for v in mine}:
+            for label in {g.p1, g.p2} & labels:
                 for path in (run.stderr_log(label), run.stderr_log(label, g.id)):
                     if path.is_file():
                         rel = path.relative_to(run.logs).as_posix()
-                        links.append(link(f"{base}/nights/{night}/logs/{quote(rel)}", "stderr",
-                                          class_="stderr"))
+                        links.append(link(f"{base}/nights/{night}/logs/{quote(rel)}",
+                                          "stderr", class_="stderr"))
             if g.transcript:
                 links.append(link(f"{base}/nights/{night}/transcripts/{quote(g.transcript)}",
                                   "transcript", class_="transcript"))
-            bot_games.append(Row([item.night, g.id, g.p1, g.p2, g.result, g.termination,
-                                  g.plies, join(links, " ")], {"game": g.key}))
-        out.append(f"""<section class="bot" data-bot="{e(name)}"><h2>{e(name)}</h2>
-<h3>Versions</h3>{table(["version", "state", "submitted", "Elo", "games", "why", "logs"],
-                        rows, class_="versions")}
+        bot_games.append(Row([item.night, g.id, g.p1, g.p2, g.result, g.termination,
+                              g.plies, join(links, " ")], {"game": g.key}))
+    public = "" if base is None or not any(v.number for v in mine) else str(
+        link(f"/bots/{quote(name)}", "public page", class_="public"))  # versions only
+    return f"""<section class="bot" data-bot="{e(name)}"><h2>{e(name)}</h2>{public}
+<h3>Versions</h3>{table(head, rows, class_="versions")}
 <h3>Rating history</h3>{_table("history", ["night", "version", "Elo", "error", "games"],
                                history)}
 <h3>Results against each opponent</h3>{_table(
     "results", ["version", "opponent", "W", "D", "L", "score"], results)}
 <h3>Games</h3>{_table("games", ["night", "id", "p1", "p2", "result", "ending", "plies", ""],
                       bot_games)}
-</section>""")
-    out.append("</main>")
-    return "\n".join(out)
+</section>"""
 
 
 def _table(kind: str, head: list[str], rows: list[Row] | list[list[object]]) -> Html:

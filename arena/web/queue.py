@@ -37,6 +37,7 @@ import trio
 
 from arena.atomicfile import write_atomic
 from arena.errors import UserError
+from arena.league.shown import for_author
 from arena.league.submit import (
     Building,
     Checking,
@@ -46,7 +47,7 @@ from arena.league.submit import (
     decode_event,
 )
 from arena.leaguedir.directory import BUILD_LOG, CHECK_LOG, LeagueDir
-from arena.leaguedir.versions import parse_label
+from arena.leaguedir.versions import ref_of_label
 
 MAX_RUNNING: Final = 2
 """Submissions processed at once, over all authors (a build may use a core)."""
@@ -203,33 +204,34 @@ class SubmissionQueue:
         """What the page shows of a job: its stage, the progress lines, and once done the
         version's state, step, reason and logs (from the child's events)."""
         events = self.events(job)
-        # The child names files by absolute path: shown relative to the league.
-        root = f"{self.league.root.resolve()}/"
-        lines = [line.replace(root, "") for line in
+        # The child names files by absolute path: shown relative to the author's folder.
+        lines = [for_author(line, self.league.root) for line in
                  [event.text() for event in events]
                  + _progress_lines(self.folder(job) / PROGRESS_LOG)]
         label, stage, seen = "", "queued" if job.state == "queued" else "started", []
-        step = reason = ""
+        step = reason = notice = ""
         for event in events:
             label = event.label
             stage = stage_of(event)
             if stage not in seen:
                 seen.append(stage)
             if isinstance(event, Finished):
-                step, reason = event.step, event.reason
+                step, reason, notice = event.step, event.reason, event.notice
         if job.state in ("done", "failed") and stage not in ("accepted", "rejected"):
             stage = "failed"
             reason = job.note or _error_line(lines) or f"the submission exited with status " \
                 f"{job.exit_status}"
         logs = {}
-        if label:
-            name, number = parse_label(label)
+        where = ref_of_label(label)
+        if where is not None:
+            name, ref = where
             for log in (BUILD_LOG, CHECK_LOG):
-                if (self.league.version_dir(name, number or 0) / log).is_file():
-                    logs[log] = f"/authors/{job.author}/logs/{name}/{number}/{log}"
+                if (self.league.bots / name / ref / log).is_file():
+                    logs[log] = f"/authors/{job.author}/logs/{name}/{ref}/{log}"
         return {"id": job.id, "bot": job.bot, "filename": job.filename,
                 "submitted_at": job.submitted_at, "state": job.state, "stage": stage,
-                "seen": seen, "label": label, "step": step, "reason": reason, "logs": logs,
+                "seen": seen, "label": label, "step": step, "reason": reason, "notice": notice,
+                "logs": logs,
                 "lines": lines[-40:]}
 
     def events(self, job: Job) -> list[SubmitEvent]:

@@ -4,10 +4,12 @@ submissions and read their own page (:mod:`arena.web.author_page`).
 Who is asking: an author's token (``arena league author add``), sent as ``Authorization:
 Bearer TOKEN`` or kept by the browser in an HttpOnly, ``SameSite=Strict`` cookie that
 ``POST /login`` sets (``Secure`` when the server is reached over https). Every request that
-changes something (log in, log out, submit) also passes the app's guard
+changes something (log in, log out, submit, retire a version) also passes the app's guard
 (:mod:`arena.web.guard`: its Origin is this server's, and it carries the page's token or a
 valid Bearer token); an author reads and writes only under ``/authors/<their name>/``
-(another author's pages and files answer 403).
+(another author's pages and files answer 403). ``POST /authors/<name>/retire?version=NAME@N``
+retires one of their own active versions (:mod:`arena.league.retire`; another author's
+version answers 403).
 
 An upload is the request's raw body (the page sends the file with ``fetch``; the file's
 name and the bot's name are query parameters): no multipart parser, and the body streams
@@ -36,8 +38,11 @@ from starlette.responses import (
 )
 from starlette.routing import BaseRoute, Route
 
+from arena.errors import UserError
 from arena.league.authors import author_of_token, may_submit, owner_of
+from arena.league.retire import NotYours, retire
 from arena.leaguedir.directory import BUILD_LOG, CHECK_LOG, NAME_PATTERN, LeagueDir
+from arena.leaguedir.versions import version_folder
 from arena.web.app import page as html_page
 from arena.web.author_page import author_body, author_versions, own_file
 from arena.web.bodylimit import DEFAULT_LIMIT, BodyTooLarge
@@ -170,6 +175,20 @@ def submission_routes(sub: Submissions) -> list[BaseRoute]:
         sub.queue.start(job)
         return JSONResponse(sub.queue.status(job), status_code=202)
 
+    async def retire_version(request: Request) -> Response:
+        author = who(request)
+        if isinstance(author, Response):
+            return author
+        label = request.query_params.get("version", "")
+        try:
+            done = await trio.to_thread.run_sync(retire, league, label, "retired by its author",
+                                                 author)
+        except NotYours as exc:
+            return PlainTextResponse(f"forbidden: {exc}", status_code=403)
+        except UserError as exc:
+            return PlainTextResponse(str(exc), status_code=400)
+        return JSONResponse({"retired": [v.label for v in done]})
+
     async def jobs(request: Request) -> Response:
         author = who(request)
         if isinstance(author, Response):
@@ -180,16 +199,16 @@ def submission_routes(sub: Submissions) -> list[BaseRoute]:
         author = who(request)
         if isinstance(author, Response):
             return author
-        bot, number, log = (request.path_params[k] for k in ("bot", "number", "log"))
+        bot, ref, log = (request.path_params[k] for k in ("bot", "ref", "log"))
         if log not in (BUILD_LOG, CHECK_LOG) or not NAME_PATTERN.fullmatch(bot):
             return PlainTextResponse("not found", status_code=404)
         if owner_of(league, bot) != author:
             return PlainTextResponse(f"forbidden: bot {bot!r} is not yours", status_code=403)
-        if not any(v.name == bot and v.number == number
-                   for v in author_versions(league, author)):  # a freed name's old version
-            return PlainTextResponse(f"forbidden: {bot}@{number} is not yours",
-                                     status_code=403)
-        return _own(league.version_dir(bot, number) / log)
+        mine = next((v for v in author_versions(league, author)
+                     if v.name == bot and v.ref == ref), None)
+        if mine is None:  # a freed name's old version, or no such version
+            return PlainTextResponse(f"forbidden: {bot} {ref} is not yours", status_code=403)
+        return _own(version_folder(league, mine) / log)
 
     async def night_file(request: Request) -> Response:
         author = who(request)
@@ -217,7 +236,8 @@ def submission_routes(sub: Submissions) -> list[BaseRoute]:
         Route("/authors/{author}", author_home),
         Route("/authors/{author}/submit", upload, methods=["POST"]),
         Route("/authors/{author}/submissions", jobs),
-        Route("/authors/{author}/logs/{bot}/{number:int}/{log}", version_log),
+        Route("/authors/{author}/retire", retire_version, methods=["POST"]),
+        Route("/authors/{author}/logs/{bot}/{ref}/{log}", version_log),
         Route("/authors/{author}/nights/{night}/{kind}/{path:path}", night_file),
     ]
 

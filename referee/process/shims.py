@@ -5,6 +5,12 @@ user's configuration are out of reach (and its script expects a home the bot has
 a contained bot is started with the real program the shim would have run instead, found by
 asking the manager the way its users do (``pyenv which python3``), from the bot's folder
 (version files such as ``.python-version`` are looked up from there).
+
+rustup's proxies are no scripts: ``~/.cargo/bin/cargo`` is a link to the ``rustup`` program,
+which runs the toolchain's own ``cargo``. A program that is such a link (its real file named
+``rustup``) is resolved the same way, with ``rustup which cargo`` (which reads
+``rust-toolchain.toml`` from the folder); a toolchain's programs then find each other beside the
+real one (:func:`toolchain_bin`).
 """
 
 from __future__ import annotations
@@ -22,6 +28,8 @@ SHIM_HEAD: Final = 8192
 _MANAGER_EXEC: Final = re.compile(rb'exec\s+"?([^"\s]+/libexec/[a-z]+env)"?\s+exec\b')
 """pyenv, rbenv, nodenv, goenv...: ``exec "/root/.pyenv/libexec/pyenv" exec "$program"``."""
 _ASDF_EXEC: Final = re.compile(rb'exec\s+"?([^"\s]*asdf)"?\s+exec\b')
+PROXY_MANAGERS: Final = ("rustup",)
+"""Managers whose proxies are links to the manager's own program, named as the tool."""
 
 
 def real_program(name: str, program: str, cwd: str) -> str:
@@ -34,7 +42,16 @@ def real_program(name: str, program: str, cwd: str) -> str:
     return _which(name, program, manager, cwd)
 
 
+def is_shim(program: str) -> bool:
+    """Whether ``program`` is a version manager's shim or proxy."""
+    return _manager_of(program) is not None
+
+
 def _manager_of(program: str) -> str | None:
+    real = os.path.realpath(program)
+    if os.path.basename(real) in PROXY_MANAGERS:
+        # rustup's proxy (cargo -> rustup); rustup itself is no proxy
+        return None if os.path.basename(program) in PROXY_MANAGERS else real
     try:
         with open(program, "rb") as f:
             head = f.read(SHIM_HEAD)

@@ -50,6 +50,21 @@
   var form = document.getElementById("submit-form");
   var base = location.pathname.replace(/\/+$/, "");
   var finished = {};
+  var watched = null;  // the job this page submitted: its line says how it ends
+
+  // The line under the form follows the submission it announced to its end.
+  function tellEnd(job) {
+    var message = document.getElementById("submit-message");
+    if (!message || !job || job.id !== watched) return;
+    var done = job.stage === "accepted" || job.stage === "rejected" || job.stage === "failed";
+    var text = job.bot + " (" + job.filename + "): " + job.stage +
+      (job.label && job.label.indexOf("#") < 0 ? " as " + job.label : "");
+    if (job.stage === "rejected" || job.stage === "failed") text += (job.step ? " at " + job.step : "") + ": " + job.reason;
+    if (job.notice) text += " (" + job.notice + ")";
+    message.textContent = text;
+    message.className = job.stage === "accepted" ? "hint" : (done ? "hint error" : "hint");
+    message.dataset.stage = job.stage;
+  }
 
   function row(job) {
     var tr = el("tr");
@@ -62,7 +77,9 @@
     tr.appendChild(el("td", job.label || "-"));
     var steps = job.seen.filter(function (s) { return s !== job.stage; }).concat([job.stage]);
     tr.appendChild(el("td", steps.join(" → "), "stage " + job.stage));
-    tr.appendChild(el("td", (job.step ? job.step + ": " : "") + (job.reason || ""), "reason"));
+    var why = (job.step ? job.step + ": " : "") + (job.reason || "");
+    if (job.notice) why += (why ? "; " : "") + job.notice;
+    tr.appendChild(el("td", why, job.notice ? "reason notice" : "reason"));
     var logs = el("td");
     Object.keys(job.logs).forEach(function (name) {
       var a = el("a", name, "log");
@@ -87,6 +104,7 @@
           finished[job.id] = done;
         });
         document.body.dataset.jobs = String(jobs.length);
+        jobs.forEach(tellEnd);
         if (reload) return refreshBots();
       });
   }
@@ -111,6 +129,25 @@
       .then(function () { setTimeout(poll, POLL_MS); });
   }
 
+  // Retire one of the author's own active versions (the server refuses anyone else's).
+  document.addEventListener("click", function (ev) {
+    var button = ev.target.closest ? ev.target.closest("button.retire") : null;
+    if (!button) return;
+    var version = button.dataset.version;
+    var message = document.getElementById("submit-message");
+    button.disabled = true;
+    post(base + "/retire?version=" + encodeURIComponent(version), "")
+      .then(function (answer) {
+        message.textContent = "retired: " + answer.retired.join(", ");
+        message.className = "hint";
+        return refreshBots();
+      })
+      .catch(function (err) {
+        button.disabled = false;
+        message.textContent = err.message; message.className = "hint error";
+      });
+  });
+
   if (form) {
     form.addEventListener("submit", function (ev) {
       ev.preventDefault();
@@ -123,6 +160,7 @@
         "&filename=" + encodeURIComponent(file.name);
       post(url, file, "application/octet-stream")
         .then(function (job) {
+          watched = job.id;
           message.textContent = "queued: " + job.bot + " (" + job.filename + ")";
           message.className = "hint";
           return refresh();
