@@ -24,13 +24,47 @@ from arena.settings.config import (
     OptionValue,
     check_config,
 )
-from arena.settings.located import decode_toml
+from arena.settings.located import decode_toml, toml_error
+from ratings.verdict import (
+    DEFAULT_ALPHA,
+    DEFAULT_BETA,
+    DEFAULT_ELO0,
+    DEFAULT_ELO1,
+    DEFAULT_MAX_GAMES,
+    VerdictSettings,
+)
 from referee.adjudication import Adjudication
 from referee.botspec import BotSpec, Limits, Restart, Sandbox
 from referee.process.botview import hide_from_bots
 
 DEFAULT_PLACEMENT_OPPONENTS: Final = 4
 DEFAULT_NIGHT_GAMES: Final = 200
+
+
+DEFAULT_TEST_SHARE: Final = 0.25
+"""Share of a night's pairs (after placement) given to the open parent tests (the pairing's
+:data:`arena.league.pairing.TEST_SHARE`, which cannot be imported from this floor)."""
+
+
+class VerdictPolicy(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """``[league.verdict]``: the test of each new version against its parent
+    (:mod:`ratings.verdict`; docs/ratings.md)."""
+
+    elo0: Annotated[float, msgspec.Meta(ge=-1000, le=1000)] = DEFAULT_ELO0
+    """H0: the new version is at most this much stronger (logistic Elo)."""
+    elo1: Annotated[float, msgspec.Meta(ge=-1000, le=1000)] = DEFAULT_ELO1
+    """H1: at least this much stronger; above ``elo0``."""
+    alpha: Annotated[float, msgspec.Meta(gt=0, lt=0.5)] = DEFAULT_ALPHA
+    """Chance of deciding "better" when it is not."""
+    beta: Annotated[float, msgspec.Meta(gt=0, lt=0.5)] = DEFAULT_BETA
+    """Chance of missing an improvement of ``elo1``."""
+    max_games: Annotated[int, msgspec.Meta(ge=2, le=10_000_000)] = DEFAULT_MAX_GAMES
+    """Games after which a test still open stops, undecided."""
+    share: Annotated[float, msgspec.Meta(ge=0, le=1)] = DEFAULT_TEST_SHARE
+    """Share of each night's pairs (after placement) given to the open tests."""
+
+    def settings(self) -> VerdictSettings:
+        return VerdictSettings(self.elo0, self.elo1, self.alpha, self.beta, self.max_games)
 
 
 class Policy(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
@@ -65,6 +99,7 @@ class Policy(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
     --submissions`` (their builds run one at a time)."""
     cluster: str | None = None
     """Play the nights on a Dask cluster (``local:N`` or ``tcp://HOST:8786``), as ``--cluster``."""
+    verdict: VerdictPolicy = msgspec.field(default_factory=VerdictPolicy)
 
 
 class LeagueFile(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
@@ -101,6 +136,10 @@ class LeagueSettings(msgspec.Struct, frozen=True):
     def event(self) -> str:
         return self.file.event or f"{self.path.parent.name} league"
 
+    @property
+    def verdict(self) -> VerdictSettings:
+        return self.file.league.verdict.settings()
+
 
 def load_settings(path: Path) -> LeagueSettings:
     """Read and check ``league.toml``; a mistake is a
@@ -111,10 +150,24 @@ def load_settings(path: Path) -> LeagueSettings:
         raise UserError(f"cannot read {path}: {exc.strerror or exc}") from None
     file = decode_toml(raw, LeagueFile, path, see=SEE_KEYS)
     settings = LeagueSettings(path.resolve(), raw.decode("utf-8", errors="replace"), file)
+    verdict = file.league.verdict
+    if not verdict.elo0 < verdict.elo1:
+        raise toml_error(path, settings.text, ["league", "verdict", "elo1"],
+                         f"must be above elo0 ({verdict.elo0:g}), got {verdict.elo1:g}",
+                         "H1 (elo1) is the improvement the test looks for, H0 (elo0) the "
+                         "one it rules out: e.g. elo0 = 0, elo1 = 30")
     # Every game key checked now, with two placeholder bots, not at the first night.
     placeholder = BotSpec(name="check", cmd=["true"])
     night_config(settings, [placeholder, msgspec.structs.replace(placeholder, name="check2")])
     return settings
+
+
+def verdict_settings(league: LeagueDir) -> VerdictSettings:
+    """The league's ``[league.verdict]`` (the defaults for a directory without
+    ``league.toml``, as a hand-made one in a script)."""
+    if not league.config.is_file():
+        return VerdictSettings()
+    return load_settings(league.config).verdict
 
 
 def night_config(settings: LeagueSettings, bots: list[BotSpec]) -> LoadedConfig:
