@@ -34,6 +34,8 @@ FAULT_COLOURS = {
 }
 DPI = 100
 BOUND_COLOUR = "#b35900"
+PRIOR_COLOUR = "#8a8a8a"
+"""A rating that rests on the prior (the results alone only order it): drawn in grey."""
 
 
 def _figure(width: float, height: float) -> Figure:
@@ -86,7 +88,8 @@ def _bot_label(bot: str, games: int) -> str:
 
 
 def elo_chart(standings: pd.DataFrame, path: Path) -> Path:
-    """Every bot's Elo in standings order, best at the top: a point with its 95% error bar; a
+    """Every bot's Elo in standings order, best at the top: a point with its 95% error bar
+    (hollow and grey, labelled, when the rating rests on the prior rather than on games); a
     rating that is only a bound (a perfect or a zero score) as a one-sided arrow from the
     bound; an infinite error as arrows to both edges; an unrated bot as a note on its row."""
     bots = list(standings["bot"])
@@ -127,6 +130,11 @@ def elo_chart(standings: pd.DataFrame, path: Path) -> Path:
                         arrowprops={"arrowstyle": "<->", "color": "#7aa6cf"})
             ax.plot([elo], [y], "o", color="#1f5f99")
             ax.text(elo, y + 0.28, "error ∞", ha="center", fontsize=7, color="#1f5f99")
+        elif bool(getattr(row, "on_prior", False)):  # placed by the prior, not by games
+            ax.errorbar([elo], [y], xerr=[err], fmt="o", mfc="white", color=PRIOR_COLOUR,
+                        ecolor=PRIOR_COLOUR, capsize=3, ls="none")
+            ax.text(elo, y + 0.28, "rests on the prior", ha="center", fontsize=7,
+                    color=PRIOR_COLOUR)
         else:
             ax.errorbar([elo], [y], xerr=[err], fmt="o", color="#1f5f99", ecolor="#7aa6cf",
                         capsize=3)
