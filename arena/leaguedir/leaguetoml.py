@@ -150,24 +150,40 @@ def load_settings(path: Path) -> LeagueSettings:
         raise UserError(f"cannot read {path}: {exc.strerror or exc}") from None
     file = decode_toml(raw, LeagueFile, path, see=SEE_KEYS)
     settings = LeagueSettings(path.resolve(), raw.decode("utf-8", errors="replace"), file)
-    verdict = file.league.verdict
-    if not verdict.elo0 < verdict.elo1:
-        raise toml_error(path, settings.text, ["league", "verdict", "elo1"],
-                         f"must be above elo0 ({verdict.elo0:g}), got {verdict.elo1:g}",
-                         "H1 (elo1) is the improvement the test looks for, H0 (elo0) the "
-                         "one it rules out: e.g. elo0 = 0, elo1 = 30")
+    _check_verdict(file.league.verdict, path, settings.text)
     # Every game key checked now, with two placeholder bots, not at the first night.
     placeholder = BotSpec(name="check", cmd=["true"])
     night_config(settings, [placeholder, msgspec.structs.replace(placeholder, name="check2")])
     return settings
 
 
+class _VerdictPart(msgspec.Struct):
+    verdict: VerdictPolicy = msgspec.field(default_factory=VerdictPolicy)
+
+
+class _VerdictOnly(msgspec.Struct):
+    """``league.toml`` read for its ``[league.verdict]`` alone (the rest is not checked)."""
+
+    league: _VerdictPart = msgspec.field(default_factory=_VerdictPart)
+
+
 def verdict_settings(league: LeagueDir) -> VerdictSettings:
-    """The league's ``[league.verdict]`` (the defaults for a directory without
-    ``league.toml``, as a hand-made one in a script)."""
+    """The league's ``[league.verdict]``, read for the league report (which does not need the
+    rest of ``league.toml`` to hold); the defaults for a directory without the file."""
     if not league.config.is_file():
         return VerdictSettings()
-    return load_settings(league.config).verdict
+    raw = league.config.read_bytes()
+    verdict = decode_toml(raw, _VerdictOnly, league.config, see=SEE_KEYS).league.verdict
+    _check_verdict(verdict, league.config, raw.decode("utf-8", errors="replace"))
+    return verdict.settings()
+
+
+def _check_verdict(verdict: VerdictPolicy, path: Path, text: str) -> None:
+    if not verdict.elo0 < verdict.elo1:
+        raise toml_error(path, text, ["league", "verdict", "elo1"],
+                         f"must be above elo0 ({verdict.elo0:g}), got {verdict.elo1:g}",
+                         "H1 (elo1) is the improvement the test looks for, H0 (elo0) the "
+                         "one it rules out: e.g. elo0 = 0, elo1 = 30")
 
 
 def night_config(settings: LeagueSettings, bots: list[BotSpec]) -> LoadedConfig:
