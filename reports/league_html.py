@@ -128,6 +128,23 @@ def _note(row: Standing) -> Html:
     return join(parts, " ")
 
 
+def verdict_cell(row: Standing) -> Cell:
+    """A version's verdict against its parent, its regression flag after it (the
+    leaderboard's, the versions view's and an author's page's cell)."""
+    cell = _verdict_cell(row)
+    if not row.regression:
+        return cell
+    return Cell(join([cell.content, Html(' <span class="regression">regression</span> '),
+                      row.regression]), cell.class_, cell.data)
+
+
+def rating_cell(row: Standing) -> Cell:
+    """``+120 ± 45``, ``*`` when the rating rests on the prior."""
+    text = (f"{number(row.rating, signed=True)} ± {number(row.error)}"
+            + (" *" if row.on_prior else "")) if row.games or row.on_prior else ""
+    return Cell(text or "-", "rating", {"value": data_value(row.rating)})
+
+
 def _verdict_cell(row: Standing) -> Cell:
     test = row.test
     if test is None:

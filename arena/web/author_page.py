@@ -27,6 +27,7 @@ from arena.leaguedir.versions import Version, read_versions
 from reports.htmlkit import Cell, Html, Row, escape, join, link, number, table, when
 from reports.journal_summary import GameSummary, JournalError, summarise_journal
 from reports.league_data import LeagueData, read_league
+from reports.league_html import rating_cell, verdict_cell
 
 MAX_GAMES: Final = 300
 """Games listed on the page (the newest): the nights' reports hold them all."""
@@ -141,7 +142,8 @@ pattern="[A-Za-z0-9][A-Za-z0-9._\\-]{{0,63}}"></label>
                          if (league.version_dir(v.name, v.number) / log).is_file()), " ")
             rows.append(Row([
                 v.label, Cell(v.state, "state"), when(v.submitted_at, missing="-"),
-                Cell(_elo(s.rating if s else None), "rating"), Cell(s.games if s else 0, "games"),
+                rating_cell(s) if s else Cell("-", "rating"), Cell(s.games if s else 0, "games"),
+                verdict_cell(s) if s else Cell("", "verdict"),
                 f"{v.step}{': ' if v.step else ''}{v.reason}", logs], {"version": v.label}))
         history = [[p.night, p.version, _elo(p.rating),
                     "-" if p.error is None else f"± {number(p.error, '.0f')}", p.games]
@@ -176,7 +178,8 @@ pattern="[A-Za-z0-9][A-Za-z0-9._\\-]{{0,63}}"></label>
             bot_games.append(Row([item.night, g.id, g.p1, g.p2, g.result, g.termination,
                                   g.plies, join(links, " ")], {"game": g.key}))
         out.append(f"""<section class="bot" data-bot="{e(name)}"><h2>{e(name)}</h2>
-<h3>Versions</h3>{table(["version", "state", "submitted", "Elo", "games", "why", "logs"],
+<h3>Versions</h3>{table(["version", "state", "submitted", "Elo (± 95%; *: rests on the prior)",
+                         "games", "verdict vs parent", "why", "logs"],
                         rows, class_="versions")}
 <h3>Rating history</h3>{_table("history", ["night", "version", "Elo", "error", "games"],
                                history)}
