@@ -467,11 +467,13 @@ def _num(x: float) -> str:
 
 
 def format_csv(fit: RatingFit) -> str:
-    """``player,rating,error,points,played,group`` rows, best first (empty fields when
-    unknown; ``group`` only when the results separate the players into ordered groups)."""
+    """``player,rating,error,points,played,group,mark`` rows, best first (empty fields when
+    unknown; ``group`` only when the results separate the players into ordered groups in the
+    maximum-likelihood fit; ``mark``: why a rating is not a plain estimate, e.g. ``on-prior``
+    when it rests on the Bayesian fit's prior, ``order-only``, ``all-wins``)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["player", "rating", "error", "points", "played", "group"])
+    writer.writerow(["player", "rating", "error", "points", "played", "group", "mark"])
     for i in fit.order():
         rating, error = fit.ratings[i], fit.errors[i]
         writer.writerow(
@@ -482,6 +484,7 @@ def format_csv(fit: RatingFit) -> str:
                 f"{fit.points[i]:.1f}",
                 int(fit.played[i]),
                 fit.group(i) or "",
+                fit.marks[i],
             ]
         )
     return out.getvalue()

@@ -90,8 +90,9 @@ def test_arena_ratings_without_the_prior_says_order_only_in_text_csv_and_json(
 
     assert main(["ratings", str(ladder_dir), "--csv", "--prior", "off"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == "player,rating,error,points,played,group"
-    assert lines[1:] == [f"{n},,,{48.0 - 12 * k:.1f},48,{k + 1}" for k, n in enumerate(LADDER)]
+    assert lines[0] == "player,rating,error,points,played,group,mark"
+    assert lines[1:] == [f"{n},,,{48.0 - 12 * k:.1f},48,{k + 1},order-only"
+                         for k, n in enumerate(LADDER)]
 
     assert main(["ratings", str(ladder_dir), "--json", "--prior", "off"]) == 0
     doc = json.loads(capsys.readouterr().out)
@@ -123,6 +124,7 @@ def test_arena_ratings_rates_the_ladder_on_the_prior_in_text_csv_and_json(
     lines = capsys.readouterr().out.splitlines()
     assert [line.split(",")[0] for line in lines[1:]] == list(LADDER)
     assert all(line.split(",")[1] and line.split(",")[2] for line in lines[1:])
+    assert all(line.endswith(",,on-prior") for line in lines[1:])
 
     assert main(["ratings", str(ladder_dir), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
@@ -256,7 +258,7 @@ def test_two_groups_are_rated_inside_each_and_ordered_between() -> None:
     assert "group 1 of 2, above group 2; rated inside its group only" in text
     assert "known order: {a, b, c} > {x, y, z}" in text
     assert "relative to their own group" in text
-    assert format_csv(fit).splitlines()[1].endswith(",1")
+    assert format_csv(fit).splitlines()[1].endswith(",1,in-group")
 
 
 def test_an_anchor_inside_a_group_sets_that_group_only() -> None:
