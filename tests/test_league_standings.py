@@ -41,7 +41,7 @@ def test_every_version_has_a_rating_and_a_newcomer_starts_on_its_parent() -> Non
         assert r.rating is not None and r.error is not None and math.isfinite(r.error)
     assert rated["x@2"].mark == PRIOR_ONLY and rated["x@2"].games == 0
     assert rated["x@2"].rating == rated["x@1"].rating  # its prior is centred on its parent
-    assert rated["x@2"].error > rated["x@1"].error
+    assert (rated["x@2"].error or 0.0) > (rated["x@1"].error or math.inf)
     assert rated["z@1"].mark == "on-prior"  # lost every game: its distance is the prior's
     assert [t.version for t in snap.tests] == []  # x@2 has no parent test before it plays
 
