@@ -121,8 +121,7 @@ def _note(row: Standing) -> Html:
                      f"{'won' if row.bound == 'lower' else 'lost'} every game)")
     if row.on_prior:
         parts.append(Html(f'<span class="on-prior">{ON_PRIOR_TEXT}</span>'
-                          + (": no games yet" if not row.games else
-                             " (the results alone only order it: a wide interval)")))
+                          + (": no games yet" if not row.games else "")))
     elif not row.games:
         parts.append("no games yet")
     return join(parts, " ")
@@ -182,7 +181,7 @@ def _leaderboard(data: LeagueData) -> str:
     leaders = _table("leaderboard", head, [_standing_row(r) for r in data.leaderboard])
     previous = "the night before" if len(data.history) > 1 else "no earlier night"
     known = (hint(f"Known order (from the results alone): {data.known_order}. The distances "
-                  f"between the groups of that order {ON_PRIOR_TEXT}, not on games: the "
+                  "between the groups of that order rest on the prior, not on games: the "
                   "ratings marked * have wide intervals.", id="known-order")
              if data.known_order else "")
     return f"""<section id="leaderboard-section"><h2>Leaderboard</h2>
