@@ -365,3 +365,78 @@ def test_league_bots_reads_a_history_written_before_the_bayesian_fit(tmp_path: P
     assert rows["beta 1"] == ["2", "40", "order", "only"], table
     assert rows["alpha 1"] == ["3", "20", "order", "only"], table
     assert rows["gamma 1"][:3] == ["-", "-", "-"], table  # retired before: not in the snapshot
+
+
+def test_a_sixty_game_ladder_league_is_rated_on_the_prior_everywhere(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 35's acceptance as stated: 5 bots, 60 games, each pairing won by the higher bot,
+    played as one closed night of a league: ``arena ratings`` on the league, the night's run
+    report and the league's leaderboard give every bot a finite rating and interval marked as
+    resting on the prior, the known order as a note; with the prior off, the order only."""
+    from arena.leaguedir.directory import LEAGUE_FILE, NIGHT_FILE, LeagueDir
+    from arena.leaguedir.standings import (
+        append_snapshot,
+        fit_tally,
+        snapshot,
+        summarise,
+        write_summary,
+    )
+    from reports.html import build
+    from reports.league_report import build_league_report
+
+    bots = tuple(BotProfile(n) for n in LADDER)
+    records = round_robin("donkan", bots, games_per_pairing=6, seed=4,
+                          options={"target": "3"}, max_plies=400)
+    for r in records:
+        better = min((r.p1, r.p2), key=LADDER.index)
+        r.winner = 0 if r.p1 == better else 1
+        r.result = "1-0" if r.winner == 0 else "0-1"
+        r.termination = Termination.NORMAL
+    assert len(records) == 60
+    league = LeagueDir(tmp_path / "ladder-league")
+    league.root.mkdir()
+    (league.root / LEAGUE_FILE).write_text('game = "donkan"\n')
+    night = league.night("n1")
+    night.root.mkdir(parents=True)
+    (night.root / NIGHT_FILE).write_text(json.dumps(
+        {"name": "n1", "versions": list(LADDER), "newcomers": list(LADDER)}) + "\n")
+    write_journal(night.root, records)
+    summary = summarise("n1", records, LADDER)
+    write_summary(league, summary)
+    append_snapshot(league, snapshot("n1", fit_tally(summary.tally), 60, 60))
+
+    assert main(["ratings", str(league.root)]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line[:4].strip().isdigit()]
+    assert [row.split()[1] for row in rows] == list(LADDER)
+    assert all("rests on the prior" in row for row in rows)
+    assert main(["ratings", str(league.root), "--prior", "off"]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line[:4].strip().isdigit()]
+    assert [row.split(":")[1].split()[:2] for row in rows] == [["order", "----"]] * 5
+
+    build(night.root)
+    shown = html_table(night.root, "standings-table")
+    elo, note = shown[0].index("Elo"), shown[0].index("note")
+    for row in shown[1:]:
+        assert "±" in row[elo] and "rests on the prior" in row[note], row
+
+    page = build_league_report(league.root).read_text(encoding="utf-8")
+    board = html_table_of(page, "leaderboard")
+    assert [row["version"] for row in board] == list(LADDER)
+    for row in board:
+        assert row["on-prior"] == "1" and math.isfinite(float(row["value"])), row
+    assert 'id="known-order"' in page and "ace &gt; bishop &gt; castle" in page
+
+
+def html_table_of(page: str, table_id: str) -> list[dict[str, str]]:
+    """The leaderboard's rows: each version with its rating cell's data attributes."""
+    import re
+
+    body = page[page.index(f'id="{table_id}"'):]
+    body = body[:body.index("</table>")]
+    out = []
+    for row in re.findall(r'<tr data-version="([^"]+)">(.*?)</tr>', body, re.S):
+        cell = re.search(r'<td class="rating"([^>]*)>', row[1])
+        assert cell is not None
+        attrs = dict(re.findall(r'data-([a-z-]+)="([^"]*)"', cell.group(1)))
+        out.append({"version": row[0], **attrs})
+    return out
