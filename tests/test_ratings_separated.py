@@ -421,9 +421,9 @@ def test_a_sixty_game_ladder_league_is_rated_on_the_prior_everywhere(
 
     page = build_league_report(league.root).read_text(encoding="utf-8")
     board = html_table_of(page, "leaderboard")
-    assert [row["version"] for row in board] == list(LADDER)
-    for row in board:
-        assert row["on-prior"] == "1" and math.isfinite(float(row["value"])), row
+    assert [cells["version"] for cells in board] == list(LADDER)
+    for cells in board:
+        assert cells["on-prior"] == "1" and math.isfinite(float(cells["value"])), cells
     assert 'id="known-order"' in page and "ace &gt; bishop &gt; castle" in page
 
 
