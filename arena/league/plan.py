@@ -190,11 +190,16 @@ class Planner:
         open (their verdicts from the nights' colour pairs, tonight's so far included)."""
         from arena.league.pairing import Field
         from arena.leaguedir.standings import fit_tally, league_verdicts
+        from ratings.prior import version_parents
 
         everything = self.current()
         players = tuple(self.state.versions)
         fit = fit_tally(everything, players) if len(players) >= 2 and everything.games else None
-        verdicts = league_verdicts([*self.nights, tally(self.night_results)], players,
+        kin = {frozenset(pair) for pair in version_parents(players).items()}
+        # Tonight's games of the tests only (a few), tallied whole so that a colour pair's
+        # two games are matched whichever block each came in.
+        tonight = tally([r for r in self.night_results if frozenset((r.first, r.second)) in kin])
+        verdicts = league_verdicts([*self.nights, tonight], players,
                                    self.policy.verdict.settings())
         tests = [(child, parent) for child, (parent, v) in verdicts.items() if not v.closed]
         parents = {child: parent for child, (parent, _) in verdicts.items()}
