@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from arena.atomicfile import write_atomic, write_with
-from ratings.model import RatingFit
+from ratings.model import ON_PRIOR, RatingFit
 from reports.charts import league_history_chart
 from reports.league_data import LeagueData, Standing, read_league
 from reports.league_html import page
@@ -53,13 +53,16 @@ def build_league_report(root: Path, fit: RatingFit | None = None) -> Path:
 def _history_chart(data: LeagueData, path: Path) -> Path:
     nights = [s.night for s in data.history]
     lines: dict[str, list[tuple[int, float, float]]] = {}
+    on_prior: list[tuple[str, int]] = []
     for k, snap in enumerate(data.history):
         for r in snap.players:
             if r.rating is not None and r.games:  # a version that has not played: no point
                 err = math.nan if r.error is None else r.error
                 lines.setdefault(r.player, []).append((k, r.rating, err))
+                if r.mark == ON_PRIOR:
+                    on_prior.append((r.player, k))
     best = [s.version for s in data.leaderboard if s.games][:LEGEND_VERSIONS]
-    return league_history_chart(nights, lines, path, highlight=best)
+    return league_history_chart(nights, lines, path, highlight=best, on_prior=on_prior)
 
 
 # ----- exports ------------------------------------------------------------------------------

@@ -425,6 +425,10 @@ def test_a_sixty_game_ladder_league_is_rated_on_the_prior_everywhere(
     for cells in board:
         assert cells["on-prior"] == "1" and math.isfinite(float(cells["value"])), cells
     assert 'id="known-order"' in page and "ace &gt; bishop &gt; castle" in page
+    from reports.charts import chart_labels
+
+    labels = chart_labels(league.report_dir / "history.png")
+    assert "(hollow: the rating rests on the prior)" in labels and "n1" in labels
 
 
 def html_table_of(page: str, table_id: str) -> list[dict[str, str]]:
