@@ -8,6 +8,7 @@ building a report never touches a display, a global figure registry or an intera
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from pathlib import Path
 
 import numpy as np
@@ -34,6 +35,8 @@ FAULT_COLOURS = {
 }
 DPI = 100
 BOUND_COLOUR = "#b35900"
+PRIOR_COLOUR = "#8a8a8a"
+"""A rating that rests on the prior (the results alone only order it): drawn in grey."""
 
 
 def _figure(width: float, height: float) -> Figure:
@@ -86,7 +89,8 @@ def _bot_label(bot: str, games: int) -> str:
 
 
 def elo_chart(standings: pd.DataFrame, path: Path) -> Path:
-    """Every bot's Elo in standings order, best at the top: a point with its 95% error bar; a
+    """Every bot's Elo in standings order, best at the top: a point with its 95% error bar
+    (hollow and grey, labelled, when the rating rests on the prior rather than on games); a
     rating that is only a bound (a perfect or a zero score) as a one-sided arrow from the
     bound; an infinite error as arrows to both edges; an unrated bot as a note on its row."""
     bots = list(standings["bot"])
@@ -127,6 +131,11 @@ def elo_chart(standings: pd.DataFrame, path: Path) -> Path:
                         arrowprops={"arrowstyle": "<->", "color": "#7aa6cf"})
             ax.plot([elo], [y], "o", color="#1f5f99")
             ax.text(elo, y + 0.28, "error ∞", ha="center", fontsize=7, color="#1f5f99")
+        elif bool(getattr(row, "on_prior", False)):  # placed by the prior, not by games
+            ax.errorbar([elo], [y], xerr=[err], fmt="o", mfc="white", color=PRIOR_COLOUR,
+                        ecolor=PRIOR_COLOUR, capsize=3, ls="none")
+            ax.text(elo, y + 0.28, "rests on the prior", ha="center", fontsize=7,
+                    color=PRIOR_COLOUR)
         else:
             ax.errorbar([elo], [y], xerr=[err], fmt="o", color="#1f5f99", ecolor="#7aa6cf",
                         capsize=3)
@@ -412,11 +421,13 @@ def league_history_chart(
     lines: dict[str, list[tuple[int, float, float]]],
     path: Path,
     highlight: list[str] | None = None,
+    on_prior: Collection[tuple[str, int]] = (),
 ) -> Path:
     """A league's ratings over its nights: one line per version (``lines``: version -> (night
     index, rating, 95% error) per snapshot that rated it), each with its shaded band. Versions
     of one bot share a colour (its latest version solid, earlier ones dashed), so a bot's
-    progress reads as one hue.
+    progress reads as one hue. A point of ``on_prior`` ((version, night index): the rating
+    rested on the prior that night) is drawn hollow.
     With many versions only ``highlight`` (the leaderboard's best) are named in the legend and
     given bands; the others are thin lines behind them."""
     fig = _figure(9.0, 4.6)
@@ -424,6 +435,7 @@ def league_history_chart(
         _empty(fig, "no closed night yet")
         return _save(fig, path)
     ax = fig.add_subplot()
+    prior_points = set(on_prior)
     bots = sorted({bot_of(v) for v in lines})
     hue = {b: f"C{i % 10}" for i, b in enumerate(bots)}
     named = set(lines) if len(lines) <= LEGEND_CAP else set((highlight or [])[:LEGEND_CAP])
@@ -439,6 +451,10 @@ def league_history_chart(
                 ls="-" if latest[bot] == version else "--",
                 alpha=0.95 if version in named else 0.35,
                 label=version if version in named else None)
+        hollow = [k for k, night in enumerate(x) if (version, int(night)) in prior_points]
+        if hollow:
+            ax.plot(x[hollow], y[hollow], "o", ms=6, mfc="white", color=colour, ls="none",
+                    alpha=0.95 if version in named else 0.35)
         finite = np.isfinite(err) & (version in named)  # a crowded chart: bands of the named
         if len(x) == 1 and finite.all():  # one night: no band to shade, a bar instead
             ax.errorbar(x, y, yerr=err, color=colour, capsize=3, lw=1)
@@ -449,7 +465,8 @@ def league_history_chart(
     ax.set_xticks(ticks, [nights[i] for i in ticks], rotation=30, ha="right", fontsize=8)
     ax.set_xlim(-0.5, len(nights) - 0.5)
     ax.set_ylabel("rating (bands: 95%)")
-    ax.set_xlabel("night")
+    ax.set_xlabel("night" + ("\n(hollow: the rating rests on the prior)" if prior_points
+                             else ""))
     ax.grid(alpha=0.3)
     if named:
         fig.legend(fontsize=8, loc="outside right upper")

@@ -4,6 +4,11 @@ Everything comes from what ``arena run`` leaves in the run directory: ``config.t
 of the config used), ``sessions.jsonl`` (one line when a session of ``arena run`` starts and one
 when it ends: time, arena version, concurrency) and the journal's own start and end times. A
 run directory made by hand (a journal alone) gets the rows it has and says what is unknown.
+
+A league night (``nights/<night>/`` of a league directory) is not a round-robin: its games are
+chosen as it goes. Its context says so from the night's ``night.json`` (the versions it
+plays, the new ones) and the league's ``league.toml`` (the pairing policy, the placement, the
+share of the parent tests).
 """
 
 from __future__ import annotations
@@ -15,6 +20,8 @@ from pathlib import Path
 import msgspec
 import pandas as pd
 
+from arena.leaguedir.directory import LEAGUE_FILE, NIGHT_FILE
+from arena.leaguedir.leaguetoml import Policy, load_settings
 from arena.rundir.layout import CONFIG_COPY, RunDir
 from arena.rundir.sessions import Session, read_sessions
 from arena.settings.config import Config, SprtConfig
@@ -25,6 +32,23 @@ from reports.journal_summary import GameSummary
 UNKNOWN = "unknown"
 
 
+class NightFacts(msgspec.Struct):
+    """The part of a league night's ``night.json`` (written by the night's planner,
+    ``arena.league.plan.NightState``) that its report shows."""
+
+    versions: list[str] = []
+    newcomers: list[str] = []
+
+
+@dataclass(frozen=True)
+class LeagueNight:
+    """A run directory that is a night of a league: what it played and how it chose."""
+
+    facts: NightFacts
+    policy: Policy | None
+    """The league's ``[league]`` settings; None when ``league.toml`` is unreadable now."""
+
+
 @dataclass
 class RunContext:
     """What a reader needs to know to interpret a run's numbers."""
@@ -32,6 +56,8 @@ class RunContext:
     config: Config | None
     sessions: list[Session] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    night: LeagueNight | None = None
+    """Set when the run directory is a league night."""
 
     @property
     def sprt(self) -> SprtConfig | None:
@@ -50,7 +76,26 @@ def read_context(run_dir: Path) -> RunContext:
             problems.append(f"{copy}: not readable as a config ({exc}); settings unknown")
     sessions, more = read_sessions(run_dir)
     problems.extend(more)
-    return RunContext(config, sessions, problems)
+    return RunContext(config, sessions, problems, _league_night(Path(run_dir), problems))
+
+
+def _league_night(run_dir: Path, problems: list[str]) -> LeagueNight | None:
+    """The league night ``run_dir`` is (``nights/<night>/`` under a ``league.toml``)."""
+    state = run_dir / NIGHT_FILE
+    league_toml = run_dir.parent.parent / LEAGUE_FILE
+    if not (state.is_file() and league_toml.is_file()):
+        return None
+    try:
+        facts = msgspec.json.decode(state.read_bytes(), type=NightFacts)
+    except (OSError, msgspec.DecodeError, msgspec.ValidationError) as exc:
+        problems.append(f"{state}: unreadable ({exc}); the night's versions unknown")
+        facts = NightFacts()
+    try:
+        policy: Policy | None = load_settings(league_toml).policy
+    except Exception as exc:  # a league.toml edited since: the night's numbers stand
+        problems.append(f"{league_toml}: unreadable now ({exc}); the pairing policy unknown")
+        policy = None
+    return LeagueNight(facts, policy)
 
 
 def _stamp(t: float) -> str:
@@ -89,6 +134,30 @@ def _format(config: Config) -> str:
     return f"{c.format}, {c.rounds} round(s), {c.games_per_pairing} games per pairing"
 
 
+def _night_rows(night: LeagueNight) -> list[tuple[str, str]]:
+    """What a league night is, instead of a tournament's format."""
+    facts, policy = night.facts, night.policy
+    rows = [("format", "league night: games chosen as the night goes, from the ratings over "
+                       "every night so far (not a round-robin)")]
+    if policy is not None:
+        if policy.pairing == "information":
+            how = (f"information: {policy.verdict.share:.0%} of the pairs to the tests of new "
+                   "versions against their previous versions, the rest where a colour pair "
+                   "tells most about the ratings (pairs expected beyond 95% left out)")
+        else:
+            how = "round-robin: every pair in turn, fewest games first"
+        rows.append(("pairing", how))
+        rows.append(("placement", (
+            f"each new version first plays {policy.placement_opponents} opponents, "
+            f"{policy.placement_pairs} colour pair(s) each: its previous version, then a "
+            "spread of the field it is not lopsided against")))
+    if facts.versions:
+        new = set(facts.newcomers)
+        rows.append(("versions", f"{len(facts.versions)} ({len(new)} new): " + ", ".join(
+            v + (" (new)" if v in new else "") for v in facts.versions)))
+    return rows
+
+
 def _adjudication(config: Config) -> str:
     a = config.adjudication
     parts = []
@@ -109,7 +178,10 @@ def context_rows(context: RunContext, games: pd.DataFrame) -> list[tuple[str, st
     else:
         options = ", ".join(f"{k} = {v}" for k, v in c.game_options.items())
         rows.append(("game", c.game + (f" ({options})" if options else "")))
-        rows.append(("format", _format(c)))
+        if context.night is not None:
+            rows.extend(_night_rows(context.night))
+        else:
+            rows.append(("format", _format(c)))
         own = [f"{b.name}: {b.tc}" for b in c.bots if getattr(b, "tc", None)]
         tc = c.tc or "none (no clock)"
         rows.append(("time control", tc + (f"; own: {', '.join(own)}" if own else "")))

@@ -33,6 +33,7 @@ from arena.rundir.layout import (
     STANDINGS_CSV,
     RunDir,
 )
+from ratings.model import RatingFit
 from referee.record import BOT_FAULTS
 from reports import charts, format_tables, rating_tables, tables
 from reports.context import RunContext, context_rows, read_context, sprt_llr
@@ -89,6 +90,8 @@ class ReportPage:
     by_worker: pd.DataFrame | None = None
     openings: pd.DataFrame | None = None
     known_order: str = ""
+    progression_note: str = ""
+    """Why the rating progression chart is not drawn (empty: it is)."""
     """The order the results prove when no rating exists across groups, as text."""
 
 
@@ -150,13 +153,16 @@ def build(run_dir: Path, viewer_limit: int | None = DEFAULT_VIEWER_LIMIT,
 
     built_charts = {
         "elo": charts.elo_chart(standings, out / "elo.png"),
-        "progression": charts.progression_chart(progress, out / "progression.png", order),
         "crosstable": charts.crosstable_heatmap(points, count, out / "crosstable.png"),
         "colours": charts.colour_chart(colours, out / "colours.png"),
         "endings": charts.endings_chart(wdl, faults, out / "endings.png"),
         "lengths": charts.length_histogram(games, out / "lengths.png"),
         "move_time": charts.move_time_chart(by_bot, out / "move_time.png"),
     }
+    progression_note = rating_tables.progression_gap(progress)
+    if progression_note is None:
+        built_charts["progression"] = charts.progression_chart(
+            progress, out / "progression.png", order)
     search = charts.search_chart(by_bot, out / "search.png")
     if search is not None:
         built_charts["search"] = search
@@ -188,8 +194,7 @@ def build(run_dir: Path, viewer_limit: int | None = DEFAULT_VIEWER_LIMIT,
         count=count, pairs=pairs, faults=faults, colours=colours, advantage=advantage,
         move_table=move_table, charts=built_charts, notes=notes, context=context,
         stats=stats, sprt_text=sprt_text, by_worker=by_worker, openings=openings,
-        order=order, known_order="" if rating is None or rating.separation is None
-        else rating.separation.describe(rating.players),
+        order=order, known_order=_known_order(rating), progression_note=progression_note or "",
     )
     target = files.report_page
     write_atomic(target, render(page))
@@ -296,7 +301,7 @@ def render(page: ReportPage) -> Html:
         _fault_section(page.faults, page.games),
         rounds_html,
         _standings_section(page.standings, page.known_order),
-        _ratings_section(page.charts, page.sprt_text),
+        _ratings_section(page.charts, page.sprt_text, page.progression_note),
         _crosstable_section(page.points, page.count, page.pairs, page.charts),
         _endings_section(page.faults, page.charts),
         _colours_section(page.colours, page.advantage, page.charts),
@@ -371,35 +376,64 @@ updated {escape(updated)} · <a href="{GAMES_CSV}">{GAMES_CSV}</a> ·
 <a href="{STANDINGS_CSV}">{STANDINGS_CSV}</a></div></header>"""
 
 
+def _known_order(rating: RatingFit | None) -> str:
+    """The order the results alone give, when they split the bots into groups (the
+    maximum-likelihood fit's separation, or the Bayesian fit's known order)."""
+    if rating is None:
+        return ""
+    known = rating.separation or rating.known_order
+    return "" if known is None else known.describe(rating.players)
+
+
 def _standings_section(standings: pd.DataFrame, known_order: str = "") -> str:
-    known = (
-        '<p class="known-order" id="known-order"><b>Known order (no rating across groups):</b> '
-        f"{escape(known_order)}. No group ever won or drew a game against a group above it, so "
-        "no finite rating exists across groups: the Elo column gives each "
-        "bot's group, and a rating only inside a group of several (not comparable across "
-        "groups)." + (" ?: no results order the two neighbours." if " ? " in known_order else "")
-        + "</p>" if known_order else "")
+    bayes = "on_prior" in standings and not standings["group"].gt(0).any()
+    if known_order and bayes:
+        known = (
+            '<p class="known-order" id="known-order"><b>Known order (from the results '
+            f"alone):</b> {escape(known_order)}. No group ever won or drew a game against a "
+            "group above it, so the distances between the groups rest on the prior, not on "
+            "games: those ratings are marked (rests on the prior) and their intervals are wide."
+            + (" ?: no results order the two neighbours." if " ? " in known_order else "")
+            + "</p>")
+    elif known_order:
+        known = (
+            '<p class="known-order" id="known-order"><b>Known order (no rating across '
+            f"groups):</b> {escape(known_order)}. No group ever won or drew a game against a "
+            "group above it, so no finite rating exists across groups: the Elo column gives "
+            "each bot's group, and a rating only inside a group of several (not comparable "
+            "across groups)."
+            + (" ?: no results order the two neighbours." if " ? " in known_order else "")
+            + "</p>")
+    else:
+        known = ""
     return f"""<section id="standings"><h2>Standings</h2>{known}
-<p class="hint">Elo: maximum-likelihood fit (ratings, Ordo scale) with 95% error;
-a bot that won (lost) every game has no finite estimate: its rating is a lower (upper) bound,
-shown with ≥ (≤) and drawn as an arrow. ∞: the error is unbounded. LOS: likelihood that the
-bot is stronger than the one ranked below it. Fewer than {rating_tables.SMALL_SAMPLE} games:
-flagged as a small sample (rough error bars).</p>
+<p class="hint">Elo: Bayesian fit (Ordo scale, a Gaussian prior on every rating: a number for
+every bot) with its 95% credible interval; a rating marked "rests on the prior" is placed by
+the prior rather than by games (the results alone only order it: a bot that won or lost every
+game, or groups of which one never scored against another) and its interval is wide. LOS:
+likelihood that the bot is stronger than the one ranked below it. Fewer than
+{rating_tables.SMALL_SAMPLE} games: flagged as a small sample (rough error bars).</p>
 {frame_table(_standings_display(standings), "standings-table")}
 </section>"""
 
 
-def _ratings_section(built_charts: dict[str, Path], sprt_text: str) -> str:
-    """The Elo and progression charts, and the SPRT chart when the run had an SPRT."""
+def _ratings_section(built_charts: dict[str, Path], sprt_text: str,
+                     progression_note: str = "") -> str:
+    """The Elo and progression charts (the latter only when it has something to show), and
+    the SPRT chart when the run had an SPRT."""
     sprt_html = (
         f'<h3>SPRT</h3><p class="hint">{escape(sprt_text)}</p><div class="charts">'
         f'{_img(built_charts["sprt"], "SPRT log-likelihood ratio against games")}</div>'
         if "sprt" in built_charts else ""
     )
+    progression = (_img(built_charts["progression"], "rating progression as games accumulate")
+                   if "progression" in built_charts else "")
+    note = (f'<p class="hint" id="progression-note">No rating progression chart: '
+            f"{escape(progression_note)}.</p>" if progression_note else "")
     return f"""<section id="ratings"><h2>Ratings</h2><div class="charts">
 {_img(built_charts["elo"], "Elo with error bars per bot")}
-{_img(built_charts["progression"], "rating progression as games accumulate")}
-</div>{sprt_html}</section>"""
+{progression}
+</div>{note}{sprt_html}</section>"""
 
 
 def _crosstable_section(

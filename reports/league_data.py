@@ -3,8 +3,11 @@
 Only what a closed night left behind is read (``tally.json`` per night, ``history.jsonl``,
 ``version.json`` per version): never a night's journal, so the cost grows with the nights and
 the pairs that met, not with the games ever played. The leaderboard is a fresh fit over the
-merged tallies of the closed nights: the same games, so the same numbers, as the last
+merged tallies of the closed nights (the league's Bayesian fit, :func:`fit_tally`: a rating
+and an interval for every active version): the same games, so the same numbers, as the last
 snapshot; the night still being played counts once it closes (its own report shows it live).
+Each new version carries its verdict against its parent (:func:`league_verdicts`, bounds from
+``league.toml``'s ``[league.verdict]``) and a regression flag.
 
 Everything here is plain rows (dataclasses) so the page (:mod:`reports.league_html`) and the
 exports write the same values.
@@ -18,16 +21,21 @@ from pathlib import Path
 from typing import Final
 
 from arena.leaguedir.directory import LeagueDir
+from arena.leaguedir.leaguetoml import verdict_settings
 from arena.leaguedir.standings import (
     NightSummary,
+    ParentTest,
     Snapshot,
     fit_tally,
     league_tally,
+    league_verdicts,
+    parent_test,
     read_history,
     read_summary,
+    regression,
 )
 from arena.leaguedir.versions import Version, label_sort_key, read_versions
-from ratings.model import ALL_LOSSES, ALL_WINS, RatingFit
+from ratings.model import ALL_LOSSES, ALL_WINS, ON_PRIOR, PRIOR_ONLY, RatingFit
 from ratings.pairwise import PairStats
 from ratings.tally import Tally
 
@@ -63,13 +71,22 @@ class Standing:
     """No line in the previous snapshot: its first night (or it has not played yet)."""
     bound: str = ""
     """``lower``/``upper`` when the rating is only a bound (a perfect or a zero score)."""
-    group: int | None = None
-    """Its group (1 = best) when the results only order the versions (no common scale):
-    ``rating`` is then NaN (order only) or relative to the group."""
+    mark: str = ""
+    """The fit's mark: :data:`ratings.model.ON_PRIOR` (its distance to the others rests on
+    the prior), :data:`ratings.model.PRIOR_ONLY` (no games: its prior's rating)."""
+    test: ParentTest | None = None
+    """Its verdict against its parent (None: no parent among the rated versions)."""
+    regression: str = ""
+    """Why it is flagged as a regression (empty: it is not)."""
 
     @property
     def score(self) -> float:
         return self.points / self.games if self.games else math.nan
+
+    @property
+    def on_prior(self) -> bool:
+        """The rating rests on the prior rather than on games."""
+        return self.mark in (ON_PRIOR, PRIOR_ONLY)
 
 
 @dataclass(frozen=True)
@@ -121,6 +138,8 @@ class HistoryPoint:
     rating: float | None
     error: float | None
     games: int
+    mark: str = ""
+    """The fit's mark that night (:attr:`Standing.mark`)."""
 
 
 @dataclass
@@ -141,6 +160,9 @@ class LeagueData:
     points: list[HistoryPoint]
     head_to_head: dict[tuple[str, str], PairStats]
     notes: list[str] = field(default_factory=list)
+    known_order: str = ""
+    """The order the results alone give, when they split the versions into groups (the
+    distances between them then rest on the prior); empty otherwise."""
 
     @property
     def closed_games(self) -> int:
@@ -185,12 +207,16 @@ def read_league(root: Path, fit: RatingFit | None = None) -> LeagueData:
     summaries = [s for s in (read_summary(league, n) for n in nights) if s is not None]
     merged = league_tally(summaries)
     if fit is None and merged.games:
-        fit = fit_tally(merged)
+        fit = fit_tally(merged, [v.label for v in versions if v.state == "active"])
     last_closed = summaries[-1].night if summaries else None
     previous = _previous_snapshot(history, last_closed)
     by_label = {v.label: v for v in versions}
+    tests = ({child: parent_test(child, parent, verdict) for child, (parent, verdict) in
+              league_verdicts([s.tally for s in summaries], fit.players,
+                              verdict_settings(league)).items()}
+             if fit is not None else {})
 
-    ranked = _standings(fit, previous)
+    ranked = _standings(fit, previous, tests)
     played = {s.version for s in ranked}
     # Versions in the fit but not in the registry (a hand-made league) count as active.
     active = [s for s in ranked if by_label.get(s.version) is None
@@ -211,6 +237,8 @@ def read_league(root: Path, fit: RatingFit | None = None) -> LeagueData:
     data.night_rows = _night_rows(league, nights, summaries, history)
     if fit is not None:
         data.notes.extend(fit.notes)
+        if fit.known_order is not None:
+            data.known_order = fit.known_order.describe(fit.players)
     if history and last_closed is not None and history[-1].night != last_closed:
         data.notes.append(
             f"night {last_closed} is closed but history.jsonl has no snapshot of it yet: "
@@ -224,25 +252,31 @@ def _previous_snapshot(history: list[Snapshot], last_closed: str | None) -> Snap
     return earlier[-1] if earlier else None
 
 
-def _standings(fit: RatingFit | None, previous: Snapshot | None) -> list[Standing]:
-    """Every rated player in fit order (LOS filled in later, per table)."""
+def _standings(fit: RatingFit | None, previous: Snapshot | None,
+               tests: dict[str, ParentTest] | None = None) -> list[Standing]:
+    """Every player of the fit in rank order, with its verdict and regression flag (LOS
+    filled in later, per table)."""
     if fit is None:
         return []
-    before = {r.player: r.rating for r in previous.players} if previous else {}
+    tests = tests or {}
+    before = {r.player: r for r in previous.players} if previous else {}
     out = []
     for rank, i in enumerate(fit.order(), start=1):
         label = fit.players[i]
         name, number = label_sort_key(label)
         rating = float(fit.ratings[i])
         old = before.get(label)
-        group = fit.group(i)
+        test = tests.get(label)
         out.append(Standing(
             rank=rank, version=label, name=name, number=number, state="active",
             rating=rating, error=float(fit.errors[i]), games=int(fit.played[i]),
             points=float(fit.points[i]), los_next=math.nan,
-            change=rating - old if old is not None and not math.isnan(rating)
-            and group is None else math.nan,
-            new=label not in before, bound=BOUND_OF.get(fit.marks[i], ""), group=group,
+            change=rating - old.rating if old is not None and old.rating is not None
+            and not math.isnan(rating) else math.nan,
+            new=old is None or old.rating is None, bound=BOUND_OF.get(fit.marks[i], ""),
+            mark=fit.marks[i], test=test,
+            regression=regression(None if math.isnan(rating) else rating, old,
+                                  test if test is not None and test.worse else None),
         ))
     return out
 
@@ -319,5 +353,5 @@ def _night_rows(league: LeagueDir, nights: list[str], summaries: list[NightSumma
 
 
 def _points(history: list[Snapshot]) -> list[HistoryPoint]:
-    return [HistoryPoint(s.night, r.player, r.rating, r.error, r.games)
+    return [HistoryPoint(s.night, r.player, r.rating, r.error, r.games, r.mark)
             for s in history for r in s.players]

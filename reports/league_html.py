@@ -11,10 +11,12 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Final
 
 from arena.leaguedir.versions import Version, label_sort_key
+from ratings.model import ON_PRIOR, PRIOR_ONLY
 from ratings.pairwise import PairStats
 from reports.htmlkit import (
     Cell,
@@ -44,6 +46,11 @@ span.new { background: #fff3c4; border: 1px solid #e0c060; border-radius: 3px; p
            font-size: 11px; font-weight: 600; color: #6b5200; }
 div.bot { margin: 10px 0 18px; } div.bot h3 { color: var(--ink); }
 td.reason { text-align: left; white-space: normal; max-width: 520px; }
+td.verdict { text-align: left; white-space: normal; max-width: 360px; }
+td.verdict.better { color: var(--good); } td.verdict.worse { color: var(--bad); }
+span.regression { background: #fde2e2; border: 1px solid #d08080; border-radius: 3px;
+                  padding: 0 4px; font-size: 11px; font-weight: 600; color: #7a1010; }
+span.on-prior { font-style: italic; }
 details summary { cursor: pointer; color: var(--accent); margin: 6px 0; }
 """
 
@@ -99,54 +106,96 @@ def _change(row: Standing) -> Cell:
                 {"value": data_value(row.change)})
 
 
+ON_PRIOR_TEXT: Final = "rests on the prior"
+"""The words every view uses for a rating whose distance to the others comes from the prior,
+not from games (:data:`ratings.model.ON_PRIOR`)."""
+
+
 def _note(row: Standing) -> Html:
     parts: list[object] = [Html('<span class="new">new</span>')] if row.new else []
+    if row.regression:
+        parts.append(Html(f'<span class="regression" title="{escape(row.regression)}">'
+                          f"regression</span> {escape(row.regression)}"))
     if row.bound:
         parts.append(f"rating is a {row.bound} bound ("
                      f"{'won' if row.bound == 'lower' else 'lost'} every game)")
-    if row.group is not None:
-        parts.append(f"group {row.group}: " + (
-            "order only, no rating" if math.isnan(row.rating)
-            else "rated inside its group only"))
-    if not row.games:
+    if row.on_prior:
+        parts.append(Html(f'<span class="on-prior">{ON_PRIOR_TEXT}</span>'
+                          + (": no games yet" if not row.games else "")))
+    elif not row.games:
         parts.append("no games yet")
     return join(parts, " ")
+
+
+def verdict_cell(row: Standing) -> Cell:
+    """A version's verdict against its parent, its regression flag after it (the
+    leaderboard's, the versions view's and an author's page's cell)."""
+    cell = _verdict_cell(row)
+    if not row.regression:
+        return cell
+    return Cell(join([cell.content, Html(' <span class="regression">regression</span> '),
+                      row.regression]), cell.class_, cell.data)
+
+
+def rating_cell(row: Standing) -> Cell:
+    """``+120 ± 45``, ``*`` when the rating rests on the prior."""
+    text = (f"{number(row.rating, signed=True)} ± {number(row.error)}"
+            + (" *" if row.on_prior else "")) if row.games or row.on_prior else ""
+    return Cell(text or "-", "rating", {"value": data_value(row.rating)})
+
+
+def _verdict_cell(row: Standing) -> Cell:
+    test = row.test
+    if test is None:
+        return Cell("", "verdict")
+    outcome = "worse" if test.worse else test.outcome
+    text = f"vs {test.parent}: {test.text}"
+    return Cell(text, f"verdict {outcome.replace(' ', '-')}",
+                {"outcome": outcome, "llr": data_value(test.llr), "parent": test.parent})
 
 
 def _standing_row(row: Standing, los: bool = True) -> Html:
     bound = {"lower": "≥ ", "upper": "≤ "}.get(row.bound, "")
     shown = f"{bound}{number(row.rating, signed=True)}"
-    if row.group is not None:  # results that only order the versions
-        shown = (f"order (group {row.group})" if math.isnan(row.rating)
-                 else f"{shown} in group {row.group}")
+    if row.on_prior:
+        shown += " *"
     cells = [
         Cell(row.rank, "rank"),
         Cell(row.version, "version"),
-        Cell(shown, "rating", {"value": data_value(row.rating)}),
+        Cell(shown, "rating", {"value": data_value(row.rating),
+                               "on-prior": "1" if row.on_prior else "0"}),
         Cell(number(row.error), "error", {"value": data_value(row.error)}),
         Cell(row.games, "games"),
         Cell(f"{row.points:g}", "points"),
         Cell(percent(row.score), "score"),
     ]
     if los:
-        cells += [Cell(percent(row.los_next), "los"), _change(row)]
+        cells += [Cell(percent(row.los_next), "los"), _change(row), _verdict_cell(row)]
     cells.append(Cell(_note(row) if los else "", "note"))
     return Row(cells, {"version": row.version}).html()
 
 
 def _leaderboard(data: LeagueData) -> str:
     head = ["#", "version", "rating", "±", "games", "points", "score %", "LOS vs next %",
-            "change", "note"]
+            "change", "verdict vs parent", "note"]
     leaders = _table("leaderboard", head, [_standing_row(r) for r in data.leaderboard])
     previous = "the night before" if len(data.history) > 1 else "no earlier night"
+    known = (hint(f"Known order (from the results alone): {data.known_order}. The distances "
+                  "between the groups of that order rest on the prior, not on games: the "
+                  "ratings marked * have wide intervals.", id="known-order")
+             if data.known_order else "")
     return f"""<section id="leaderboard-section"><h2>Leaderboard</h2>
-<p class="hint">Active versions, from one maximum-likelihood fit over every game of the
-{len(data.summaries)} closed night(s) (Ordo scale; ±: 95% error). LOS: likelihood that the version
-is stronger than the one below it, from the fit. Change: rating now against the snapshot of
-{previous} (ratings are relative to the pool's average, so a version can move without
-playing); <span class="new">new</span>: not rated in that snapshot. A night still being
-played counts once it closes.</p>
-{leaders}{_retired(data.retired)}{_rejected(data.rejected(), data.pending())}</section>"""
+<p class="hint">Active versions, from one Bayesian fit over every game of the
+{len(data.summaries)} closed night(s) (Ordo scale; a Gaussian prior on every rating, a new
+version's centred on its previous version; ±: 95% credible interval). *: the rating
+{ON_PRIOR_TEXT} rather than on games. LOS: likelihood that the version is stronger than the
+one below it, from the fit. Change: rating now against the snapshot of {previous} (ratings are
+relative to the pool's average, so a version can move without playing);
+<span class="new">new</span>: not rated in that snapshot. Verdict: a sequential test of a new
+version against its previous version (better, not better, or undecided after N games; LLR
+against the bounds). Regression: decided worse than its parent, or its rating fell below last
+night's interval. A night still being played counts once it closes.</p>
+{known}{leaders}{_retired(data.retired)}{_rejected(data.rejected(), data.pending())}</section>"""
 
 
 def _retired(rows: list[Standing]) -> str:
@@ -182,12 +231,15 @@ def _history(data: LeagueData, chart: Path) -> str:
             p = cell.get((night, v))
             cells.append("" if p is None or p.rating is None else (
                 number(p.rating, signed=True)
-                + (f" ± {number(p.error)}" if p.error is not None else "")))
+                + (f" ± {number(p.error)}" if p.error is not None else "")
+                + (" *" if p.mark in (ON_PRIOR, PRIOR_ONLY) else "")))
         rows.append(Row(cells, {"night": night}))
     stamp = int(time.time())
     return f"""<section id="history"><h2>Rating history</h2>
 <p class="hint">Each version's rating in the snapshot taken after every closed night, with its
-95% band: what the league said that morning (snapshots are never recomputed).</p>
+95% band: what the league said that morning (snapshots are never recomputed). The chart has a
+point for each night a version had played by; in the table, * marks a rating that
+{ON_PRIOR_TEXT}.</p>
 <div class="charts"><img id="history-chart" src="{escape(chart.as_posix())}?v={stamp}"
 alt="ratings of every version over the nights, with 95% bands"></div>
 <details><summary>the numbers ({len(nights)} nights × {len(versions)} versions)</summary>
@@ -202,9 +254,11 @@ def _versions(data: LeagueData) -> str:
     for bot in data.bots:
         rows = [
             Row([s.version, s.state,
-                 Cell(number(s.rating, signed=True), "rating", {"value": data_value(s.rating)}),
+                 Cell(number(s.rating, signed=True) + (" *" if s.on_prior else ""), "rating",
+                      {"value": data_value(s.rating)}),
                  Cell(number(s.error), "error", {"value": data_value(s.error)}),
-                 Cell(s.games, "games"), Cell(percent(s.score), "score")],
+                 Cell(s.games, "games"), Cell(percent(s.score), "score"), _verdict_cell(s),
+                 Cell(_note(replace(s, new=False)), "note")],
                 {"version": s.version})
             for s in bot.versions
         ]
@@ -213,13 +267,16 @@ def _versions(data: LeagueData) -> str:
         blocks.append(
             f'<div class="bot" data-bot="{escape(bot.name)}"><h3>{escape(bot.name)}</h3>'
             + _table(f"versions-{bot.name}",
-                     ["version", "state", "rating", "±", "games", "score %"], rows)
+                     ["version", "state", "rating", "±", "games", "score %",
+                      "verdict vs parent", "note"], rows)
             + _table(f"steps-{bot.name}",
                      ["newer vs older", "games", "W", "D", "L", "score %", "Elo diff", "±",
                       "± (pentanomial)", "LOS %", "fit: rating diff", "fit: LOS %"], steps)
             + "</div>")
     return f"""<section id="versions"><h2>Versions of one bot</h2>
-<p class="hint">Is the new version better than the one before? W/D/L, score and Elo diff are the
+<p class="hint">Is the new version better than the one before? The verdict is a sequential test
+(pentanomial SPRT) of its colour pairs against its parent, looked at after every night until it
+decides; *: the rating {ON_PRIOR_TEXT}. W/D/L, score and Elo diff are the
 newer version's games against the older one (all nights; ± 95%, trinomial and, when the games
 came in colour pairs, pentanomial); LOS from those wins and losses. The fit's columns use every
 game of both versions, against everyone.</p>

@@ -5,9 +5,10 @@ Layout of what it writes (nothing fetched from the network)::
 
     report.html                the page: leaderboard, history, versions, crosstables, nights
     report/history.png         every version's rating over the nights, with 95% bands
-    export/leaderboard.csv     the leaderboard (and .json)
+    export/leaderboard.csv     the leaderboard: ratings, intervals, marks, verdicts vs the
+                               parent (and .json)
     export/history.csv         one row per night x version: night, version, rating, error,
-                               games (and .json)
+                               games, mark (and .json)
     export/pairs.csv           every pair that met, all nights: W/D/L, pentanomial, Elo
 
 Called after each night closes and by ``arena report DIR`` / ``arena serve DIR``. It reads
@@ -25,7 +26,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from arena.atomicfile import write_atomic, write_with
-from ratings.model import RatingFit
+from ratings.model import ON_PRIOR, RatingFit
 from reports.charts import league_history_chart
 from reports.league_data import LeagueData, Standing, read_league
 from reports.league_html import page
@@ -52,13 +53,16 @@ def build_league_report(root: Path, fit: RatingFit | None = None) -> Path:
 def _history_chart(data: LeagueData, path: Path) -> Path:
     nights = [s.night for s in data.history]
     lines: dict[str, list[tuple[int, float, float]]] = {}
+    on_prior: list[tuple[str, int]] = []
     for k, snap in enumerate(data.history):
         for r in snap.players:
-            if r.rating is not None:
+            if r.rating is not None and r.games:  # a version that has not played: no point
                 err = math.nan if r.error is None else r.error
                 lines.setdefault(r.player, []).append((k, r.rating, err))
+                if r.mark == ON_PRIOR:
+                    on_prior.append((r.player, k))
     best = [s.version for s in data.leaderboard if s.games][:LEGEND_VERSIONS]
-    return league_history_chart(nights, lines, path, highlight=best)
+    return league_history_chart(nights, lines, path, highlight=best, on_prior=on_prior)
 
 
 # ----- exports ------------------------------------------------------------------------------
@@ -78,7 +82,13 @@ def leaderboard_rows(data: LeagueData) -> list[dict[str, Any]]:
             "rank": s.rank, "version": s.version, "name": s.name, "number": s.number,
             "rating": _num(s.rating), "error": _num(s.error), "games": s.games,
             "points": s.points, "score": _num(s.score, 4), "los_next": _num(s.los_next, 4),
-            "change": _num(s.change), "new": s.new, "bound": s.bound, "group": s.group,
+            "change": _num(s.change), "new": s.new, "bound": s.bound,
+            "on_prior": s.on_prior, "mark": s.mark,
+            "parent": s.test.parent if s.test else None,
+            "verdict": ("worse" if s.test.worse else s.test.outcome) if s.test else None,
+            "llr": s.test.llr if s.test else None,
+            "verdict_games": s.test.games if s.test else None,
+            "regression": s.regression,
         }
 
     return [row(s) for s in data.leaderboard]
@@ -86,7 +96,7 @@ def leaderboard_rows(data: LeagueData) -> list[dict[str, Any]]:
 
 def history_rows(data: LeagueData) -> list[dict[str, Any]]:
     return [{"night": p.night, "version": p.version, "rating": p.rating, "error": p.error,
-             "games": p.games} for p in data.points]
+             "games": p.games, "mark": p.mark} for p in data.points]
 
 
 def pair_rows(data: LeagueData) -> list[dict[str, Any]]:
@@ -120,8 +130,9 @@ def write_exports(data: LeagueData) -> dict[str, Path]:
 
 _LEADERBOARD_FIELDS: Final = ("rank", "version", "name", "number", "rating", "error", "games",
                               "points", "score", "los_next", "change", "new", "bound",
-                              "group")
-_HISTORY_FIELDS: Final = ("night", "version", "rating", "error", "games")
+                              "on_prior", "mark", "parent", "verdict", "llr", "verdict_games",
+                              "regression")
+_HISTORY_FIELDS: Final = ("night", "version", "rating", "error", "games", "mark")
 _PAIR_FIELDS: Final = ("version", "opponent", "games", "wins", "draws", "losses", "score",
                        "elo", "elo_error", "los", "pairs", "ll", "ld", "wl", "dd", "wd", "ww",
                        "penta_elo_error")

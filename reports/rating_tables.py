@@ -13,11 +13,14 @@ RATING column, every line names its group, and the notes under the table state t
 is known. The text keeps the plain ``-`` and ``inf`` of the tools that read it; the frames are
 shown on pages, whose numbers :mod:`reports.htmlkit` writes.
 
-The fit itself is :func:`ratings.model.fit_ratings` (maximum likelihood, Ordo-compatible);
-this module only feeds it counts aggregated from the journal summary and lays its results
-out. Progression refits the games played so far at a few checkpoints, with error bars, which
-costs one small Newton solve per checkpoint whatever the number of games. pandas is imported
-by the frames' functions only: ``arena ratings`` prints its text without it.
+The report's fit is the Bayesian one (:func:`fit_counts`: :mod:`ratings.bayes`, a finite
+rating and interval for every bot, a mark where a distance rests on the prior, a league
+night's ``NAME@N`` centred on their previous versions); ``arena ratings --prior off`` prints
+the maximum-likelihood fit through the same text. This module only feeds the fit counts
+aggregated from the journal summary and lays its results out. Progression refits the games
+played so far at a few checkpoints, with error bars, which costs one small Newton solve per
+checkpoint whatever the number of games. pandas is imported by the frames' functions only:
+``arena ratings`` prints its text without it.
 """
 
 from __future__ import annotations
@@ -34,8 +37,18 @@ import numpy as np
 
 from ratings import GameResult, pairwise
 from ratings.counts import Counts, aggregate_arrays
-from ratings.model import ALL_LOSSES, ALL_WINS, MARK_TEXT, ORDER_ONLY, RatingFit, fit_ratings
+from ratings.model import (
+    ALL_LOSSES,
+    ALL_WINS,
+    MARK_TEXT,
+    ON_PRIOR,
+    ORDER_ONLY,
+    PRIOR_ONLY,
+    RatingFit,
+    fit_ratings,
+)
 from ratings.pairwise import PairStats
+from ratings.prior import Prior, version_parents
 from referee.record import P1_POINTS
 from reports.htmlkit import number
 
@@ -120,10 +133,16 @@ def journal_counts(journal: JournalSummary) -> Counts:
     )
 
 
+def fit_counts(counts: Counts) -> RatingFit:
+    """The fit a report shows: Bayesian (the default prior; a ``NAME@N`` centred on its
+    previous version when both played), a number and an interval for every bot."""
+    return fit_ratings(counts, prior=Prior(parents=version_parents(counts.players)))
+
+
 def fit_journal(journal: JournalSummary) -> RatingFit | None:
     """The ratings of the journal's finished games, or None before any has finished."""
     counts = journal_counts(journal)
-    return fit_ratings(counts) if counts.total() else None
+    return fit_counts(counts) if counts.total() else None
 
 
 def counts_of(games: pd.DataFrame, bots: list[str]) -> Counts:
@@ -165,14 +184,17 @@ def rank(games: pd.DataFrame, bots: list[str], rating: RatingFit | None) -> Rank
 
 
 def standings(wdl: pd.DataFrame, rating: RatingFit | None) -> pd.DataFrame:
-    """Rank, bot, Elo, error, games, W/D/L, score %, LOS against the next bot down, and
-    where the results only order the bots (no common scale) the bot's ``group`` (1 = best;
-    0 otherwise) and ``order_only`` (no rating at all, only its place)."""
+    """Rank, bot, Elo, error, games, W/D/L, score %, LOS against the next bot down,
+    ``on_prior`` (the Bayesian fit's rating rests on the prior: the results alone only order
+    it), and for a maximum-likelihood fit whose results only order the bots (no common
+    scale) the bot's ``group`` (1 = best; 0 otherwise) and ``order_only`` (no rating at all,
+    only its place)."""
     import pandas as pd
 
     bots = list(wdl.index)
     group: dict[str, int] = {b: 0 for b in bots}
     order_only: dict[str, bool] = {b: False for b in bots}
+    on_prior: dict[str, bool] = {b: False for b in bots}
     if rating is None:
         order = sorted(bots, key=lambda b: (-float(wdl.at[b, "points"]), b))
         elo = {b: math.nan for b in bots}
@@ -189,6 +211,8 @@ def standings(wdl: pd.DataFrame, rating: RatingFit | None) -> pd.DataFrame:
         group.update({p: rating.group(i) or 0 for i, p in enumerate(rating.players)})
         order_only.update({p: rating.marks[i] == ORDER_ONLY
                            for i, p in enumerate(rating.players)})
+        on_prior.update({p: rating.marks[i] in (ON_PRIOR, PRIOR_ONLY)
+                         for i, p in enumerate(rating.players)})
         los_next = {}
         for here, below in zip(order, [*order[1:], None], strict=True):
             if below is None:
@@ -214,6 +238,7 @@ def standings(wdl: pd.DataFrame, rating: RatingFit | None) -> pd.DataFrame:
                 "bound": bound[bot],
                 "group": group[bot],
                 "order_only": order_only[bot],
+                "on_prior": on_prior[bot],
                 "note": _note(marks[bot], int(wdl.at[bot, "games"]), err[bot]),
             }
         )
@@ -222,7 +247,7 @@ def standings(wdl: pd.DataFrame, rating: RatingFit | None) -> pd.DataFrame:
 
 STANDINGS_COLUMNS = [
     "rank", "bot", "elo", "elo_error", "games", "wins", "draws", "losses", "points",
-    "score_pct", "los_next_pct", "bound", "group", "order_only", "note",
+    "score_pct", "los_next_pct", "bound", "group", "order_only", "on_prior", "note",
 ]
 """The columns of :func:`standings` (and of ``standings.csv``)."""
 
@@ -243,7 +268,7 @@ def first_move_advantage(games: pd.DataFrame, bots: list[str],
             result: RatingFit | None = whole
         else:
             counts = counts_of(part, bots)
-            result = fit_ratings(counts) if counts.total() else None
+            result = fit_counts(counts) if counts.total() else None
         adv = result.white_advantage if result and result.white_advantage_fitted else math.nan
         sd = result.white_advantage_sd if result else math.nan
         d0 = result.draw_rate if result else math.nan
@@ -266,8 +291,9 @@ def progression(games: pd.DataFrame, bots: list[str],
     95% error (columns: games, bot, elo, error, bound). The first checkpoint is the game after
     which every bot had played once (before it some bots have no rating at all); ratings that
     are only bounds so far are kept, marked in ``bound``. At a checkpoint where the results
-    only order the bots there is no common scale: each bot gets a row with no rating and
-    ``bound`` = ``"order"``, so that the chart can say so instead of drawing a line. The last
+    only order the bots the distances rest on the prior, not on games: each bot gets a row
+    with no rating and ``bound`` = ``"order"``, so that the chart can say so instead of
+    drawing the prior's numbers. The last
     checkpoint is every game: ``whole``, their fit already made, is used there when given."""
     import pandas as pd
 
@@ -292,9 +318,9 @@ def progression(games: pd.DataFrame, bots: list[str],
         if k == n and whole is not None:
             result = whole
         else:
-            result = fit_ratings(aggregate_arrays(bots, first[:k], second[:k], score[:k]))
+            result = fit_counts(aggregate_arrays(bots, first[:k], second[:k], score[:k]))
         for i, bot in enumerate(result.players):
-            if result.separation is not None:
+            if result.separation is not None or result.known_order is not None:
                 if result.played[i] > 0:
                     rows.append({"games": k, "bot": bot, "elo": math.nan, "error": math.nan,
                                  "bound": "order"})
@@ -306,6 +332,20 @@ def progression(games: pd.DataFrame, bots: list[str],
             error = float(result.errors[i]) if not bound else math.nan
             rows.append({"games": k, "bot": bot, "elo": value, "error": error, "bound": bound})
     return pd.DataFrame(rows, columns=["games", "bot", "elo", "error", "bound"])
+
+
+def progression_gap(progress: pd.DataFrame) -> str | None:
+    """Why the rating progression is not worth a chart (None when it is): fewer than two
+    checkpoints put the bots on a scale of results (too few games, or the results so far
+    only order them and the numbers would be the prior's)."""
+    drawn = progress[progress["bound"] != "order"]
+    checkpoints = int(drawn["games"].nunique()) if len(drawn) else 0
+    if checkpoints >= 2:
+        return None
+    if progress["bound"].eq("order").any():
+        return ("at every checkpoint but at most one the results only order the bots, so "
+                "their distances would be the prior's, not the games'")
+    return "too few games to follow the ratings as they accumulate"
 
 
 def head_to_head(journal: JournalSummary, order: list[str]) -> pd.DataFrame:
@@ -427,11 +467,13 @@ def _num(x: float) -> str:
 
 
 def format_csv(fit: RatingFit) -> str:
-    """``player,rating,error,points,played,group`` rows, best first (empty fields when
-    unknown; ``group`` only when the results separate the players into ordered groups)."""
+    """``player,rating,error,points,played,group,mark`` rows, best first (empty fields when
+    unknown; ``group`` only when the results separate the players into ordered groups in the
+    maximum-likelihood fit; ``mark``: why a rating is not a plain estimate, e.g. ``on-prior``
+    when it rests on the Bayesian fit's prior, ``order-only``, ``all-wins``)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["player", "rating", "error", "points", "played", "group"])
+    writer.writerow(["player", "rating", "error", "points", "played", "group", "mark"])
     for i in fit.order():
         rating, error = fit.ratings[i], fit.errors[i]
         writer.writerow(
@@ -442,6 +484,7 @@ def format_csv(fit: RatingFit) -> str:
                 f"{fit.points[i]:.1f}",
                 int(fit.played[i]),
                 fit.group(i) or "",
+                fit.marks[i],
             ]
         )
     return out.getvalue()

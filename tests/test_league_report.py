@@ -17,7 +17,7 @@ from league_fixture import EVIL_REASON, NIGHTS, OPEN_NIGHT, League, make_league
 from arena.leaguedir.directory import LeagueDir
 from arena.leaguedir.standings import read_history
 from arena.rundir.results import read_results
-from ratings import RatingFit, aggregate, fit_ratings
+from ratings import Prior, RatingFit, aggregate, fit_ratings, version_parents
 
 FIRST, SECOND = NIGHTS
 
@@ -79,8 +79,11 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[League, str]:
 
 
 def independent_fit(league: League) -> RatingFit:
+    """The league's fit made here from the journals: Bayesian, the default prior, each
+    ``NAME@N`` centred on its previous version."""
     results = [r for night in NIGHTS for r in read_results(league.root / "nights" / night)]
-    return fit_ratings(aggregate(results))
+    counts = aggregate(results)
+    return fit_ratings(counts, prior=Prior(parents=version_parents(counts.players)))
 
 
 def leaderboard(page: str) -> dict[str, dict[str, tuple[dict[str, str], str]]]:
@@ -258,8 +261,14 @@ def test_exports_hold_the_page_numbers(built: tuple[League, str]) -> None:
          "points": float(r["points"]), "score": float(r["score"]),
          "los_next": float(r["los_next"]) if r["los_next"] else None,
          "change": float(r["change"]) if r["change"] else None, "new": r["new"] == "True",
-         "group": int(r["group"]) if r["group"] else None}
+         "on_prior": r["on_prior"] == "True", "parent": r["parent"] or None,
+         "verdict": r["verdict"] or None, "llr": float(r["llr"]) if r["llr"] else None,
+         "verdict_games": int(r["verdict_games"]) if r["verdict_games"] else None}
         for r in board]
+    verdicts = {r["version"]: (r["parent"], r["verdict"]) for r in board}
+    assert verdicts["alpha@2"][0] == "alpha@1" and verdicts["alpha@2"][1] in (
+        "better", "not better", "worse", "undecided")
+    assert verdicts["beta@1"] == ("", "")
     history = json.loads((export / "history.json").read_text())
     snaps = read_history(LeagueDir(league.root))
     assert [(h["night"], h["version"]) for h in history] == [

@@ -446,20 +446,38 @@ def test_an_author_retires_only_their_own_versions_from_the_command_line(
 
 def test_bots_lists_games_and_ratings_of_the_last_night(
         league: LeagueDir, capsys: pytest.CaptureFixture[str]) -> None:
-    _versions(league, ("a", 1, "active"), ("a", 2, "rejected"), ("b", 1, "active"))
-    for night, rating in (("2026-01-01", 1400.0), ("2026-01-02", 1512.4)):
-        append_snapshot(league, Snapshot(night, 0.0, 10, 10, [
-            Rated("a@1", rating, 30.2, 10, 6.0), Rated("b@1", None, None, 10, 4.0)]))
+    """Best rated first, each rating with its interval (``*``: it rests on the prior), the
+    verdict against the parent, a regression under its line; then the unrated versions."""
+    from arena.leaguedir.standings import ParentTest
+    from ratings.model import ON_PRIOR
+
+    _versions(league, ("a", 1, "active"), ("a", 2, "rejected"), ("b", 1, "active"),
+              ("b", 2, "active"))
+    append_snapshot(league, Snapshot("2026-01-01", 0.0, 10, 10, [
+        Rated("a@1", 1400.0, 30.2, 10, 6.0), Rated("b@1", 1300.0, 280.0, 10, 4.0)]))
+    append_snapshot(league, Snapshot("2026-01-02", 0.0, 40, 50, [
+        Rated("a@1", 1512.4, 30.2, 10, 6.0),
+        Rated("b@2", 1450.0, 80.4, 40, 9.0, regression="worse than b@1"),
+        Rated("b@1", 1300.0, 299.6, 50, 35.0, mark=ON_PRIOR)],
+        tests=[ParentTest("b@2", "b@1", "not better", -3.1, 40,
+                          "worse (LLR -3.10 <= -2.94, 40 games)", closed=True, worse=True)]))
     (league.version_dir("a", 2) / "check.log").write_text("step 2: no reply\n")
     assert main(["league", "bots", str(league.root)]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].split() == ["bot", "version", "state", "games", "rating", "author"]
-    assert lines[1].split() == ["a", "1", "active", "10", "1512", "±", "30", "-"]
-    assert lines[2].split() == ["a", "2", "rejected", "-", "-", "-"]
-    assert lines[3] == "    check: step 2. handshake: no reply"
-    assert lines[4] == "    log: bots/a/2/check.log"
-    assert lines[5].split() == ["b", "1", "active", "10", "order", "only,", "#2", "-"]
-    assert lines[-1].startswith("(ratings after night 2026-01-02; order only: ")
+    assert lines[0].split() == ["#", "bot", "version", "state", "games", "rating", "verdict",
+                                "vs", "parent", "author"]
+    assert lines[1].split() == ["1", "a", "1", "active", "10", "+1512", "±", "30", "-", "-"]
+    assert lines[2].split() == ["2", "b", "2", "active", "40", "+1450", "±", "80", "worse",
+                                "(LLR", "-3.10,", "40", "games)", "-"]
+    assert lines[3] == "    vs b@1: worse (LLR -3.10 <= -2.94, 40 games)"
+    assert lines[4] == "    REGRESSION: worse than b@1"
+    assert lines[5].split() == ["3", "b", "1", "active", "50", "+1300", "±", "300", "*", "-",
+                                "-"]
+    assert lines[6].split() == ["-", "a", "2", "rejected", "-", "-", "-", "-"]
+    assert lines[7] == "    check: step 2. handshake: no reply"
+    assert lines[8] == "    log: bots/a/2/check.log"
+    assert lines[-1].startswith("(ratings after night 2026-01-02; *: the rating rests on the "
+                                "prior")
 
 
 def test_bots_and_submit_need_a_league(tmp_path: Path,

@@ -107,7 +107,7 @@ def test_cli_default_is_bayesian_near_ordo(ordo, capsys: pytest.CaptureFixture[s
 def test_cli_csv_and_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["ratings", str(PGN), "--csv", "--scale", "elo"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == "player,rating,error,points,played,group"
+    assert lines[0] == "player,rating,error,points,played,group,mark"
     assert len(lines) == 9 and lines[1].startswith("alphabeta-d4,")
     assert main(["ratings", str(PGN), "--json", "--anchor", "random=1000"]) == 0
     doc = json.loads(capsys.readouterr().out)

@@ -90,8 +90,9 @@ def test_arena_ratings_without_the_prior_says_order_only_in_text_csv_and_json(
 
     assert main(["ratings", str(ladder_dir), "--csv", "--prior", "off"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == "player,rating,error,points,played,group"
-    assert lines[1:] == [f"{n},,,{48.0 - 12 * k:.1f},48,{k + 1}" for k, n in enumerate(LADDER)]
+    assert lines[0] == "player,rating,error,points,played,group,mark"
+    assert lines[1:] == [f"{n},,,{48.0 - 12 * k:.1f},48,{k + 1},order-only"
+                         for k, n in enumerate(LADDER)]
 
     assert main(["ratings", str(ladder_dir), "--json", "--prior", "off"]) == 0
     doc = json.loads(capsys.readouterr().out)
@@ -123,6 +124,7 @@ def test_arena_ratings_rates_the_ladder_on_the_prior_in_text_csv_and_json(
     lines = capsys.readouterr().out.splitlines()
     assert [line.split(",")[0] for line in lines[1:]] == list(LADDER)
     assert all(line.split(",")[1] and line.split(",")[2] for line in lines[1:])
+    assert all(line.endswith(",,on-prior") for line in lines[1:])
 
     assert main(["ratings", str(ladder_dir), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
@@ -160,31 +162,58 @@ def test_bad_prior_arguments(ladder_dir: Path, capsys: pytest.CaptureFixture[str
 
 
 @pytest.mark.slow
-def test_the_report_shows_the_order_in_the_table_and_the_charts(ladder_dir: Path) -> None:
-    from reports.charts import ORDER_NOTE, chart_labels
+def test_the_report_rates_the_ladder_on_the_prior(ladder_dir: Path) -> None:
+    """Issue 35's acceptance, the run report: every bot of the ladder has a finite rating and
+    interval marked as resting on the prior, in the table, the CSV and the Elo chart; the
+    known order is a note; no progression chart (its numbers would be the prior's)."""
+    from reports.charts import chart_labels
     from reports.html import build
 
     built = build(ladder_dir)
     shown = html_table(ladder_dir, "standings-table")
     header = shown[0]
-    elo = header.index("Elo")
+    elo, note = header.index("Elo"), header.index("note")
     assert [row[1] for row in shown[1:]] == list(LADDER)
-    assert [row[elo] for row in shown[1:]] == [f"order only (group {k})" for k in range(1, 6)]
-    assert not any("±" in cell for row in shown for cell in row)
+    values = []
+    for row in shown[1:]:
+        rating, error = row[elo].replace("±", " ").split()
+        values.append(float(rating))
+        assert math.isfinite(float(rating)) and float(error) > 150.0, row
+        assert "rests on the prior" in row[note], row
+    assert values == sorted(values, reverse=True)
     page = built.html.read_text(encoding="utf-8")
     known = "ace &gt; bishop &gt; castle &gt; dame &gt; ebon"
-    assert f"Known order (no rating across groups):</b> {known}" in page
+    assert f"Known order (from the results alone):</b> {known}" in page
     csv_rows = read_csv(ladder_dir / "standings.csv")
-    assert [(r["bot"], r["group"], r["order_only"], r["elo"], r["elo_error"])
-            for r in csv_rows] == [(n, str(k), "True", "", "") for k, n in
-                                   enumerate(LADDER, start=1)]
+    assert [(r["bot"], r["on_prior"], r["order_only"]) for r in csv_rows] == [
+        (n, "True", "False") for n in LADDER]
+    assert all(math.isfinite(float(r["elo"])) and float(r["elo_error"]) > 150.0
+               for r in csv_rows)
     labels = chart_labels(built.charts["elo"])
+    assert labels.count("rests on the prior") == 5
+    assert "progression" not in built.charts
+    assert 'id="progression-note"' in page and "the results only order the bots" in page
+
+
+def test_the_report_without_the_prior_shows_the_order(ladder_dir: Path) -> None:
+    """With the prior off (the maximum-likelihood fit, as ``arena ratings --prior off``), the
+    report's tables and Elo chart give the order-only diagnosis as before."""
+    from reports.charts import ORDER_NOTE, chart_labels, elo_chart
+    from reports.html import _standings_display
+    from reports.journal_summary import summarise_journal
+    from reports.rating_tables import rank
+    from reports.tables import games_frame
+
+    journal = summarise_journal(ladder_dir)
+    fit = fit_ratings(aggregate(read_results(ladder_dir)))
+    ranking = rank(games_frame(journal), journal.bots, fit)
+    shown = _standings_display(ranking.standings)
+    assert list(shown["bot"]) == list(LADDER)
+    assert list(shown["Elo"]) == [f"order only (group {k})" for k in range(1, 6)]
+    chart = elo_chart(ranking.standings, ladder_dir.parent / "ladder-elo.png")
+    labels = chart_labels(chart)
     for line in ORDER_NOTE.split("\n"):
         assert line in "\n".join(labels)
-    assert [f"group {k}: order only" in labels for k in range(1, 6)] == [True] * 5
-    assert not any("95% error bars" in t for t in labels)  # the usual chart's axis
-    progress = "\n".join(chart_labels(built.charts["progression"]))
-    assert "only order" in progress
 
 
 def group_games(names: str, rounds: int, seed: int) -> list[GameResult]:
@@ -229,7 +258,7 @@ def test_two_groups_are_rated_inside_each_and_ordered_between() -> None:
     assert "group 1 of 2, above group 2; rated inside its group only" in text
     assert "known order: {a, b, c} > {x, y, z}" in text
     assert "relative to their own group" in text
-    assert format_csv(fit).splitlines()[1].endswith(",1")
+    assert format_csv(fit).splitlines()[1].endswith(",1,in-group")
 
 
 def test_an_anchor_inside_a_group_sets_that_group_only() -> None:
@@ -265,45 +294,60 @@ def test_a_partial_order_is_listed_with_its_longest_chain_together(chain: str,
     assert fit.group(a) == 1
 
 
-def test_live_standings_rank_by_the_order_and_show_no_rating(ladder_dir: Path) -> None:
+def test_live_standings_rate_the_ladder_on_the_prior(ladder_dir: Path) -> None:
     from reports.journal_summary import read_records, summarise_journal
 
     journal = summarise_journal(ladder_dir)
     records = list(read_records(journal, journal.games))
-    rows = Standings.of(list(reversed(LADDER)), records).rows()
+    standings = Standings.of(list(reversed(LADDER)), records)
+    rows = standings.rows()
     assert [row[1] for row in rows] == list(LADDER)
-    assert [row[-1] for row in rows] == [f"order (g{k})" for k in range(1, 6)]
+    for row in rows:
+        rating, _, error, star = row[-1].split()
+        assert math.isfinite(float(rating)) and float(error) > 150.0 and star == "*", row
+    assert "*: the rating rests on the prior" in standings.text()
 
 
-def test_league_leaderboard_and_snapshot_show_the_order(ladder_dir: Path) -> None:
-    from arena.leaguedir.standings import snapshot
+def test_league_leaderboard_and_snapshot_rate_the_ladder_on_the_prior(
+        ladder_dir: Path) -> None:
+    """Issue 35's acceptance, the league: a snapshot and the leaderboard of the ladder give
+    every version a finite rating and interval, marked as resting on the prior."""
+    from arena.leaguedir.standings import fit_tally, snapshot
+    from ratings.tally import tally
     from reports.league_data import _standings
     from reports.league_html import _standing_row
 
-    fit = fit_ratings(aggregate(read_results(ladder_dir)))
+    fit = fit_tally(tally(read_results(ladder_dir)))
     snap = snapshot("2026-01-01", fit, 120, 120)
-    assert [(r.player, r.rating, r.error) for r in snap.players] == [
-        (n, None, None) for n in LADDER]
+    assert [r.player for r in snap.players] == list(LADDER)
+    for r in snap.players:
+        assert r.rating is not None and r.error is not None and r.error > 150.0
+        assert r.mark == ON_PRIOR
     rows = _standings(fit, None)
     assert [r.version for r in rows] == list(LADDER)
+    assert all(r.on_prior and math.isfinite(r.rating) for r in rows)
     html = _standing_row(rows[1])
-    assert "order (group 2)" in html and "group 2: order only, no rating" in html
+    assert 'data-on-prior="1"' in html and "rests on the prior" in html
+    assert f"{rows[1].rating:+.1f} *" in html
 
 
-def test_the_live_page_standings_show_the_order(ladder_dir: Path) -> None:
+def test_the_live_page_standings_rate_the_ladder_on_the_prior(ladder_dir: Path) -> None:
     from arena.web.watch import RunWatcher
 
     watcher = RunWatcher(ladder_dir, rebuild_report=False)
     watcher.refresh()
     rows = watcher.snapshot["standings"]
-    assert [(r["bot"], r["elo"]) for r in rows] == [
-        (n, f"order only (group {k})") for k, n in enumerate(LADDER, start=1)]
-    assert "group 1 of 5, above group 2" in rows[0]["note"]
+    assert [r["bot"] for r in rows] == list(LADDER)
+    for r in rows:
+        rating, error = r["elo"].replace("±", " ").split()
+        assert math.isfinite(float(rating)) and float(error) > 150.0
+        assert "rests on the prior" in r["note"]
 
 
-def test_league_bots_gives_the_place_of_a_version_with_no_rating(tmp_path: Path) -> None:
-    """``arena league bots`` after a night whose results only order the versions: each one's
-    place, said to be an order only, instead of a bare "-" for every version."""
+def test_league_bots_reads_a_history_written_before_the_bayesian_fit(tmp_path: Path) -> None:
+    """``arena league bots`` on a snapshot whose results only ordered the versions (written
+    when the league's fit was the maximum-likelihood one, ratings null): each one's place,
+    said to be an order only, instead of a bare "-" for every version."""
     from league_fixture import make_league
 
     from arena.commands.league_bots import bots_table
@@ -315,9 +359,88 @@ def test_league_bots_gives_the_place_of_a_version_with_no_rating(tmp_path: Path)
         Rated("alpha@2", None, None, 40, 30.0), Rated("beta@1", None, None, 40, 20.0),
         Rated("alpha@1", None, None, 20, 0.0)]))
     table = bots_table(league)
-    rows = {" ".join(line.split()[:2]): line.split()[3:7] for line in table.splitlines()[1:]}
-    assert rows["alpha 2"] == ["40", "order", "only,", "#1"], table
-    assert rows["beta 1"] == ["40", "order", "only,", "#2"], table
-    assert rows["alpha 1"] == ["20", "order", "only,", "#3"], table
-    assert rows["gamma 1"][:2] == ["-", "-"], table  # retired before: not in the snapshot
-    assert "(ratings after night 2026-04-01; order only: the results so far rank" in table
+    rows = {" ".join(line.split()[1:3]): line.split()[:1] + line.split()[4:7]
+            for line in table.splitlines()[1:] if line[:1] in "123-"}
+    assert rows["alpha 2"] == ["1", "40", "order", "only"], table
+    assert rows["beta 1"] == ["2", "40", "order", "only"], table
+    assert rows["alpha 1"] == ["3", "20", "order", "only"], table
+    assert rows["gamma 1"][:3] == ["-", "-", "-"], table  # retired before: not in the snapshot
+
+
+def test_a_sixty_game_ladder_league_is_rated_on_the_prior_everywhere(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 35's acceptance as stated: 5 bots, 60 games, each pairing won by the higher bot,
+    played as one closed night of a league: ``arena ratings`` on the league, the night's run
+    report and the league's leaderboard give every bot a finite rating and interval marked as
+    resting on the prior, the known order as a note; with the prior off, the order only."""
+    from arena.leaguedir.directory import LEAGUE_FILE, NIGHT_FILE, LeagueDir
+    from arena.leaguedir.standings import (
+        append_snapshot,
+        fit_tally,
+        snapshot,
+        summarise,
+        write_summary,
+    )
+    from reports.html import build
+    from reports.league_report import build_league_report
+
+    bots = tuple(BotProfile(n) for n in LADDER)
+    records = round_robin("donkan", bots, games_per_pairing=6, seed=4,
+                          options={"target": "3"}, max_plies=400)
+    for r in records:
+        better = min((r.p1, r.p2), key=LADDER.index)
+        r.winner = 0 if r.p1 == better else 1
+        r.result = "1-0" if r.winner == 0 else "0-1"
+        r.termination = Termination.NORMAL
+    assert len(records) == 60
+    league = LeagueDir(tmp_path / "ladder-league")
+    league.root.mkdir()
+    (league.root / LEAGUE_FILE).write_text('game = "donkan"\n')
+    night = league.night("n1")
+    night.root.mkdir(parents=True)
+    (night.root / NIGHT_FILE).write_text(json.dumps(
+        {"name": "n1", "versions": list(LADDER), "newcomers": list(LADDER)}) + "\n")
+    write_journal(night.root, records)
+    summary = summarise("n1", records, LADDER)
+    write_summary(league, summary)
+    append_snapshot(league, snapshot("n1", fit_tally(summary.tally), 60, 60))
+
+    assert main(["ratings", str(league.root)]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line[:4].strip().isdigit()]
+    assert [row.split()[1] for row in rows] == list(LADDER)
+    assert all("rests on the prior" in row for row in rows)
+    assert main(["ratings", str(league.root), "--prior", "off"]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line[:4].strip().isdigit()]
+    assert [row.split(":")[1].split()[:2] for row in rows] == [["order", "----"]] * 5
+
+    build(night.root)
+    shown = html_table(night.root, "standings-table")
+    elo, note = shown[0].index("Elo"), shown[0].index("note")
+    for row in shown[1:]:
+        assert "±" in row[elo] and "rests on the prior" in row[note], row
+
+    page = build_league_report(league.root).read_text(encoding="utf-8")
+    board = html_table_of(page, "leaderboard")
+    assert [cells["version"] for cells in board] == list(LADDER)
+    for cells in board:
+        assert cells["on-prior"] == "1" and math.isfinite(float(cells["value"])), cells
+    assert 'id="known-order"' in page and "ace &gt; bishop &gt; castle" in page
+    from reports.charts import chart_labels
+
+    labels = chart_labels(league.report_dir / "history.png")
+    assert "(hollow: the rating rests on the prior)" in labels and "n1" in labels
+
+
+def html_table_of(page: str, table_id: str) -> list[dict[str, str]]:
+    """The leaderboard's rows: each version with its rating cell's data attributes."""
+    import re
+
+    body = page[page.index(f'id="{table_id}"'):]
+    body = body[:body.index("</table>")]
+    out = []
+    for row in re.findall(r'<tr data-version="([^"]+)">(.*?)</tr>', body, re.S):
+        cell = re.search(r'<td class="rating"([^>]*)>', row[1])
+        assert cell is not None
+        attrs = dict(re.findall(r'data-([a-z-]+)="([^"]*)"', cell.group(1)))
+        out.append({"version": row[0], **attrs})
+    return out

@@ -20,7 +20,7 @@ from report_html import html_table, read_csv
 
 from arena.rundir.results import read_results
 from bench.synthetic import BotProfile, round_robin, write_journal
-from ratings import aggregate, fit_ratings
+from ratings import Prior, aggregate, fit_ratings
 from referee.games import get_game
 from referee.record import (
     BOT_FAULTS,
@@ -118,7 +118,7 @@ def test_standings_count_every_result(run: Path) -> None:
 
 
 def test_standings_elo_and_los_come_from_the_rating_fit(run: Path) -> None:
-    fit = fit_ratings(aggregate(read_results(run)))
+    fit = fit_ratings(aggregate(read_results(run)), prior=Prior())  # the report's: Bayesian
     rows = read_csv(run / "standings.csv")
     assert [r["bot"] for r in rows] == [fit.players[i] for i in fit.order()]
     for here, below in zip(rows, rows[1:], strict=False):

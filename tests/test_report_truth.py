@@ -19,7 +19,7 @@ from report_html import html_table, read_csv
 from arena.run.progress import Standings
 from arena.rundir.results import read_results
 from bench.synthetic import BotProfile, round_robin, write_journal
-from ratings import aggregate, fit_ratings
+from ratings import Prior, aggregate, fit_ratings
 from referee.record import GameRecord, Termination
 from reports.rating_tables import format_table
 
@@ -40,7 +40,10 @@ def win_for(record: GameRecord, bot: str) -> GameRecord:
 
 
 @pytest.mark.slow
-def test_a_perfect_score_bot_is_in_every_chart_as_a_bound(tmp_path: Path) -> None:
+def test_a_perfect_score_bot_is_in_every_chart_rated_on_the_prior(tmp_path: Path) -> None:
+    """A bot that won every game has no finite maximum-likelihood rating; the report's
+    Bayesian fit rates it all the same, marked as resting on the prior (its distance to the
+    others comes from the prior, not from games), first in every table."""
     from reports.charts import chart_labels
     from reports.html import build
 
@@ -53,15 +56,19 @@ def test_a_perfect_score_bot_is_in_every_chart_as_a_bound(tmp_path: Path) -> Non
     write_journal(tmp_path, records)
     built = build(tmp_path)
     for name in PER_BOT_CHARTS:
+        if name == "progression":  # every checkpoint: ace alone above, on the prior
+            assert name not in built.charts
+            continue
         labels = "\n".join(chart_labels(built.charts[name]))
         for bot in ("ace", "beta", "gamma", "delta"):
             assert bot in labels, f"{bot} missing from {name}.png"
-    assert any("lower bound" in t for t in chart_labels(built.charts["elo"]))
-    assert any("lower bound" in t for t in chart_labels(built.charts["progression"]))
+    assert chart_labels(built.charts["elo"]).count("rests on the prior") == 1
     standings = read_csv(tmp_path / "standings.csv")
-    assert standings[0]["bot"] == "ace" and standings[0]["bound"] == "lower"
+    assert standings[0]["bot"] == "ace" and standings[0]["on_prior"] == "True"
+    assert [r["on_prior"] for r in standings[1:]] == ["False"] * 3
     shown = html_table(tmp_path, "standings-table")
-    assert shown[1][1] == "ace" and shown[1][2].startswith("≥")
+    assert shown[1][1] == "ace" and shown[1][2].startswith("+") and "±" in shown[1][2]
+    assert "rests on the prior" in shown[1][-1]
     # One order everywhere: crosstable rows, endings and move tables follow the standings.
     order = [r["bot"] for r in standings]
     assert [r[0] for r in html_table(tmp_path, "crosstable-table")[1:]] == order
@@ -99,7 +106,7 @@ def test_gauntlet_is_ranked_by_rating_not_raw_points(tmp_path: Path) -> None:
     build(tmp_path)
     order = [r["bot"] for r in read_csv(tmp_path / "standings.csv")]
     assert order[0] == "ace"
-    fit = fit_ratings(aggregate(read_results(tmp_path)))
+    fit = fit_ratings(aggregate(read_results(tmp_path)), prior=Prior())  # the report's fit
     assert order == [fit.players[i] for i in fit.order()]
     # The runner's live and final standings rank the same way, not by raw points.
     live = Standings.of(["g", "ace", "b1", "b2", "b3"], records)

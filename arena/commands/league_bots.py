@@ -2,8 +2,9 @@
 
 ``submit`` makes a version ``NAME@N`` of a folder, an archive of one or a single source file
 (copied, built, checked: :mod:`arena.league.submit`) or of an installed engine's command;
-``bots`` lists every version with its state, games and rating (the last night's snapshot), and
-for a rejected one the step, the one-line reason and the log; ``retire`` takes versions out of
+``bots`` lists every version, best rated first, with its state, games, rating and interval and
+its verdict against its parent (the last night's snapshot), and for a rejected one the step,
+the one-line reason and the log; ``retire`` takes versions out of
 the nights (they stay in the history and the ratings).
 """
 
@@ -18,9 +19,10 @@ from arena.commands._arguments import key_values
 from arena.errors import UserError
 from arena.leaguedir.directory import BUILD_LOG, CHECK_LOG, LeagueDir, is_league
 from arena.leaguedir.leaguetoml import load_settings
-from arena.leaguedir.standings import Rated, read_history
+from arena.leaguedir.standings import ParentTest, Rated, read_history
 from arena.leaguedir.versions import read_versions, version_folder
 from arena.settings.config import OptionValue
+from ratings.model import ON_PRIOR, PRIOR_ONLY
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -45,10 +47,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     submit.set_defaults(func=run_submit)
 
     bots = sub.add_parser(
-        "bots", help="list the versions: state, games, rating, and why a version was rejected",
-        description="Every version of every bot: its state (pending, active, rejected, "
-        "retired), games and rating after the last night, and for a rejected version the "
-        "failing step, the one-line reason and its log.")
+        "bots", help="list the versions: rank, rating, verdict vs parent, and why a version "
+        "was rejected",
+        description="Every version of every bot, best rated first: its state (pending, "
+        "active, rejected, retired), games, rating and 95%% interval after the last night, "
+        "its verdict against its previous version, a regression mark, and for a rejected "
+        "version the failing step, the one-line reason and its log.")
     bots.add_argument("dir", type=Path, help="the league directory")
     bots.set_defaults(func=run_bots)
 
@@ -128,55 +132,80 @@ def run_bots(args: argparse.Namespace) -> int:
 
 
 def bots_table(league: LeagueDir) -> str:
-    """The versions as a table, one line each, a rejected version's reason and log under it."""
+    """The versions as a table, one line each, best rated first (the last night's snapshot:
+    rank, rating and 95% interval, the verdict against the parent), then the versions
+    without a rating; a rejected version's reason and log, a regression, under its line."""
     versions = read_versions(league)
     if not versions:
         return "no bots yet: arena league submit DIR NAME FOLDER\n"
     history = read_history(league)
-    rated: dict[str, Rated] = {r.player: r for r in history[-1].players} if history else {}
-    place = {r.player: rank for rank, r in enumerate(history[-1].players, 1)} if history else {}
-    rows = [("bot", "version", "state", "games", "rating", "author")]
+    last = history[-1] if history else None
+    rated: dict[str, Rated] = {r.player: r for r in last.players} if last else {}
+    place = {r.player: rank for rank, r in enumerate(last.players, 1)} if last else {}
+    tests = {t.version: t for t in last.tests} if last else {}
+    ordered = sorted(versions, key=lambda v: (place.get(v.label, len(place) + 1),
+                                              v.name, v.number))
+    rows = [("#", "bot", "version", "state", "games", "rating", "verdict vs parent", "author")]
     notes: dict[int, list[str]] = {}
-    for v in versions:
+    for v in ordered:
         r = rated.get(v.label)
-        rows.append((v.name, str(v.number) if v.number else f"#{v.attempt}", v.state,
-                     str(r.games) if r else "-", _rating(r, place.get(v.label, 0)),
-                     v.author or "-"))
+        test = tests.get(v.label)
+        rows.append((str(place[v.label]) if v.label in place else "-", v.name,
+                     str(v.number) if v.number else f"#{v.attempt}", v.state,
+                     str(r.games) if r else "-", _rating(r),
+                     _verdict(test) if test else "-", v.author or "-"))
+        at = len(rows) - 1
         if v.notice:
-            notes[len(rows) - 1] = [f"note: {v.notice}"]
+            notes[at] = [f"note: {v.notice}"]
         if v.state == "rejected":
             folder = version_folder(league, v).relative_to(league.root)
             log = BUILD_LOG if v.step in ("build", "copy", "bot.toml") else CHECK_LOG
-            notes[len(rows) - 1] = [f"{v.step or 'rejected'}: {v.reason}"]
+            notes[at] = [f"{v.step or 'rejected'}: {v.reason}"]
             if (league.root / folder / log).is_file():  # none for a refused copy or upload
-                notes[len(rows) - 1].append(f"log: {folder / log}")
+                notes[at].append(f"log: {folder / log}")
         elif v.state == "retired" and v.reason:
-            notes[len(rows) - 1] = [f"retired: {v.reason}"]
+            notes[at] = [f"retired: {v.reason}"]
+        if test is not None and test.outcome != "undecided":
+            notes.setdefault(at, []).append(f"vs {test.parent}: {test.text}")
+        if r is not None and r.regression:
+            notes.setdefault(at, []).append(f"REGRESSION: {r.regression}")
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     lines: list[str] = []
     for i, row in enumerate(rows):
         lines.append("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True))
                      .rstrip())
         lines += [f"    {note}" for note in notes.get(i, [])]
-    night = f"ratings after night {history[-1].night}" if history else "no night played yet"
-    if any(row[4].startswith(ORDER_ONLY) for row in rows[1:]):
-        night += (f"; {ORDER_ONLY}: the results so far rank these versions (#: the place) but "
-                  "give no distance between some of them, so no rating on one scale; "
-                  "'arena ratings DIR' shows the groups")
+    night = f"ratings after night {last.night}" if last else "no night played yet"
+    if any(r.mark in (ON_PRIOR, PRIOR_ONLY) for r in rated.values()):
+        night += (f"; *: the rating {ON_PRIOR_TEXT} (the results alone only order it, or it "
+                  "has no games yet): a wide interval; 'arena ratings DIR' shows the known "
+                  "order")
     return "\n".join(lines) + f"\n({night})\n"
 
 
-ORDER_ONLY: Final = "order only"
-"""The rating column of a version the results only place in an order (:mod:`ratings`:
-no finite rating across groups that never scored against each other)."""
+ON_PRIOR_TEXT: Final = "rests on the prior"
+"""The words for a rating whose distance to the others comes from the prior, not from games
+(the league report says the same)."""
 
 
-def _rating(r: Rated | None, place: int) -> str:
-    if r is not None and r.rating is None and r.games > 0 and place:
-        return f"{ORDER_ONLY}, #{place}"
-    if r is None or r.rating is None:
+def _rating(r: Rated | None) -> str:
+    """``+120 ± 45``, a ``*`` when it rests on the prior; ``order only`` in a history written
+    before the league's fit was Bayesian."""
+    if r is None:
         return "-"
-    return f"{r.rating:.0f} ± {r.error:.0f}" if r.error is not None else f"{r.rating:.0f}"
+    if r.rating is None:
+        return "order only" if r.games else "-"
+    text = f"{r.rating:+.0f} ± {r.error:.0f}" if r.error is not None else f"{r.rating:+.0f}"
+    return text + (" *" if r.mark in (ON_PRIOR, PRIOR_ONLY) else "")
+
+
+def _verdict(test: ParentTest) -> str:
+    """``better (LLR 3.1)``, ``worse (LLR -3.0)``, ``undecided after 40 games (LLR 0.4)``."""
+    if test.outcome == "undecided":
+        stopped = "stopped " if test.closed else ""
+        return f"{stopped}undecided after {test.games} games (LLR {test.llr:.2f})"
+    outcome = "worse" if test.worse else test.outcome
+    return f"{outcome} (LLR {test.llr:.2f}, {test.games} games)"
 
 
 def run_retire(args: argparse.Namespace) -> int:

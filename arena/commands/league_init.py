@@ -99,6 +99,19 @@ def league_toml(args: argparse.Namespace, openings_name: str | None) -> str:
         "pending_per_author = 3",
         '# cluster = "tcp://scheduler:8786"   # play the nights on a Dask cluster',
         "",
+        "[league.verdict]",
+        "# Is a new version better than its previous one? A sequential test (pentanomial",
+        "# SPRT) of their colour pairs, looked at after every night until it decides:",
+        "# H0 at most elo0, H1 at least elo1 stronger (logistic Elo); alpha, beta: its",
+        "# errors; undecided after max_games; share: of each night's pairs (after",
+        "# placement) given to the open tests. See docs/ratings.md.",
+        "elo0 = 0",
+        "elo1 = 30",
+        "alpha = 0.05",
+        "beta = 0.05",
+        "max_games = 2000",
+        "share = 0.25",
+        "",
     ]
     return "\n".join(lines)
 

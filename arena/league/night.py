@@ -49,6 +49,7 @@ from arena.leaguedir.standings import (
     append_snapshot,
     fit_tally,
     league_tally,
+    league_verdicts,
     read_history,
     read_summary,
     snapshot,
@@ -68,6 +69,7 @@ from referee.record import GameRecord
 if TYPE_CHECKING:
     from arena.run.runner import RunResult
     from ratings.model import RatingFit
+    from ratings.verdict import VerdictSettings
     from reports.rating_tables import RatedJournal
 
 CLOSE_WAIT_S: Final = 120.0
@@ -279,7 +281,8 @@ def night_plan(settings: NightSettings, league: LeagueDir, ls: LeagueSettings,
         done_records = journal.summaries
         planner = Planner(
             loaded=loaded, policy=ls.policy, state=state, plan_path=league.plan(state.name),
-            history=league_tally(history), lengths=[d for s in history for d in s.durations],
+            history=league_tally(history), nights=[s.tally for s in history],
+            lengths=[d for s in history for d in s.durations],
             planned=planned_games(league.plan(state.name)), done=journal.ids(),
             clock=settings.clock,
         )
@@ -321,7 +324,8 @@ def night_plan(settings: NightSettings, league: LeagueDir, ls: LeagueSettings,
     def conclude(result: RunResult, complete: bool, rated: RatedJournal | None) -> None:
         if not complete:
             return
-        fit = close_night(league, state, out, settings.say, rated, settings.clock)
+        fit = close_night(league, state, out, settings.say, rated, ls.verdict,
+                          settings.clock)
         league_fit.append(fit)
         if settings.report:
             build_league_report_quietly(league, settings.say, settings.warn, fit)
@@ -345,22 +349,27 @@ def night_plan(settings: NightSettings, league: LeagueDir, ls: LeagueSettings,
 
 def close_night(league: LeagueDir, state: NightState, out: RunDir, say: Say,
                 rated: RatedJournal | None,
+                verdict: VerdictSettings | None = None,
                 clock: Callable[[], float] = time.time) -> RatingFit | None:
     """Fold the night (from ``rated``, its journal read once and its games fitted once, or
-    from the journal when there is none), store the snapshot of every rating, and return the
-    fit over every night, which the league's report shows (the night's report and the
-    league's are built by the driver and the plan after this). A close cut short (killed) is
-    done again by the next ``league run``: its snapshot is stored once."""
+    from the journal when there is none), store the snapshot of every rating and verdict,
+    and return the fit over every night, which the league's report shows (the night's report
+    and the league's are built by the driver and the plan after this). A close cut short
+    (killed) is done again by the next ``league run``: its snapshot is stored once."""
     state.closing_at = clock()
     write_state(league, state)
     games = rated.journal.games if rated is not None else iter_records(out.journal)
     summary = summarise(state.name, games, state.versions)
     write_summary(league, summary)
-    everything = league_tally(closed_summaries(league))
-    fit = fit_tally(everything) if len(everything.players) >= 2 else None
+    closed = closed_summaries(league)
+    everything = league_tally(closed)
+    fit = fit_tally(everything, state.versions) if len(everything.players) >= 2 else None
     stored = read_history(league)
     if not stored or stored[-1].night != state.name:
-        append_snapshot(league, snapshot(state.name, fit, summary.games, everything.games))
+        verdicts = (league_verdicts([s.tally for s in closed], fit.players, verdict)
+                    if fit is not None else {})
+        append_snapshot(league, snapshot(state.name, fit, summary.games, everything.games,
+                                         verdicts, stored[-1] if stored else None))
     state.closed_at = clock()
     write_state(league, state)
     if rated is not None and (table := ratings_text(rated)):

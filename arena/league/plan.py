@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import msgspec
 
@@ -33,6 +33,9 @@ from arena.openings import Opening
 from arena.settings.config import LoadedConfig
 from ratings.sources import GameResult
 from ratings.tally import Tally, merge, tally
+
+if TYPE_CHECKING:
+    from arena.league.pairing import Field
 
 LENGTH_QUANTILE: Final = 0.95
 """Which of the past game lengths a game is expected to need, for the deadline."""
@@ -103,6 +106,9 @@ class Planner:
     done: set[str]
     """Ids of the night's games in its journal."""
     night_results: list[GameResult] = field(default_factory=list)
+    nights: list[Tally] = field(default_factory=list)
+    """The closed nights' tallies, oldest first (``history`` is their merge): the parent
+    tests' verdicts are looked at night by night."""
     clock: Callable[[], float] = time.time
     _pending_results: list[GameResult] = field(default_factory=list)
     _fit_tally: Tally | None = None
@@ -180,38 +186,44 @@ class Planner:
             self._pending_results.clear()
         return self._fit_tally
 
-    def _field(self) -> object:
+    def _field(self) -> Field:
+        """What the pairing knows now: the league's Bayesian fit over every game so far and
+        every version of the night (a newcomer without games rated by its prior: its
+        parent's rating, or the pool's), each version's parent, and the parent tests still
+        open (their verdicts from the nights' colour pairs, tonight's so far included)."""
         from arena.league.pairing import Field
-        from arena.leaguedir.standings import fit_tally
+        from arena.leaguedir.standings import fit_tally, league_verdicts
+        from ratings.prior import version_parents
 
         everything = self.current()
         players = tuple(self.state.versions)
-        rated = [p for p in everything.players if p in set(players)]
-        # The prior, not the order: pairing needs a rating and a covariance for every version,
-        # and an ordered-but-unscaled field (a young league's perfect ladder) has neither.
-        fit = (fit_tally(everything, separated="prior") if len(rated) >= 2 and everything.games
-               else None)
-        return Field.from_fit(players, fit, met_counts(everything))
+        fit = fit_tally(everything, players) if len(players) >= 2 and everything.games else None
+        kin = {frozenset(pair) for pair in version_parents(players).items()}
+        # Tonight's games of the tests only (a few), tallied whole so that a colour pair's
+        # two games are matched whichever block each came in.
+        tonight = tally([r for r in self.night_results if frozenset((r.first, r.second)) in kin])
+        verdicts = league_verdicts([*self.nights, tonight], players,
+                                   self.policy.verdict.settings())
+        tests = [(child, parent) for child, (parent, v) in verdicts.items() if not v.closed]
+        parents = {child: parent for child, (parent, _) in verdicts.items()}
+        return Field.from_fit(players, fit, met_counts(everything), parents, tests)
 
     def _placement(self) -> list[tuple[str, str]]:
-        from arena.league.pairing import Field, placement
+        from arena.league.pairing import placement
 
         if not self.state.newcomers:
             return []
-        field_ = self._field()
-        assert isinstance(field_, Field)
-        return placement(self.state.newcomers, field_, self.policy.placement_opponents,
+        return placement(self.state.newcomers, self._field(), self.policy.placement_opponents,
                          self.policy.placement_pairs)
 
     def _choose(self, count: int) -> list[tuple[str, str]]:
-        from arena.league.pairing import Field, choose_pairs
+        from arena.league.pairing import choose_pairs
 
         if len(self.state.versions) < 2:
             return []
-        field_ = self._field()
-        assert isinstance(field_, Field)
         rng = random.Random(f"{self.loaded.config.seed}:{self.state.name}:{len(self.planned)}")
-        return choose_pairs(field_, count, rng, self.policy.pairing)
+        return choose_pairs(self._field(), count, rng, self.policy.pairing,
+                            test_share=self.policy.verdict.share)
 
     # ----------------------------------------------------------------- planning
     def _plan_pairs(self, pairs: Sequence[tuple[str, str]], round_no: int

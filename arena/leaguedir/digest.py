@@ -3,10 +3,10 @@ feeds and the league's webhook.
 
 Read from what the night's closing stored, never from its journal: the night's folded games
 (``tally.json``: each version's wins, draws and losses that night, and the games it lost on
-its own fault) and the ratings snapshot of that morning (``history.jsonl``), plus, for a
-version with a parent (its bot's previous version), the verdict of its test against that
-parent over every closed night up to this one (:func:`ratings.verdict.parent_verdict`, the
-default bounds). So a digest of night N says the same on any later day.
+its own fault) and the ratings snapshot of that morning (``history.jsonl``), which holds, for
+a version with a parent (its bot's previous version), the verdict of its test against that
+parent over every closed night up to this one, as the close decided it with the league's
+``[league.verdict]`` bounds. So a digest of night N says the same on any later day.
 """
 
 from __future__ import annotations
@@ -17,9 +17,7 @@ import msgspec
 
 from arena.leaguedir.directory import LeagueDir
 from arena.leaguedir.standings import NightSummary, Snapshot, read_history, read_summary
-from arena.leaguedir.versions import Version, parse_label, read_versions
-from ratings.pairwise import Pentanomial
-from ratings.verdict import parent_verdict
+from arena.leaguedir.versions import Version, read_versions
 
 
 class VersionNight(msgspec.Struct, omit_defaults=True):
@@ -63,8 +61,7 @@ def night_digest(league: LeagueDir, night: str) -> NightDigest | None:
     if summary is None or snap is None:
         return None
     versions = {v.label: v for v in read_versions(league)}
-    summaries = _summaries_up_to(league, night)
-    rows = [_row(rated.player, versions.get(rated.player), summary, snap, summaries)
+    rows = [_row(rated.player, versions.get(rated.player), summary, snap)
             for rated in snap.players]
     rows.sort(key=lambda r: (r.rating is None, -(r.rating or 0.0), r.version))
     return NightDigest(league=league.root.resolve().name, night=night,
@@ -77,19 +74,8 @@ def digests(league: LeagueDir) -> list[NightDigest]:
     return [d for d in found if d is not None]
 
 
-def _summaries_up_to(league: LeagueDir, night: str) -> list[NightSummary]:
-    out = []
-    for name in league.night_names():
-        summary = read_summary(league, name)
-        if summary is not None:
-            out.append(summary)
-        if name == night:
-            break
-    return out
-
-
-def _row(label: str, version: Version | None, summary: NightSummary, snap: Snapshot,
-         summaries: list[NightSummary]) -> VersionNight:
+def _row(label: str, version: Version | None, summary: NightSummary,
+         snap: Snapshot) -> VersionNight:
     rated = next(r for r in snap.players if r.player == label)
     wins = draws = losses = 0
     tally = summary.tally
@@ -103,34 +89,8 @@ def _row(label: str, version: Version | None, summary: NightSummary, snap: Snaps
         games=wins + draws + losses, wins=wins, draws=draws, losses=losses,
         faults=summary.faults_by_player.get(label, 0), rating=_finite(rated.rating),
         error=_finite(rated.error), total_games=rated.games,
-        verdict=_verdict(label, summaries))
+        verdict=next((t.text for t in snap.tests if t.version == label), ""))
 
 
 def _finite(x: float | None) -> float | None:
     return None if x is None or not math.isfinite(x) else round(x, 1)
-
-
-def _verdict(label: str, summaries: list[NightSummary]) -> str:
-    """The test of ``label`` against its parent (``NAME@N-1``) over ``summaries``."""
-    try:
-        name, number = parse_label(label)
-    except ValueError:
-        return ""
-    if number is None or number < 2:
-        return ""
-    parent = f"{name}@{number - 1}"
-    nights = [_penta(s, label, parent) for s in summaries]
-    if not any(p.pairs for p in nights):
-        return ""
-    return parent_verdict(nights).describe()
-
-
-def _penta(summary: NightSummary, player: str, other: str) -> Pentanomial:
-    """The colour pairs of ``player`` against ``other`` that night, from ``player``'s side."""
-    names = summary.tally.players
-    for a, b, ll, ld, wl, dd, wd, ww in summary.tally.pentanomial:
-        if (names[a], names[b]) == (player, other):
-            return Pentanomial(ll, ld, wl, dd, wd, ww)
-        if (names[a], names[b]) == (other, player):
-            return Pentanomial(ww, wd, wl, dd, ld, ll)
-    return Pentanomial()

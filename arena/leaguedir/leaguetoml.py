@@ -26,12 +26,46 @@ from arena.settings.config import (
     check_config,
 )
 from arena.settings.located import decode_toml, toml_error
+from ratings.verdict import (
+    DEFAULT_ALPHA,
+    DEFAULT_BETA,
+    DEFAULT_ELO0,
+    DEFAULT_ELO1,
+    DEFAULT_MAX_GAMES,
+    VerdictSettings,
+)
 from referee.adjudication import Adjudication
 from referee.botspec import BotSpec, Limits, Restart, Sandbox
 from referee.process.botview import hide_from_bots
 
 DEFAULT_PLACEMENT_OPPONENTS: Final = 4
 DEFAULT_NIGHT_GAMES: Final = 200
+
+
+DEFAULT_TEST_SHARE: Final = 0.25
+"""Share of a night's pairs (after placement) given to the open parent tests (the pairing's
+:data:`arena.league.pairing.TEST_SHARE`, which cannot be imported from this floor)."""
+
+
+class VerdictPolicy(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """``[league.verdict]``: the test of each new version against its parent
+    (:mod:`ratings.verdict`; docs/ratings.md)."""
+
+    elo0: Annotated[float, msgspec.Meta(ge=-1000, le=1000)] = DEFAULT_ELO0
+    """H0: the new version is at most this much stronger (logistic Elo)."""
+    elo1: Annotated[float, msgspec.Meta(ge=-1000, le=1000)] = DEFAULT_ELO1
+    """H1: at least this much stronger; above ``elo0``."""
+    alpha: Annotated[float, msgspec.Meta(gt=0, lt=0.5)] = DEFAULT_ALPHA
+    """Chance of deciding "better" when it is not."""
+    beta: Annotated[float, msgspec.Meta(gt=0, lt=0.5)] = DEFAULT_BETA
+    """Chance of missing an improvement of ``elo1``."""
+    max_games: Annotated[int, msgspec.Meta(ge=2, le=10_000_000)] = DEFAULT_MAX_GAMES
+    """Games after which a test still open stops, undecided."""
+    share: Annotated[float, msgspec.Meta(ge=0, le=1)] = DEFAULT_TEST_SHARE
+    """Share of each night's pairs (after placement) given to the open tests."""
+
+    def settings(self) -> VerdictSettings:
+        return VerdictSettings(self.elo0, self.elo1, self.alpha, self.beta, self.max_games)
 
 
 class Policy(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
@@ -73,6 +107,7 @@ class Policy(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
                                          max_length=2000)] | None = None
     """``http(s)://...``: a JSON message is POSTed there after each night closes (its
     ratings, verdicts and faults: :mod:`arena.league.webhook`)."""
+    verdict: VerdictPolicy = msgspec.field(default_factory=VerdictPolicy)
 
 
 class LeagueFile(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
@@ -115,6 +150,10 @@ class LeagueSettings(msgspec.Struct, frozen=True):
         schedule = self.policy.schedule
         return None if schedule is None else parse_window(schedule)
 
+    @property
+    def verdict(self) -> VerdictSettings:
+        return self.file.league.verdict.settings()
+
 
 def load_settings(path: Path) -> LeagueSettings:
     """Read and check ``league.toml``; a mistake is a
@@ -131,10 +170,40 @@ def load_settings(path: Path) -> LeagueSettings:
         except ValueError as exc:
             raise toml_error(path, settings.text, ("league", "schedule"), str(exc),
                              f'write it as START-END, e.g. schedule = "{EXAMPLE}"') from None
+    _check_verdict(file.league.verdict, path, settings.text)
     # Every game key checked now, with two placeholder bots, not at the first night.
     placeholder = BotSpec(name="check", cmd=["true"])
     night_config(settings, [placeholder, msgspec.structs.replace(placeholder, name="check2")])
     return settings
+
+
+class _VerdictPart(msgspec.Struct):
+    verdict: VerdictPolicy = msgspec.field(default_factory=VerdictPolicy)
+
+
+class _VerdictOnly(msgspec.Struct):
+    """``league.toml`` read for its ``[league.verdict]`` alone (the rest is not checked)."""
+
+    league: _VerdictPart = msgspec.field(default_factory=_VerdictPart)
+
+
+def verdict_settings(league: LeagueDir) -> VerdictSettings:
+    """The league's ``[league.verdict]``, read for the league report (which does not need the
+    rest of ``league.toml`` to hold); the defaults for a directory without the file."""
+    if not league.config.is_file():
+        return VerdictSettings()
+    raw = league.config.read_bytes()
+    verdict = decode_toml(raw, _VerdictOnly, league.config, see=SEE_KEYS).league.verdict
+    _check_verdict(verdict, league.config, raw.decode("utf-8", errors="replace"))
+    return verdict.settings()
+
+
+def _check_verdict(verdict: VerdictPolicy, path: Path, text: str) -> None:
+    if not verdict.elo0 < verdict.elo1:
+        raise toml_error(path, text, ["league", "verdict", "elo1"],
+                         f"must be above elo0 ({verdict.elo0:g}), got {verdict.elo1:g}",
+                         "H1 (elo1) is the improvement the test looks for, H0 (elo0) the "
+                         "one it rules out: e.g. elo0 = 0, elo1 = 30")
 
 
 def night_config(settings: LeagueSettings, bots: list[BotSpec]) -> LoadedConfig:

@@ -14,6 +14,7 @@ drawn with it (the live panel, the final table), not before the first game.
 
 from __future__ import annotations
 
+import math
 import statistics
 import sys
 import time
@@ -55,6 +56,10 @@ class BotScore:
         return self.wins + self.draws / 2
 
 
+ON_PRIOR_NOTE = ("Elo: 95% interval; *: the rating rests on the prior (the results alone only "
+                 "order it)")
+
+
 @dataclass
 class Standings:
     """W/D/L per bot and forfeit counts, from finished game records."""
@@ -67,8 +72,10 @@ class Standings:
     _elo: tuple[int, dict[str, float]] = (0, {})
     _place: dict[str, int] = field(default_factory=dict)
     """Each rated bot's place in the fit's order (which ranks separated results by group)."""
-    _group: dict[str, int] = field(default_factory=dict)
-    """Each bot's group when the results only order the bots (no common scale); else empty."""
+    _error: dict[str, float] = field(default_factory=dict)
+    """Each rating's 95% interval half-width."""
+    _on_prior: set[str] = field(default_factory=set)
+    """The bots whose rating rests on the prior (the results alone only order them)."""
 
     @classmethod
     def of(cls, names: Iterable[str], records: Iterable[GameRecord] = ()) -> Standings:
@@ -97,20 +104,22 @@ class Standings:
         self.results.append((record.p1, record.p2, score))
 
     def elo(self) -> dict[str, float]:
-        """Ratings of the games so far (bounds for perfect scores), refitted when games came
-        in since the last call; bots without games are absent."""
+        """Ratings of the games so far (the reports' Bayesian fit: a number for every bot
+        with games), refitted when games came in since the last call; bots without games
+        are absent."""
         if self._elo[0] != len(self.results):
-            from ratings import GameResult, aggregate, fit_ratings
+            from ratings import GameResult, Prior, aggregate, fit_ratings, version_parents
+            from ratings.model import ON_PRIOR
 
-            fit = fit_ratings(
-                aggregate([GameResult(a, b, x) for a, b, x in self.results]), errors="none"
-            )
-            values = {p: float(fit.ratings[i]) for i, p in enumerate(fit.players)}
-            self._elo = (len(self.results), {p: v for p, v in values.items() if v == v})
+            counts = aggregate([GameResult(a, b, x) for a, b, x in self.results])
+            fit = fit_ratings(counts, prior=Prior(parents=version_parents(counts.players)))
+            played = {p for i, p in enumerate(fit.players) if fit.played[i] > 0}
+            self._elo = (len(self.results), {p: float(fit.ratings[i])
+                                             for i, p in enumerate(fit.players) if p in played})
+            self._error = {p: float(fit.errors[i]) for i, p in enumerate(fit.players)}
             self._place = {fit.players[i]: k for k, i in enumerate(fit.order())
                            if fit.played[i] > 0}
-            self._group = {p: g for i, p in enumerate(fit.players)
-                           if (g := fit.group(i)) is not None}
+            self._on_prior = {p for i, p in enumerate(fit.players) if fit.marks[i] == ON_PRIOR}
         return self._elo[1]
 
     def ranked(self) -> list[tuple[str, BotScore]]:
@@ -138,12 +147,12 @@ class Standings:
         for rank, (name, s) in enumerate(self.ranked(), start=1):
             pct = f"{100 * s.score / s.games:.1f}" if s.games else "-"
             rating = elo.get(name)
-            bound = "≥ " if s.games and s.wins == s.games else "≤ " if s.losses == s.games else ""
-            group = self._group.get(name)
-            if group is not None:  # separated results: no common scale
-                shown = f"order (g{group})" if rating is None else f"{rating:.0f} in g{group}"
+            if rating is None or not s.games:
+                shown = "-"
             else:
-                shown = "-" if rating is None or not s.games else f"{bound}{rating:.0f}"
+                error = self._error.get(name, math.nan)
+                shown = f"{rating:+.0f}" + (f" ± {error:.0f}" if error == error else "")
+                shown += " *" if name in self._on_prior else ""
             rows.append((
                 str(rank), name, str(s.games), str(s.wins), str(s.draws), str(s.losses),
                 f"{s.score:g}", pct, shown,
@@ -159,6 +168,8 @@ class Standings:
             table.add_column(column, justify=justify)  # type: ignore[arg-type]
         for row in self.rows():
             table.add_row(*row)
+        if self._on_prior:
+            table.caption = ON_PRIOR_NOTE
         return table
 
     def text(self, title: str = "Standings") -> str:
@@ -172,6 +183,8 @@ class Standings:
                 cell.rjust(width) if justify == "right" else cell.ljust(width)
                 for cell, width, (_, justify) in zip(row, widths, self.COLUMNS, strict=True)
             ).rstrip())
+        if self._on_prior:
+            lines.append(ON_PRIOR_NOTE)
         return "\n".join(lines)
 
     def forfeit_text(self) -> str:

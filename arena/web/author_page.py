@@ -27,6 +27,7 @@ from arena.leaguedir.versions import Version, read_versions, version_folder
 from reports.htmlkit import Cell, Html, Row, element, escape, join, link, number, table, when
 from reports.journal_summary import GameSummary, JournalError, summarise_journal
 from reports.league_data import LeagueData, read_league
+from reports.league_html import rating_cell, verdict_cell
 
 MAX_GAMES: Final = 300
 """Games listed on the page (the newest): the nights' reports hold them all."""
@@ -152,7 +153,8 @@ def bot_section(league: LeagueDir, data: LeagueData, name: str, mine: list[Versi
         s = standing.get(v.label)
         cells: list[Cell | Html | str | int] = [
             v.label, Cell(v.state, "state"), when(v.submitted_at, missing="-"),
-            Cell(_elo(s.rating if s else None), "rating"), Cell(s.games if s else 0, "games")]
+            rating_cell(s) if s else Cell("-", "rating"), Cell(s.games if s else 0, "games"),
+            verdict_cell(s) if s else Cell("", "verdict")]
         if base is not None:
             logs = join((link(f"{base}/logs/{quote(v.name)}/{v.ref}/{log}", log, class_="log")
                          for log in (BUILD_LOG, CHECK_LOG)
@@ -166,7 +168,8 @@ def bot_section(league: LeagueDir, data: LeagueData, name: str, mine: list[Versi
                                  data_version=v.label)
             cells += [Cell(why, "why notice" if v.notice else "why"), logs, action]
         rows.append(Row(cells, {"version": v.label}))
-    head = ["version", "state", "submitted", "Elo", "games"]
+    head = ["version", "state", "submitted", "Elo (± 95%; *: rests on the prior)", "games",
+            "verdict vs parent"]
     if base is not None:
         head += ["why", "logs", ""]
     labels = {v.label for v in mine}

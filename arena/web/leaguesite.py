@@ -3,15 +3,15 @@
 ``/`` is the league report (rebuilt by each night as it closes); ``/live`` follows the newest
 night (the one being played, if any) exactly as ``arena serve`` follows a run: the same page,
 the same events and the same files under ``/run/``, and moves on to the next night when it
-begins (:mod:`arena.web.nightfollow`), so one server lasts the league's months. Only what the report shows is served from
-the league directory (the report, its exports and the nights' reports and games), never the
-stored bots' folders nor their build logs, nor the nights' bots' logs: the path a request
-names is resolved before it is compared with these (:mod:`arena.web.served`). ``/bots/NAME``
-is a bot's public page (:mod:`arena.web.bot_page`: versions, ratings, results and games; no
-log, no source); ``/feeds/AUTHOR.atom`` an author's Atom feed of the nights
-(:mod:`arena.web.feed`). With
-``--submissions`` (:mod:`arena.web.submissions`) authors log in, submit, and read their own
-bots' logs on their own page, and only there.
+begins (:mod:`arena.web.nightfollow`), so one server lasts the league's months. Only what the
+report shows is served from the league directory (the report, its exports and the nights'
+reports and games), never the stored bots' folders nor their build logs, nor the nights' bots'
+logs: the path a request names is resolved before it is compared with these
+(:mod:`arena.web.served`). ``/bots/NAME`` is a bot's public page (:mod:`arena.web.bot_page`:
+versions, ratings, results and games; no log, no source); ``/feeds/AUTHOR.atom`` an author's
+Atom feed of the nights (:mod:`arena.web.feed`). With ``--submissions``
+(:mod:`arena.web.submissions`) authors log in, submit, and read their own bots' logs on their
+own page, and only there.
 """
 
 from __future__ import annotations

@@ -5,7 +5,8 @@
 #   then a C bot is submitted as a folder with a build step (bot.toml), and alphabeta@2
 #   (the full search) as a second version of alphabeta;
 #   night 2: the newcomers are placed, the ratings over both nights are stored, and the league
-#   report (DIR/report.html) shows the history and alphabeta@1 against alphabeta@2.
+#   report (DIR/report.html) shows every version's rating and interval, the history of both
+#   nights and the verdict on alphabeta@2 against alphabeta@1.
 #
 # Usage: examples/league/demo.sh [LEAGUE_DIR] (default runs/demo-league; made afresh).
 set -euo pipefail
@@ -18,6 +19,9 @@ rm -rf "$league"
 "$arena" league init "$league" --game dobutsu --tc 2+0.02 --concurrency 2 --max-plies 200 \
     --openings "$here/examples/openings/dobutsu-balanced.txt" --placement-opponents 2 \
     --event "demo league"
+# The verdict's H1 for bots hundreds of points apart (the default, +30, suits small changes
+# and needs hundreds of games): the demo's one night of tests decides.
+sed -i 's/^elo1 = 30$/elo1 = 200/' "$league/league.toml"
 
 # Installed engines: a command, no folder to store (the sample bots import the project).
 "$arena" league submit "$league" greedy --author samples -- "$python" "$here/sample_bots/greedy.py"
