@@ -45,6 +45,8 @@ class Began(msgspec.Struct, tag="began", frozen=True, omit_defaults=True):
     seed: int
     at: float
     """When the first session began (Unix seconds): a ``minutes`` budget counts from it."""
+    proof: list[float] = []
+    """The proof's ``elo0, elo1, alpha, beta`` (logistic Elo), for the report's LLR chart."""
 
 
 class Planned(msgspec.Struct, tag="planned", frozen=True, omit_defaults=True):

@@ -106,7 +106,8 @@ class TunePlanner:
                                    start=[p.start for p in self.params],
                                    c=[p.c_end for p in self.params],
                                    iterations=self.gains.iterations,
-                                   seed=self.loaded.config.seed, at=self.clock())
+                                   seed=self.loaded.config.seed, at=self.clock(),
+                                   proof=[proof.elo0, proof.elo1, proof.alpha, proof.beta])
             append_tune_records(self.out.tune_log, [self.log.began])
         # Iterations whose games were journaled before their update was written: once, now.
         for k in sorted(self.log.planned):
