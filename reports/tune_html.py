@@ -159,6 +159,7 @@ def build_tune_page(run_dir: Path) -> Path:
                         element("strong", said, id="verdict")),
                 image(PROOF_PNG, "the proof's log-likelihood ratio over its games")),
     )
-    page = document(f"Tune of {began.bot}", body,
+    ready = Html('<script>document.body.setAttribute("data-ready", "1");</script>')
+    page = document(f"Tune of {began.bot}", Html(body + ready),
                     head=Html(f"\n<style>{asset('report.css')}</style>"))
     return write_atomic(out.tune_page, page)
