@@ -7,8 +7,9 @@ shows the smallest way to use the rules and :func:`protocol.bot.run_bot`: rebuil
 from the ``position`` line, push each move, evaluate, pop. ``--seed N`` breaks ties between
 equal moves.
 
-Jungle's piece values are spin options (``JungleRat`` ... ``JungleElephant``, defaults as
-``evaluation.JUNGLE_VALUE``), so ``arena tune`` can move them (``examples/tune-jungle.toml``).
+Jungle's and dobutsu's piece values are spin options (``JungleRat`` ... ``JungleElephant``,
+``DobutsuChick`` ... ``DobutsuHen``; defaults as in ``evaluation.py``), so ``arena tune`` can
+move them (``examples/tune-dobutsu.toml``).
 
 Run as ``python sample_bots/greedy.py [--seed N]``.
 """
@@ -30,7 +31,7 @@ from referee.games import GameError, get_game  # noqa: E402
 from sample_bots.evaluation import (  # noqa: E402
     WIN,
     get_evaluator,
-    jungle_option_lines,
+    option_lines,
 )
 
 
@@ -114,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
         return str(board.format_move(best))
 
     return run_bot(choose, name=args.name, author="arena sample bots",
-                   options=jungle_option_lines())
+                   options=option_lines())
 
 
 if __name__ == "__main__":
