@@ -15,6 +15,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
+from test_web_traversal import get, serving
 
 from arena.errors import UserError
 from arena.rundir.journal import iter_records
@@ -177,6 +178,13 @@ def test_a_whole_tune_then_its_proof(tmp_path: Path) -> None:
     proof = [r for r in iter_records(out / "games.jsonl") if r.id.startswith("p")]
     assert len(proof) >= 4 and {r.p1 for r in proof} == {"tb.tuned", "tb.start"}
     assert (out / "report" / "tune.html").is_file() and (out / "report.html").is_file()
+    # `arena serve` shows the tune as a run: its sides' standings, its report and tune page.
+    with serving([*ARENA, "serve", str(out), "--port", "0", "--no-report"],
+                 tmp_path / "serve.log") as port:
+        status, page = get(port, "/")
+        assert status == 200 and b"tb.plus" in page and b"tb.tuned" in page
+        status, page = get(port, "/run/report/tune.html")
+        assert status == 200 and b"Tune of tb" in page
     # Run again: nothing is played twice, the same log.
     again = tune_cli(config, out)
     output, _ = again.communicate(timeout=600)
