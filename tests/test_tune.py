@@ -224,3 +224,46 @@ def test_resume_after_sigkill_loses_and_repeats_no_iteration(tmp_path: Path) -> 
     output, _ = last.communicate(timeout=600)
     assert last.returncode == 0, output
     check_tune_dir(out, iterations)
+
+
+@pytest.mark.slow
+def test_league_tune_of_a_stored_version_and_the_submit_it_prints(tmp_path: Path) -> None:
+    def arena(*argv: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([*ARENA, *argv], capture_output=True, text=True, timeout=600,
+                              cwd=ROOT)
+
+    root = tmp_path / "league"
+    made = arena("league", "init", str(root), "--game", "dobutsu", "--tc", "60+1",
+                 "--max-plies", "24", "--concurrency", "2")
+    assert made.returncode == 0, made.stderr
+    sub = arena("league", "submit", str(root), "tb", "--option", "Aim=5", "--",
+                sys.executable, str(TUNE_BOT))
+    assert sub.returncode == 0, sub.stdout + sub.stderr
+    tune_file = tmp_path / "tune-tb.toml"
+    tune_file.write_text('[tune]\ngames = 4\n[[tune.params]]\noption = "Aim"\nstart = 10\n'
+                         'c = 20\n[tune.proof]\nelo1 = 50\nmax_games = 2\n')
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[tune]\ngames = 4\n[[tune.params]]\noption = "Nope"\nstart = 1\nc = 1\n')
+    refused = arena("league", "tune", str(root), "tb@1", str(bad))
+    assert refused.returncode == 2
+    assert f"{bad}:4: tune.params[0].option: bot 'tb@1': declares no option 'Nope'" \
+        in refused.stderr, refused.stderr
+    done = arena("league", "tune", str(root), "tb@1", str(tune_file), "--plain")
+    assert done.returncode == 0, done.stdout + done.stderr
+    out = root / "tunes" / "tb-1"
+    log = read_tune_log(out / "tune.jsonl")
+    assert log.tuned is not None and log.began is not None and log.began.bot == "tb@1"
+    records = list(iter_records(out / "games.jsonl"))
+    assert {r.p1 for r in records} >= {"tb@1.plus", "tb@1.minus"}
+    hint = done.stdout.split("next version with:\n", 1)[1].strip()
+    assert hint.startswith(f"arena league submit {root} tb ")
+    assert f"--option=Aim={log.tuned.values[0]}" in hint and sys.executable in hint
+    # The hint, run, submits tb@2 with the tuned value.
+    again = arena(*hint.split()[1:])
+    assert again.returncode == 0, again.stdout + again.stderr
+    from arena.leaguedir.directory import LeagueDir
+    from arena.leaguedir.versions import read_versions
+
+    second = [v for v in read_versions(LeagueDir(root)) if v.label == "tb@2"]
+    assert len(second) == 1
+    assert str(second[0].options["Aim"]) == str(log.tuned.values[0])

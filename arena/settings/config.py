@@ -114,14 +114,22 @@ class ProofConfig(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True
     max_games: Annotated[int, msgspec.Meta(ge=2)] = 2000
 
 
+class TuneFile(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """A file of only ``[tune]`` (``arena league tune``: the bot and the game are the
+    league's)."""
+
+    tune: TuneConfig
+
+
 class TuneConfig(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
     """``[tune]``: tune one bot's options by games (``arena tune``), then prove the tune."""
 
-    bot: str
-    """The bot (one of ``[[bots]]``) whose options are tuned; it plays itself."""
     games: Annotated[int, msgspec.Meta(ge=2)]
     """The tuning's length in games, two per iteration: SPSA's schedule is written for it."""
     params: list[TuneParam]
+    bot: str = ""
+    """The bot (one of ``[[bots]]``) whose options are tuned; it plays itself. ``arena league
+    tune`` names a stored version instead."""
     minutes: Annotated[float, msgspec.Meta(gt=0)] | None = None
     """Stop planning iterations this long after the tune began (the proof still runs)."""
     a_ratio: Annotated[float, msgspec.Meta(ge=0)] = 0.1
@@ -363,7 +371,7 @@ def _check_tune(tune: TuneConfig, names: list[str], fail: Fail) -> None:
     """What can be told of ``[tune]`` without the bot (its declared options are
     :mod:`arena.tune.options`'s)."""
     if tune.bot not in names:
-        raise fail(["tune", "bot"], f"no bot named {tune.bot!r}",
+        raise fail(["tune", "bot"], f"no bot named {tune.bot!r}" if tune.bot else "no bot",
                    f"name one of the [[bots]]: {', '.join(names)}")
     if not tune.params:
         raise fail(["tune", "params"], "no option to tune", "add [[tune.params]] tables")
