@@ -3,7 +3,7 @@
 A tune is a tournament config with a ``[tune]`` section (:class:`~arena.settings.config.
 TuneConfig`). Its bot is started once to read the options it declares, and the parameters
 are checked against them before any game (:mod:`arena.tune.options`). Then the run driver
-(:func:`arena.run.driver.drive`) plays the :class:`~arena.tune.plan.TunePlanner`'s games as it
+(:func:`arena.run.driver.drive`) plays the :class:`~arena.tune.tuneplan.TunePlanner`'s games as it
 plays a tournament's: concurrency, time control, openings, adjudication, the sandbox,
 ``--cluster``, the journal, the live files for ``arena serve``, the report. What is a tune's
 own: the tune log beside the journal, the tuned values as a bots-file entry
@@ -32,8 +32,8 @@ from arena.rundir.layout import RunDir
 from arena.rundir.tunelog import Began, read_tune_log
 from arena.settings.config import LoadedConfig, load_config
 from arena.tune.options import declared_options, tune_config, tune_params
-from arena.tune.plan import SIDES, TUNED, TunePlanner, side_name, tune_loaded
 from arena.tune.spsa import Param
+from arena.tune.tuneplan import SIDES, TUNED, TunePlanner, side_name, tune_loaded
 
 if TYPE_CHECKING:
     from arena.run.runner import RunResult
