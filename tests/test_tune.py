@@ -157,7 +157,9 @@ def check_tune_dir(out: Path, iterations: int) -> None:
             log_file = out / "logs" / f"tb.{side}" / f"t{k:05d}-g1.stderr.log"
             if log_file.is_file():  # a process may have started for the other game
                 text = log_file.read_text()
-                assert f"Aim={values[0]}" in text and f"Temper={values[1]}" in text, text
+                assert log.began is not None
+                for name, value in zip(log.began.options, values, strict=True):
+                    assert f"{name}={value}" in text, text
 
 
 @pytest.mark.slow
@@ -190,6 +192,19 @@ def test_a_whole_tune_then_its_proof(tmp_path: Path) -> None:
     output, _ = again.communicate(timeout=600)
     assert again.returncode == 0, output
     check_tune_dir(out, 4)
+
+
+@pytest.mark.slow
+def test_a_tune_on_a_cluster_gives_each_side_its_values(tmp_path: Path) -> None:
+    """The workers play each game with the order's options, not the config's bot as it is."""
+    config = write_config(tmp_path, AIM_AND_TEMPER)
+    out = tmp_path / "run"
+    proc = tune_cli(config, out, "--cluster", "local:2")
+    output, _ = proc.communicate(timeout=600)
+    assert proc.returncode == 0, output
+    check_tune_dir(out, 4)
+    logged = [p.read_text() for p in (out / "logs" / "tb.plus").glob("*.stderr.log")]
+    assert logged and all("options: Aim=" in text for text in logged)
 
 
 def wait_for(condition: object, what: str, timeout: float = 300.0) -> None:
