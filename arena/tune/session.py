@@ -95,15 +95,13 @@ def tune_plan(settings: PlaySettings, loaded: LoadedConfig, params: list[Param],
     def source(journal: Journal) -> Source:
         nonlocal planner
         log = read_tune_log(out.tune_log)
+        if log.began is not None:  # a resume: the same tune, or a clear refusal
+            check_resumable(log.began, Began(
+                bot=tune.bot, options=[p.name for p in params], start=[p.start for p in params],
+                c=[p.c_end for p in params], iterations=tune.games // 2,
+                seed=loaded.config.seed, at=log.began.at), out.tune_log)
         planner = TunePlanner(loaded=games_loaded, tune=tune, params=params, out=out,
                               log=log, done={})
-        began = planner.log.began
-        assert began is not None
-        expected = Began(bot=tune.bot, options=[p.name for p in params],
-                         start=[p.start for p in params], c=[p.c_end for p in params],
-                         iterations=planner.gains.iterations, seed=loaded.config.seed,
-                         at=began.at)
-        check_resumable(began, expected, out.tune_log)
         for record in journal.summaries:
             planner.record(record)
         tuner = planner

@@ -92,6 +92,8 @@ class TunePlanner:
     proof: Proof = field(init=False)
     _openings: list[Opening] | None = field(init=False, default=None)
     _proof_pairs: set[str] = field(init=False, default_factory=set)
+    _tuning_games: int = field(init=False, default=0)
+    """Tuning games journaled (an update's place on the report's x axis)."""
 
     def __post_init__(self) -> None:
         tune = self.tune
@@ -200,8 +202,7 @@ class TunePlanner:
         result = 2.0 * (plus_points - 1.0)
         planned = self.log.planned[k]
         self.theta = update(self.params, self.gains, self.theta, k, planned.flips, result)
-        games = sum(1 for game_id in self.done if game_id.startswith("t"))
-        record = Updated(k=k, result=result, theta=list(self.theta), games=games)
+        record = Updated(k=k, result=result, theta=list(self.theta), games=self._tuning_games)
         append_tune_records(self.out.tune_log, [record])
         self.log.updated.append(record)
 
@@ -220,9 +221,12 @@ class TunePlanner:
             return
         if points is None:
             return
+        if record.id in self.done:
+            return
         self.done[record.id] = points
         key = record.id.split("-", 1)[0]
         if key.startswith("t") and key[1:].isdigit():
+            self._tuning_games += 1
             self._update_if_played(int(key[1:]))
         elif key.startswith("p") and key not in self._proof_pairs:
             first, second = pair_ids(key)
