@@ -282,3 +282,33 @@ def test_league_tune_of_a_stored_version_and_the_submit_it_prints(tmp_path: Path
     second = [v for v in read_versions(LeagueDir(root)) if v.label == "tb@2"]
     assert len(second) == 1
     assert str(second[0].options["Aim"]) == str(log.tuned.values[0])
+
+
+def test_a_resume_with_other_settings_is_refused(tmp_path: Path) -> None:
+    from arena.rundir.tunelog import Began, append_tune_records
+    from arena.tune.session import TuneSettings, run_tune
+
+    out = tmp_path / "run"
+    out.mkdir()
+    append_tune_records(out / "tune.jsonl", [Began(
+        bot="tb", options=["Aim", "Temper"], start=[10.0, 0.5], c=[20.0, 0.1], iterations=99,
+        seed=3, at=0.0)])
+    with pytest.raises(UserError, match="began with iterations 99, the config now says 4"):
+        run_tune(TuneSettings(config=write_config(tmp_path, AIM_AND_TEMPER), output=out,
+                              report=False))
+    assert not (out / "games.jsonl").exists() or not (out / "games.jsonl").read_bytes()
+
+
+def test_the_tune_log_reader_leaves_out_a_torn_last_line_and_names_a_bad_one(
+        tmp_path: Path) -> None:
+    from arena.rundir.tunelog import Planned, append_tune_records
+
+    path = tmp_path / "tune.jsonl"
+    append_tune_records(path, [Planned(k=1, flips=[1], plus=[2], minus=[0],
+                                       games=["t00001-g1", "t00001-g2"])])
+    with path.open("ab") as fh:
+        fh.write(b'{"type":"updated","k":1,"res')  # a killed writer's half line
+    assert list(read_tune_log(path).planned) == [1] and read_tune_log(path).updated == []
+    path.write_bytes(b'{"type":"nonsense"}\n' + path.read_bytes())
+    with pytest.raises(UserError, match=rf"{re.escape(str(path))}:1: not a tune record"):
+        read_tune_log(path)
