@@ -100,12 +100,16 @@ def main() -> None:
         kind = "flat" if flat else "bowl"
         print(f"{kind}: {SEEDS} seeds, budget {2 * PAIRS} games a tune, {took:.1f} s")
         if flat:
-            print(f"  proof: better in {better}/{SEEDS} (target at most "
-                  f"{PROOF.alpha:.0%}), not better {outcomes.count(Outcome.NOT_BETTER)}, "
-                  f"undecided {outcomes.count(Outcome.UNDECIDED)}")
+            kept = SEEDS - better
+            met = "met" if kept >= (1 - PROOF.alpha) * SEEDS else "MISSED"
+            print(f"  proof: rejects or stays undecided in {kept}/{SEEDS} (target at least "
+                  f"{1 - PROOF.alpha:.0%}: {met}"
+                  f"); not better {outcomes.count(Outcome.NOT_BETTER)}, undecided "
+                  f"{outcomes.count(Outcome.UNDECIDED)}, better {better}")
             continue
         median = float(np.median(ends))
         print(f"  start {START_ELO:.0f} Elo; tuned: median {median:.1f} Elo, worst "
               f"{min(ends):.1f} (target: median within {TARGET_ELO:.0f} of the optimum: "
               f"{'met' if median >= -TARGET_ELO else 'MISSED'})")
-        print(f"  proof: better in {better}/{SEEDS} (target {SEEDS}/{SEEDS})")
+        print(f"  proof: better in {better}/{SEEDS} (target {SEEDS}/{SEEDS}: "
+              f"{'met' if better == SEEDS else 'MISSED'})")
