@@ -21,7 +21,7 @@ PYTEST := $(BIN)/python -m pytest -q -p no:cacheprovider
 TEST_WORKERS ?= 4
 XDIST := -n $(TEST_WORKERS) --dist loadgroup
 
-.PHONY: demo demo-league test test-fast test-scan bench lint lock bots clean
+.PHONY: demo demo-league demo-tune test test-fast test-scan bench lint lock bots clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -41,6 +41,10 @@ demo: $(STAMP) bots
 # A league from the sample bots: two nights, a newcomer built from its folder, a second version.
 demo-league: $(STAMP) bots
 	examples/league/demo.sh runs/demo-league
+
+# Tune three of greedy's dobutsu piece values by games, then prove the tune (a few minutes).
+demo-tune: $(STAMP)
+	$(BIN)/arena tune examples/tune-dobutsu.toml --output runs/demo-tune
 
 # Every Python process of a test run (pytest, `arena` commands, bots) caches its bytecode,
 # even where the environment says not to: without it each of the hundreds of processes a run

@@ -27,6 +27,7 @@ COMMANDS: tuple[str, ...] = (
     "play",
     "check_bot",
     "run",
+    "tune",
     "ratings",
     "report",
     "serve",
@@ -40,6 +41,7 @@ SUMMARIES: dict[str, tuple[str, str]] = {
     "play": ("play", "play games between two bot commands, live"),
     "check_bot": ("check-bot", "check that a bot speaks the protocol (numbered PASS/FAIL steps)"),
     "run": ("run", "play a tournament from a TOML config (resumes an existing output directory)"),
+    "tune": ("tune", "tune a bot's options by games (SPSA), then prove the tune with an SPRT"),
     "ratings": ("ratings",
                 "ratings and credible intervals (or Ordo-style) of runs, PGN files, leagues"),
     "report": ("report", "write RUN_DIR/report.html (standings, crosstable, charts, game viewer) "

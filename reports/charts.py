@@ -412,6 +412,27 @@ def sprt_chart(llr: pd.DataFrame, lower: float, upper: float, title: str, path: 
     return _save(fig, path)
 
 
+def tune_chart(games: np.ndarray, scaled: dict[str, np.ndarray], band: np.ndarray,
+               path: Path) -> Path:
+    """A tune's trajectories: each option's distance from its start in units of its step
+    (``scaled``) over the tuning games, with a band of ``± band`` around it."""
+    fig = _figure(6.4, 3.4)
+    ax = fig.add_subplot()
+    for name, y in scaled.items():
+        line, = ax.plot(games, y, label=name)
+        ax.fill_between(games, y - band, y + band, color=line.get_color(), alpha=0.15)
+    if not scaled:
+        ax.text(0.5, 0.5, "no iteration finished yet", transform=ax.transAxes, ha="center",
+                color="#666")
+    ax.axhline(0, color="#999", lw=0.8)
+    ax.set_xlabel("tuning games played")
+    ax.set_ylabel("(value - start) / c")
+    ax.grid(alpha=0.3)
+    if scaled:
+        fig.legend(fontsize=8, loc="outside right upper")
+    return _save(fig, path)
+
+
 LEGEND_CAP = 24
 """Lines named in a league history chart's legend; past that, only the highlighted ones."""
 

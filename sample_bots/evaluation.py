@@ -19,7 +19,8 @@ the transposition table.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+import contextlib
+from collections.abc import Hashable, Mapping
 from typing import Any, ClassVar
 
 from referee.games import Game, GameError, get_game
@@ -72,6 +73,35 @@ class Evaluator:
 JUNGLE_VALUE = (0, 450, 200, 300, 400, 500, 800, 900, 1000)
 """By strength: rat (it takes the elephant), cat, dog, wolf, leopard, tiger, lion, elephant."""
 
+JUNGLE_PIECES = ("Rat", "Cat", "Dog", "Wolf", "Leopard", "Tiger", "Lion", "Elephant")
+"""The pieces in :data:`JUNGLE_VALUE`'s order (its 0 is the empty square)."""
+
+
+def option_lines() -> list[str]:
+    """Every evaluation weight a bot may declare as an option (jungle's and dobutsu's piece
+    values), for its handshake."""
+    return jungle_option_lines() + dobutsu_option_lines()
+
+
+def jungle_option_lines() -> list[str]:
+    """The piece values as spin options (``JungleRat`` ...), for a bot's handshake: what
+    ``arena tune`` moves. Their defaults are :data:`JUNGLE_VALUE`, so a bot that is not
+    given them plays as before."""
+    return [f"option name Jungle{name} type spin default {value} min 0 max 5000"
+            for name, value in zip(JUNGLE_PIECES, JUNGLE_VALUE[1:], strict=True)]
+
+
+def jungle_values(options: Mapping[str, str | None]) -> tuple[int, ...]:
+    """The piece values set with ``setoption`` (``JungleRat`` ...), the defaults for the
+    others; a value that is not an integer keeps the default."""
+    values = list(JUNGLE_VALUE)
+    for index, name in enumerate(JUNGLE_PIECES, start=1):
+        text = options.get(f"Jungle{name}")
+        if text is not None:
+            with contextlib.suppress(ValueError):  # not a number: the default stays
+                values[index] = int(float(text))
+    return tuple(values)
+
 
 def _jungle_advance(side: int) -> tuple[int, ...]:
     enemy_den = jun.DEN[1 - side]
@@ -108,16 +138,21 @@ class JungleEval(Evaluator):
     NAME = "jungle"
     REPETITION = True
 
+    def __init__(self, values: tuple[int, ...] = JUNGLE_VALUE) -> None:
+        self.values = values
+        """The piece values (:data:`JUNGLE_VALUE`'s shape), options of a bot that sets them."""
+
     def evaluate(self, game: Any) -> int:
         board = game._board
+        values = self.values
         score = 0
         adv_s, adv_n = JUNGLE_ADVANCE
         guard_s, guard_n = JUNGLE_GUARD
         for sq, piece in enumerate(board):
             if piece > 0:
-                score += JUNGLE_VALUE[piece] + adv_s[sq] + guard_s[sq]
+                score += values[piece] + adv_s[sq] + guard_s[sq]
             elif piece < 0:
-                score -= JUNGLE_VALUE[-piece] + adv_n[sq] + guard_n[sq]
+                score -= values[-piece] + adv_n[sq] + guard_n[sq]
         return score if game._side == jun.SOUTH else -score
 
     def forcing_value(self, game: Any, move: int) -> int:
@@ -125,7 +160,7 @@ class JungleEval(Evaluator):
         if to == jun.DEN[1 - game._side]:
             return WIN // 10
         victim = game._board[to]
-        return JUNGLE_VALUE[abs(victim)] if victim else 0
+        return self.values[abs(victim)] if victim else 0
 
     def key(self, game: Any) -> Hashable:
         key: int = game._key
@@ -136,6 +171,28 @@ class JungleEval(Evaluator):
 
 DOBUTSU_BOARD = {dob.CHICK: 100, dob.ELEPHANT: 240, dob.GIRAFFE: 280, dob.HEN: 320, dob.LION: 0}
 DOBUTSU_HAND = {dob.CHICK: 120, dob.ELEPHANT: 260, dob.GIRAFFE: 300}
+DOBUTSU_PIECES = {"Chick": dob.CHICK, "Elephant": dob.ELEPHANT, "Giraffe": dob.GIRAFFE,
+                  "Hen": dob.HEN}
+"""The pieces whose value on the board is a spin option (``DobutsuChick`` ...)."""
+
+
+def dobutsu_option_lines() -> list[str]:
+    """The board values as spin options (``DobutsuChick`` ...), defaults as
+    :data:`DOBUTSU_BOARD`: what ``arena tune`` moves in ``make demo-tune``."""
+    return [f"option name Dobutsu{name} type spin default {DOBUTSU_BOARD[piece]} min 0 "
+            "max 5000" for name, piece in DOBUTSU_PIECES.items()]
+
+
+def dobutsu_values(options: Mapping[str, str | None]) -> dict[int, int]:
+    """The board values set with ``setoption``, the defaults for the others (a value that
+    is not a number keeps its default)."""
+    values = dict(DOBUTSU_BOARD)
+    for name, piece in DOBUTSU_PIECES.items():
+        text = options.get(f"Dobutsu{name}")
+        if text is not None:
+            with contextlib.suppress(ValueError):
+                values[piece] = int(float(text))
+    return values
 LION_RANK = (0, 30, 70, 150)
 """Bonus of a lion by ranks advanced (its far rank is the try)."""
 
@@ -146,19 +203,24 @@ class DobutsuEval(Evaluator):
     NAME = "dobutsu"
     REPETITION = True
 
+    def __init__(self, values: dict[int, int] = DOBUTSU_BOARD) -> None:
+        self.values = values
+        """The pieces' values on the board (:data:`DOBUTSU_BOARD`'s shape)."""
+
     def evaluate(self, game: Any) -> int:
         board = game._board
         hands = game._hands
+        values = self.values
         score = 0
         for sq, piece in enumerate(board):
             if piece > 0:
-                score += DOBUTSU_BOARD[piece]
+                score += values[piece]
                 if piece == dob.LION:
                     score += LION_RANK[sq // dob.FILES]
                 elif piece == dob.CHICK:
                     score += 10 * (sq // dob.FILES)
             elif piece < 0:
-                score -= DOBUTSU_BOARD[-piece]
+                score -= values[-piece]
                 if piece == -dob.LION:
                     score -= LION_RANK[3 - sq // dob.FILES]
                 elif piece == -dob.CHICK:
@@ -174,7 +236,7 @@ class DobutsuEval(Evaluator):
         to = move >> 4 & 0xF
         victim = game._board[to]
         if victim:
-            return WIN // 10 if abs(victim) == dob.LION else DOBUTSU_BOARD[abs(victim)] + 50
+            return WIN // 10 if abs(victim) == dob.LION else self.values[abs(victim)] + 50
         if abs(game._board[frm]) == dob.LION and to in dob.FAR_RANK[game._side]:
             return 5000  # a try: wins unless the square is attacked
         return 0
@@ -366,9 +428,14 @@ EVALUATORS: dict[str, type[Evaluator]] = {
 """The games someone wrote an evaluation for; other registered games get a neutral one."""
 
 
-def get_evaluator(game: str) -> Evaluator:
+def get_evaluator(game: str, options: Mapping[str, str | None] | None = None) -> Evaluator:
     """The evaluator for a game name: its own, else the neutral one of a registered game;
-    ``KeyError`` for a name the registry does not know (the message names it)."""
+    ``KeyError`` for a name the registry does not know (the message names it). ``options``
+    are the bot's (``setoption``): jungle's piece values among them."""
+    if game == JungleEval.NAME and options:
+        return JungleEval(jungle_values(options))
+    if game == DobutsuEval.NAME and options:
+        return DobutsuEval(dobutsu_values(options))
     if game in EVALUATORS:
         return EVALUATORS[game]()
     try:

@@ -7,6 +7,10 @@ shows the smallest way to use the rules and :func:`protocol.bot.run_bot`: rebuil
 from the ``position`` line, push each move, evaluate, pop. ``--seed N`` breaks ties between
 equal moves.
 
+Jungle's and dobutsu's piece values are spin options (``JungleRat`` ... ``JungleElephant``,
+``DobutsuChick`` ... ``DobutsuHen``; defaults as in ``evaluation.py``), so ``arena tune`` can
+move them (``examples/tune-dobutsu.toml``).
+
 Run as ``python sample_bots/greedy.py [--seed N]``.
 """
 
@@ -24,7 +28,11 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 from protocol.bot import BotPosition, run_bot  # noqa: E402
 from protocol.messages import Go  # noqa: E402
 from referee.games import GameError, get_game  # noqa: E402
-from sample_bots.evaluation import WIN, get_evaluator  # noqa: E402
+from sample_bots.evaluation import (  # noqa: E402
+    WIN,
+    get_evaluator,
+    option_lines,
+)
 
 
 class Follower:
@@ -88,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     def choose(position: BotPosition, legal: list[str], go: Go) -> str:
         try:
             board = follower.board_for(position)
-            evaluator = get_evaluator(position.game)
+            evaluator = get_evaluator(position.game, position.options)
         except (GameError, KeyError) as exc:
             print(f"greedy: {exc}; playing a random legal move", file=sys.stderr)
             follower.key = None
@@ -106,7 +114,8 @@ def main(argv: list[str] | None = None) -> int:
             return rng.choice(legal) if legal else "(none)"
         return str(board.format_move(best))
 
-    return run_bot(choose, name=args.name, author="arena sample bots")
+    return run_bot(choose, name=args.name, author="arena sample bots",
+                   options=option_lines())
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ containment (referee.process) < bot dialogue (channel, connection, dialects, hum
 the match loop. Inside arena, each floor (a folder of one concept) is a layer of its own, in
 the order of :data:`LAYERS`: its base modules (errors, file lock) < the run directory <
 openings < settings < formats < the league directory < (reports) < bots < cluster < run <
-league < web < commands < the CLI. A floor is named by one prefix, whole: no floor has
+league < tune < web < commands < the CLI. A floor is named by one prefix, whole: no floor has
 modules in two layers.
 
 Every import counts, also one inside a function (a lazy import is a dependency all the same)
@@ -73,6 +73,7 @@ LAYERS: tuple[Layer, ...] = (
     Layer("cluster", ("arena.cluster",), trio=True),
     Layer("run", ("arena.run",), trio=True),
     Layer("league", ("arena.league",), trio=True),
+    Layer("tune", ("arena.tune",), trio=True),
     Layer("web", ("arena.web",), trio=True),
     Layer("commands", ("arena.commands",), trio=True),
     Layer("CLI", ("arena.cli",), trio=False),

@@ -32,7 +32,7 @@ from typing import Final, Protocol
 import trio
 
 from arena.errors import ClusterLost, RunFailure
-from arena.formats.schedule import ROUND_STUCK, ScheduledGame, order_for
+from arena.formats.schedule import ROUND_STUCK, ScheduledGame
 from arena.settings.config import LoadedConfig
 from referee.order import GameOrder
 from referee.process.faults import MachineFault
@@ -220,6 +220,9 @@ class ClusterRun(Protocol):
     def allowed(self, game: ScheduledGame) -> bool:
         """May ``game`` start now? If not, the run stops scheduling, saying why."""
 
+    def order(self, game: ScheduledGame) -> GameOrder:
+        """The order ``game`` is played from."""
+
     def stop_scheduling(self, reason: str) -> None: ...
 
     def arena_fault(self, message: str, *, abort: bool = False) -> None: ...
@@ -308,7 +311,7 @@ class ClusterFeed:
 
     async def _play_batch(self, games: list[ScheduledGame]) -> None:
         run = self.run
-        orders = [order_for(run.loaded, game) for game in games]
+        orders = [run.order(game) for game in games]
         left = {order.id for order in orders}
         events = BatchEvents(
             started=self._started,

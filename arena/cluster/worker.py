@@ -186,8 +186,10 @@ def play_batch_on_worker(
         if run in _stopping or not _wanted(worker, key):
             break
         # The bots as this worker runs them: its own Python, its cache for shipped folders.
-        local = msgspec.structs.replace(
-            order, bots=(ready.specs[order.bots[0].name], ready.specs[order.bots[1].name]))
+        # The order's options are the game's own (a tune's sides differ game by game).
+        first, second = (msgspec.structs.replace(ready.specs[bot.name], options=bot.options)
+                         for bot in order.bots)
+        local = msgspec.structs.replace(order, bots=(first, second))
         moves = _MoveStream(worker, channel, batch, order.id, address)
         fault: WorkerFault | None = None
         try:

@@ -2,7 +2,8 @@
 
 Sub-commands: ``init`` writes ``league.toml``; ``submit``, ``bots`` and ``retire`` manage the
 versions (:mod:`arena.commands.league_bots`); ``run`` plays a night
-(:mod:`arena.commands.league_night`); ``author`` adds, lists and revokes the authors who submit
+(:mod:`arena.commands.league_night`); ``tune`` tunes a stored version's options
+(:mod:`arena.commands.league_tune`); ``author`` adds, lists and revokes the authors who submit
 over the web (:mod:`arena.commands.league_authors`).
 """
 
@@ -11,7 +12,7 @@ from __future__ import annotations
 import argparse
 import importlib
 
-SUBCOMMANDS = ("league_init", "league_bots", "league_night", "league_authors")
+SUBCOMMANDS = ("league_init", "league_bots", "league_night", "league_authors", "league_tune")
 """The modules that add ``arena league`` sub-commands (``register(subparsers)`` each)."""
 
 

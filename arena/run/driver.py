@@ -60,6 +60,7 @@ from arena.rundir.layout import RunDir
 from arena.rundir.sessions import log_session
 from arena.say import Say, error_on, say_on, warn_on
 from arena.settings.config import LoadedConfig, load_config
+from referee.order import GameOrder
 from referee.record import GameRecord
 from reports.pgn import append_pgn, write_pgn
 
@@ -156,6 +157,9 @@ class Source:
     deadline: Deadline | None = None
     """When the games end at a moment (a night's deadline): the progress shows the time left
     and what fits rather than a total (its ``concurrency`` is set here)."""
+    order: Callable[[ScheduledGame], GameOrder] | None = None
+    """The order each game is played from, when the source builds it (a tune's sides play
+    with options of their own); None: the config's bots as they are."""
 
 
 def _no_conclusion(result: RunResult, complete: bool, rated: RatedJournal | None) -> None:
@@ -308,6 +312,7 @@ def drive(plan: RunPlan, settings: PlaySettings) -> Played:
                          else cluster_cap(settings.concurrency, loaded)),
             executor=executor,
             prestarted=launched,
+            order_of=source.order,
         )
         log_session(out.root, "start", concurrency, warn)
         try:
@@ -438,6 +443,9 @@ def run_tournament(settings: RunSettings) -> RunOutcome:
     Raises :class:`UserError` for a mistake in the config or the settings (exit status 2)."""
     loaded = (settings.config if isinstance(settings.config, LoadedConfig)
               else load_config(settings.config))
+    if loaded.config.tune is not None:
+        raise UserError(f"{loaded.path} has a [tune] section: play it with `arena tune "
+                        f"{loaded.path}`")
     if settings.debug:
         loaded = dataclasses.replace(loaded, bots=tuple(
             msgspec.structs.replace(bot, debug=True) for bot in loaded.bots))

@@ -109,6 +109,9 @@ class Tournament:
     prestarted: list[tuple[BotSpec, Launched]] = field(default_factory=list)
     """Processes launched before the run (:mod:`arena.bots.prestart`) for the pool to take
     over."""
+    order_of: Callable[[ScheduledGame], GameOrder] | None = None
+    """The order a game is played from, when its source builds it (a tune's sides play
+    with options of their own); None: :func:`~arena.formats.schedule.order_for`."""
 
     # ------------------------------------------------------------------ the run's state
     result: RunResult = field(default_factory=RunResult)
@@ -238,6 +241,10 @@ class Tournament:
         if self._cluster is not None:
             self._cluster.wake()
 
+    def order(self, game: ScheduledGame) -> GameOrder:
+        """The order ``game`` is played from (here or on a cluster's worker)."""
+        return self.order_of(game) if self.order_of is not None else order_for(self.loaded, game)
+
     def allowed(self, game: ScheduledGame) -> bool:
         """May ``game`` start now (:attr:`may_start`)? If not, scheduling stops, saying why."""
         reason = self.may_start(game)
@@ -283,7 +290,7 @@ class Tournament:
         a busy machine, as long as a whole game at ``nodes=1``. At most one game per worker
         waits for the journal, so a slow disk slows the games instead of piling records up."""
         assert self._work is not None and self._journal_slots is not None
-        order = order_for(self.loaded, game)
+        order = self.order(game)
         on_move = self._live.start(header_for(order, started_at=time.time()))
         handed = False
         try:

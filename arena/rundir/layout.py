@@ -33,6 +33,13 @@ LIVE_DIR: Final = "live"
 """One file per game in progress, for watchers (:mod:`.live_files`)."""
 SESSIONS_FILE: Final = "sessions.jsonl"
 """When each session of ``arena run`` started and ended (:mod:`.sessions`)."""
+TUNE_LOG: Final = "tune.jsonl"
+"""A tune's iterations, its tuned values and its proof (:mod:`.tunelog`); ``arena tune`` only."""
+TUNED_BOTS: Final = "tuned-bots.toml"
+"""A tune's result as a bots-file entry (``use`` it in a config)."""
+TUNE_PAGE: Final = "tune.html"
+"""A tune's own report page (in :data:`REPORT_DIR`), linked from nowhere else but the run's
+line at the end and ``arena serve``'s file list."""
 REPORT_PAGE: Final = "report.html"
 """The HTML report (``arena report``, rebuilt by ``arena run`` as games finish)."""
 REPORT_DIR: Final = "report"
@@ -124,6 +131,18 @@ class RunDir(ReportedDir):
     @property
     def sessions(self) -> Path:
         return self.root / SESSIONS_FILE
+
+    @property
+    def tune_log(self) -> Path:
+        return self.root / TUNE_LOG
+
+    @property
+    def tuned_bots(self) -> Path:
+        return self.root / TUNED_BOTS
+
+    @property
+    def tune_page(self) -> Path:
+        return self.report_dir / TUNE_PAGE
 
     @property
     def report_index(self) -> Path:

@@ -14,6 +14,7 @@ so sample bots written in Python need no install step: ``cmd = ["{python}", "bot
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -82,6 +83,62 @@ class SprtConfig(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True)
     test form sets) or logistic Elo. nElo bounds do not depend on the draw rate."""
 
 
+class TuneParam(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """One option a tune moves (``[[tune.params]]``), its gains written at their end
+    (:mod:`arena.tune.spsa`)."""
+
+    option: str
+    """The option's name, as the bot declares it."""
+    start: float
+    c: Annotated[float, msgspec.Meta(gt=0)]
+    """The last iteration's perturbation (fishtest's ``c_end``), in the option's units."""
+    r: Annotated[float, msgspec.Meta(gt=0)] | None = None
+    """The last step per unit of result over ``c²`` (fishtest's ``r_end``; 0.002 when
+    neither ``r`` nor ``a`` is given)."""
+    a: Annotated[float, msgspec.Meta(gt=0)] | None = None
+    """The step size's numerator itself, instead of ``r``."""
+    min: float | None = None
+    """The lowest value (default: the bot's declared ``min`` of a spin option; required for
+    a string option, which a tune sends as a real number)."""
+    max: float | None = None
+
+
+class ProofConfig(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """``[tune.proof]``: the SPRT of the tuned values against the start (logistic Elo of the
+    tuned side; :class:`ratings.verdict.VerdictSettings`)."""
+
+    elo0: float = 0.0
+    elo1: float = 10.0
+    alpha: Annotated[float, msgspec.Meta(gt=0, lt=0.5)] = 0.05
+    beta: Annotated[float, msgspec.Meta(gt=0, lt=0.5)] = 0.05
+    max_games: Annotated[int, msgspec.Meta(ge=2)] = 2000
+
+
+class TuneFile(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """A file of only ``[tune]`` (``arena league tune``: the bot and the game are the
+    league's)."""
+
+    tune: TuneConfig
+
+
+class TuneConfig(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """``[tune]``: tune one bot's options by games (``arena tune``), then prove the tune."""
+
+    games: Annotated[int, msgspec.Meta(ge=2)]
+    """The tuning's length in games, two per iteration: SPSA's schedule is written for it."""
+    params: list[TuneParam]
+    bot: str = ""
+    """The bot (one of ``[[bots]]``) whose options are tuned; it plays itself. ``arena league
+    tune`` names a stored version instead."""
+    minutes: Annotated[float, msgspec.Meta(gt=0)] | None = None
+    """Stop planning iterations this long after the tune began (the proof still runs)."""
+    a_ratio: Annotated[float, msgspec.Meta(ge=0)] = 0.1
+    """SPSA's ``A`` as a fraction of the iterations (fishtest's default)."""
+    alpha: Annotated[float, msgspec.Meta(gt=0)] = 0.602
+    gamma: Annotated[float, msgspec.Meta(gt=0)] = 0.101
+    proof: ProofConfig = msgspec.field(default_factory=ProofConfig)
+
+
 class Config(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
     """One tournament, exactly as written in the TOML file (paths not yet resolved)."""
 
@@ -122,6 +179,8 @@ class Config(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
     """PGN Event name; defaults to the config file's stem."""
     report_every: Annotated[int, msgspec.Meta(ge=0)] = 0
     """Rebuild the report every N finished games (0: only at the end)."""
+    tune: TuneConfig | None = None
+    """``arena tune``: the bot and options to tune (``arena run`` refuses such a config)."""
 
     def seeding(self) -> list[str]:
         """The bots' names, best seed first: ``seeds``, else the ``[[bots]]`` order."""
@@ -242,7 +301,7 @@ def check_config(
         raise fail(
             ["game_options", *list(options)[:1]], f"bad game options for {config.game}: {exc}"
         ) from None
-    if len(config.bots) < 2:
+    if len(config.bots) < (1 if config.tune is not None else 2):
         raise fail(
             ["bots"],
             f"a tournament needs at least 2 bots, found {len(config.bots)}",
@@ -302,8 +361,35 @@ def check_config(
             raise fail(["sprt", "elo1"], "elo1 must be greater than elo0")
         if config.sprt.alpha + config.sprt.beta >= 1:
             raise fail(["sprt", "beta"], "alpha + beta must be less than 1")
+    if config.tune is not None:
+        _check_tune(config.tune, [b.name for b in config.bots], fail)
     return LoadedConfig(path=path, text=text, config=config, bots=tuple(bots),
                         openings_file=openings_file, time_controls=time_controls)
+
+
+def _check_tune(tune: TuneConfig, names: list[str], fail: Fail) -> None:
+    """What can be told of ``[tune]`` without the bot (its declared options are
+    :mod:`arena.tune.options`'s)."""
+    if tune.bot not in names:
+        raise fail(["tune", "bot"], f"no bot named {tune.bot!r}" if tune.bot else "no bot",
+                   f"name one of the [[bots]]: {', '.join(names)}")
+    if not tune.params:
+        raise fail(["tune", "params"], "no option to tune", "add [[tune.params]] tables")
+    seen: set[str] = set()
+    for i, param in enumerate(tune.params):
+        where: list[str | int] = ["tune", "params", i]
+        if param.option in seen:
+            raise fail([*where, "option"], f"option {param.option!r} is tuned twice")
+        seen.add(param.option)
+        if param.r is not None and param.a is not None:
+            raise fail([*where, "a"], f"option {param.option!r}: give r or a, not both")
+        low = param.min if param.min is not None else -math.inf
+        high = param.max if param.max is not None else math.inf
+        if not low <= param.start <= high:
+            raise fail([*where, "start"], f"option {param.option!r}: start {param.start:g} "
+                       f"is outside min..max ({low:g}..{high:g})")
+    if tune.proof.elo0 >= tune.proof.elo1:
+        raise fail(["tune", "proof", "elo1"], "elo1 must be greater than elo0")
 
 
 def _openings_file(game: str, openings: OpeningsConfig, base: Path, fail: Fail) -> Path | None:
