@@ -399,9 +399,9 @@ async def _play_on(
             moves.append(book)
             if on_move is not None:
                 on_move(book)
-        for notice in start.opening_parties:  # ended by book moves: told before any search
+        for partie in start.opening_parties:  # ended by book moves: told before any search
             for connection in connections:
-                await connection.partie(notice)
+                await connection.partie(partie)
         await _play_moves(board, connections, names, clocks, fen, played, moves,
                           order.adjudication, on_move, overheads)
     except _End as end:

@@ -205,6 +205,8 @@ def make(args: argparse.Namespace) -> int:
 
     from arena.openings.maker import MakeJournal, MakeSettings, make_book, search_limit
     from arena.openings.writer import BookLine, write_book
+    from referee.adjudication import Adjudication
+    from referee.gameoptions import game_options_for
 
     if not is_game(args.game):
         raise UserError(f"unknown game {args.game!r}; known games: {', '.join(game_names())}")
@@ -216,7 +218,7 @@ def make(args: argparse.Namespace) -> int:
         raise UserError(f"--window must be 0 or more, got {args.window}")
     fmt = _output_format(args.output, args.format, args.game)
     search_limit(args.limit)  # a bad limit is an error before any engine starts
-    options = key_values(args.option, "--option")
+    options = game_options_for(args.game, key_values(args.option, "--option"), Adjudication())
     engine = _engine_spec(args)
     settings = MakeSettings(game=args.game, options=options, plies=args.plies, seed=args.seed,
                             limit=args.limit, engine=list(engine.cmd), protocol=engine.protocol,
@@ -314,6 +316,7 @@ def prune(args: argparse.Namespace) -> int:
     from arena.openings.writer import BookLine, write_book
     from arena.rundir.journal import iter_records
     from arena.rundir.layout import RunDir
+    from referee.gameoptions import game_options_for
 
     if not 0 < args.alpha < 1:
         raise UserError(f"--alpha must lie between 0 and 1, got {args.alpha}")
@@ -326,7 +329,7 @@ def prune(args: argparse.Namespace) -> int:
     game = args.game or _runs_game(journals)
     if not is_game(game):
         raise UserError(f"unknown game {game!r}; known games: {', '.join(game_names())}")
-    options = key_values(args.option, "--option")
+    options = game_options_for(game, key_values(args.option, "--option"))
     openings = read_book(args.book, game, options, fmt=args.format)
     keys = OpeningKeys(game, options)
     tally = Tally()

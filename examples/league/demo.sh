@@ -15,9 +15,10 @@ python=${PYTHON:-$here/.venv/bin/python}
 league=${1:-runs/demo-league}
 
 rm -rf "$league"
+# Openings: the shipped book, examples/openings/dobutsu.pgn (the default; --openings FILE
+# for another).
 "$arena" league init "$league" --game dobutsu --tc 2+0.02 --concurrency 2 --max-plies 200 \
-    --openings "$here/examples/openings/dobutsu-balanced.txt" --placement-opponents 2 \
-    --event "demo league"
+    --placement-opponents 2 --event "demo league"
 
 # Installed engines: a command, no folder to store (the sample bots import the project).
 "$arena" league submit "$league" greedy --author samples -- "$python" "$here/sample_bots/greedy.py"
