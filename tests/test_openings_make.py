@@ -225,3 +225,29 @@ def test_fairy_stockfish_scores_a_dobutsu_book_through_uci(tmp_path: Path) -> No
     assert text.count("(fairy-stockfish, depth 6, best ") == 4
     assert len(read_book(book, "dobutsu", {})) == 4
     assert not (tmp_path / "fsf.pgn.making.jsonl").exists()
+
+
+MISBEHAVE = Path(__file__).resolve().parent / "bots" / "misbehave.py"
+
+
+@pytest.mark.slow
+def test_an_engine_that_crashes_is_restarted_and_asked_again(tmp_path: Path) -> None:
+    """tests/bots/misbehave.py crashes at its third search, every process: each crash costs a
+    restart, never a candidate."""
+    engine = shlex.join([sys.executable, str(MISBEHAVE), "crash", "2"])
+    book = _make(tmp_path, "book.txt", "--engine", engine)
+    assert len(read_book(book, "dobutsu", {})) == 6
+    assert book.read_text().count("(misbehave, depth 1, best ") == 6
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", ["crash", "hang"])
+def test_an_engine_that_fails_twice_stops_the_make_naming_the_candidate(
+        tmp_path: Path, mode: str) -> None:
+    settings = MakeSettings(game="dobutsu", options={}, plies=4, seed=1, limit="depth=2",
+                            engine=[sys.executable, str(MISBEHAVE), mode, "0"],
+                            protocol="native", engine_options={})
+    engine = BotSpec(name="bad", cmd=settings.engine, sandbox="none")
+    with pytest.raises(UserError, match=r"engine 'bad' failed twice on candidate 0 \(moves "):
+        trio.run(lambda: make_book(settings, engine, MakeJournal(tmp_path / "b.txt"), count=2,
+                                   window=50, timeout=1.0))

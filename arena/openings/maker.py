@@ -44,8 +44,9 @@ from referee.process.faults import SandboxSetupError
 from referee.timecontrol import TimeControl, TimeControlError
 
 SEARCH_TIMEOUT_S: Final = 120.0
-"""How long one search may take before the engine is taken to hang (a depth limit has no
-clock of its own): restarted once, then the make stops naming it."""
+"""How long one search may take before the engine is taken to hang (a depth or node limit has
+no clock of its own; ``st=S`` gets twice S and 10 s more if that is longer): restarted once,
+then the make stops naming it."""
 JOURNAL_SUFFIX: Final = ".making.jsonl"
 _T = TypeVar("_T")
 
@@ -215,6 +216,8 @@ async def make_book(settings: MakeSettings, engine: BotSpec, journal: MakeJourna
     import trio  # only a make needs it: the book readers and the schedule do not
 
     go = search_limit(settings.limit)
+    if go.movetime is not None:  # a long fixed time per search is no hang
+        timeout = max(timeout, 2 * go.movetime / 1000 + 10)
     done = journal.open(settings)
     resumed = len(done)
     kept = sum(1 for s in done.values() if s.balanced(window))
