@@ -41,7 +41,8 @@ SUMMARIES: dict[str, tuple[str, str]] = {
     "play": ("play", "play games between two bot commands, live"),
     "check_bot": ("check-bot", "check that a bot speaks the protocol (numbered PASS/FAIL steps)"),
     "run": ("run", "play a tournament from a TOML config (resumes an existing output directory)"),
-    "ratings": ("ratings", "Ordo-style ratings, error bars and draw rate from a run or a PGN file"),
+    "ratings": ("ratings",
+                "ratings and credible intervals (or Ordo-style) of runs, PGN files, leagues"),
     "report": ("report", "write RUN_DIR/report.html (standings, crosstable, charts, game viewer) "
                "and CSVs"),
     "serve": ("serve", "a live web page of a run (or, with --play, a game against a bot)"),

@@ -7,7 +7,15 @@ a) Ranking quality for a fixed budget: 50 bots of known strength, 5,000 games. T
    its blocks of a night would; round-robin plays the same games spread over every pair.
    Figures: Kendall's tau between the fitted and the true ranking (higher is better) and the
    mean 95% error bar of the *true* top 10 (lower is better), over interleaved seeds.
-b) Scale: 200 nights of 5,000 games between 100 versions, stored as ``tally.json``
+b) A tiered field with new versions each night (:mod:`bench.tiered_league`, issue 35): three
+   tiers 600 points apart, a new version 50 points above its parent every night. Today's
+   policy, the new one (Bayesian fit, lopsided pairs avoided, parent tests given their share)
+   and round-robin play the same games a night. Figures: the share of games on pairs whose
+   true expected score is beyond 95% (today's policy against the new one); Kendall's tau and
+   the mean 95% interval of the true top 10 (the new policy against round-robin, which it
+   must beat on both on every seed); the games until a new version's verdict against its
+   parent, and the budget the verdict's simulated tests hold to (:mod:`bench.parent_sim`).
+c) Scale: 200 nights of 5,000 games between 100 versions, stored as ``tally.json``
    summaries: decode them, merge, fit, build the field and choose a night of 500 pairs.
 
 Games are drawn from the fit's own model (:mod:`ratings.draws`), no processes.
@@ -25,11 +33,14 @@ import msgspec
 import numpy as np
 
 from arena.league.pairing import Field, choose_pairs, met_from_counts, placement
-from arena.league.standings import NightSummary, fit_tally
+from arena.leaguedir.standings import NightSummary, fit_tally
+from bench import parent_sim
+from bench import tiered_league as tiered
 from ratings import RatingFit, aggregate_arrays, fit_ratings
 from ratings.draws import outcome_probabilities
 from ratings.model import SCALES
 from ratings.tally import Tally, merge
+from ratings.verdict import Outcome
 
 BOTS: Final = 50
 GAMES: Final = 5_000
@@ -48,6 +59,7 @@ NIGHT_GAMES: Final = 5_000
 NIGHT_ACTIVE: Final = 50
 NIGHT_PAIRS: Final = 500
 TARGET_S: Final = 60.0
+TIERED_SEEDS: Final = 5
 
 
 class Games:
@@ -143,8 +155,9 @@ def quality(seeds: Sequence[int], bots_count: int, games: int,
     return out
 
 
-def _spread(values: Sequence[float]) -> str:
-    return f"{statistics.median(values):.3f} [{min(values):.3f}-{max(values):.3f}]"
+def _spread(values: Sequence[float], digits: int = 3) -> str:
+    return (f"{statistics.median(values):.{digits}f} "
+            f"[{min(values):.{digits}f}-{max(values):.{digits}f}]")
 
 
 def bench_quality() -> None:
@@ -160,6 +173,46 @@ def bench_quality() -> None:
         ratios = [a[k] / b[k] for a, b in zip(results["league"], results["round-robin"],
                                                strict=True)]
         print(f"    league/round-robin per seed {_spread(ratios)}")
+
+
+def bench_tiered(seeds: Sequence[int] = range(1, TIERED_SEEDS + 1)) -> None:
+    started = time.perf_counter()
+    rows = {seed: {policy: tiered.run(policy, seed) for policy in tiered.POLICIES}
+            for seed in seeds}
+    n = tiered.TIERS * tiered.TIER_SIZE
+    print(f"tiered field: {tiered.TIERS} tiers of {tiered.TIER_SIZE}, {tiered.TIER_GAP:.0f} "
+          f"apart, +{tiered.NEW_PER_NIGHT} version a night ({tiered.NEW_GAIN:+.0f} over its "
+          f"parent), {tiered.NIGHTS} nights of {2 * tiered.NIGHT_PAIRS} games, {n} versions "
+          f"at first, {len(rows)} seeds ({time.perf_counter() - started:.1f} s)")
+    print(f"  {'seed':>4}  {'lopsided: today':>15} {'new':>6}   {'tau: new':>8} {'r-r':>6} "
+          f"{'ratio':>6}   {'top-10 interval: new':>20} {'r-r':>6} {'ratio':>6}")
+    beats = True
+    for seed, by in rows.items():
+        today, new, rr = by["today"], by["new"], by["round-robin"]
+        tau_new, tau_rr = (tiered.kendall_tau(r.fit.ratings, r.truth) for r in (new, rr))
+        top_new, top_rr = tiered.top_interval(new), tiered.top_interval(rr)
+        ok = tau_new > tau_rr and top_new < top_rr
+        beats &= ok
+        print(f"  {seed:>4}  {today.lopsided_games / today.games:>15.3f} "
+              f"{new.lopsided_games / new.games:>6.3f}   {tau_new:>8.4f} {tau_rr:>6.4f} "
+              f"{tau_new / tau_rr:>6.3f}   {top_new:>20.1f} {top_rr:>6.1f} "
+              f"{top_new / top_rr:>6.3f}{'' if ok else '   <- not better'}")
+    print(f"  new policy beats round-robin on tau and interval on every seed: "
+          f"{'yes' if beats else 'NO'}")
+    for policy in tiered.POLICIES:
+        verdicts = [v for by in rows.values() for v in by[policy].verdicts.values()]
+        closed = [v.games for v in verdicts if v.closed]
+        better = sum(v.outcome is Outcome.BETTER for v in verdicts)
+        spread = (f"games until a verdict {_spread([float(g) for g in closed], 0)}"
+                  if closed else "no verdict")
+        print(f"  parent tests, {policy:11}: {len(closed)}/{len(verdicts)} closed, {better} "
+              f"better, {spread}")
+    sims = [parent_sim.simulate(50.0, seed) for seed in range(200)]
+    within = sum(v.outcome is Outcome.BETTER and v.games <= parent_sim.BUDGET_GAMES
+                 for v in sims)
+    print(f"  verdict budget: a version 50 Elo stronger is decided better within "
+          f"{parent_sim.BUDGET_GAMES} games in {within}/200 simulated tests (games: "
+          f"{_spread([float(v.games) for v in sims], 0)})")
 
 
 def nights(seed: int = 1) -> list[bytes]:
@@ -239,4 +292,5 @@ def bench_scale() -> None:
 
 def main() -> None:
     bench_quality()
+    bench_tiered()
     bench_scale()

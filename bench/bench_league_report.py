@@ -2,7 +2,7 @@
 (target: well under 60 s).
 
 The league is made on disk as a league's nights leave it, without journals: a closed night is
-its ``tally.json`` (:class:`~arena.league.standings.NightSummary`), which is all the report may
+its ``tally.json`` (:class:`~arena.leaguedir.standings.NightSummary`), which is all the report may
 read of it. Each night 5,000 games are played as 2,500 colour pairs between random pairs of
 the versions active that night, their results drawn with numpy from hidden strengths (so the
 fit has something to find); versions arrive over the season (a bot's new version retires its
@@ -25,17 +25,17 @@ from typing import Final
 
 import numpy as np
 
-from arena.league.layout import LEAGUE_FILE, NIGHT_FILE, LeagueDir
-from arena.league.standings import (
+from arena.leaguedir.directory import LEAGUE_FILE, NIGHT_FILE, LeagueDir
+from arena.leaguedir.standings import (
     NightSummary,
     append_snapshot,
     fit_tally,
     snapshot,
     write_summary,
 )
-from arena.league.versions import Version, write_version
+from arena.leaguedir.versions import Version, parse_label, write_version
 from ratings.tally import Tally, merge
-from reports.league import build_league_report
+from reports.league_report import build_league_report
 
 NIGHTS: Final = 200
 VERSIONS: Final = 100
@@ -69,9 +69,9 @@ def make_league(root: Path, nights: int = NIGHTS, seed: int = 1) -> LeagueDir:
         if earlier and rng.random() < 0.5:
             retired_at[earlier[-1]] = arrival[k]
     for k, label in enumerate(labels):
-        name, n = label.split("@")
+        name, n = parse_label(label)
         write_version(league, Version(
-            name, int(n), ["./bot"], submitted_at=1.7e9 + float(arrival[k]) * 86400,
+            name, n or 0, ["./bot"], submitted_at=1.7e9 + float(arrival[k]) * 86400,
             state="retired" if retired_at[k] <= nights else "active"))
 
     merged = Tally()

@@ -33,7 +33,7 @@ from arena.rundir.layout import RunDir
 from bench.synthetic import DEFAULT_BOTS, BotProfile, play_game
 from referee.record import GameRecord
 from reports.html import build
-from reports.journal import summarise_journal
+from reports.journal_summary import summarise_journal
 from reports.viewer_files import GAMES_DIR
 
 GAMES = 100_000

@@ -1,4 +1,5 @@
-"""Ratings and match statistics: Ordo-style Elo fit, pairwise tables, pentanomial, SPRT.
+"""Ratings and match statistics: the Bayesian and the Ordo-style Elo fits, pairwise tables,
+pentanomial, SPRT, the verdict on a new version against its parent.
 
 Used by the tournament runner (live SPRT, standings) and by the reports; imports nothing from
 ``arena``, which reads the files (``arena.rundir.results.read_results(path)``: a run directory,
@@ -6,12 +7,19 @@ a games.jsonl journal or a PGN file, as a list of ``GameResult``). The public AP
 re-exported here:
 
 - ``aggregate(results, players=()) -> Counts``; ``aggregate_arrays(...)`` for bulk data.
-- ``fit_ratings(counts, scale=, white_advantage=, anchor=, average=, errors=, ...) -> RatingFit``.
+- ``fit_ratings(counts, scale=, white_advantage=, anchor=, average=, errors=, ...,
+  prior=None) -> RatingFit``: maximum likelihood (Ordo's) without a ``prior``; with a
+  ``Prior(sd=, parents=, parent_sd=)`` the Bayesian fit (:mod:`ratings.bayes`), finite for
+  everyone; ``version_parents(labels)`` gives a league's ``NAME@N`` their previous versions.
 - ``pairwise(results) -> {(a, b): PairStats}``; ``colour_pairs(results)``.
 - ``Sprt(elo0, elo1, alpha, beta, model=, elo_model=).update(score, pair=None) -> SprtStatus``
   (``elo_model``: ``"logistic"``, the default, or ``"normalized"`` nElo);
   ``llr_trinomial``, ``llr_pentanomial`` (same ``elo_model`` argument), ``bounds``.
-- ``format_table`` / ``format_csv`` / ``format_json`` in :mod:`ratings.table`.
+- ``parent_verdict(nights, VerdictSettings()) -> Verdict``: a new version against its parent,
+  a pentanomial SPRT checked night by night (:mod:`ratings.verdict`).
+
+A fit as text, CSV or JSON (``format_table``, ``format_csv``, ``format_json``) is a report's
+rendering, with the report's tables: :mod:`reports.rating_tables`.
 """
 
 from ratings.counts import Counts, aggregate, aggregate_arrays
@@ -26,6 +34,7 @@ from ratings.pairwise import (
     score_to_elo,
     trinomial_error,
 )
+from ratings.prior import Prior, version_parents
 from ratings.sources import GameResult
 from ratings.sprt import (
     Decision,
@@ -35,17 +44,22 @@ from ratings.sprt import (
     llr_pentanomial,
     llr_trinomial,
 )
+from ratings.verdict import Outcome, Verdict, VerdictSettings, parent_verdict
 
 __all__ = [
     "SCALES",
     "Counts",
     "Decision",
     "GameResult",
+    "Outcome",
     "PairStats",
     "Pentanomial",
+    "Prior",
     "RatingFit",
     "Sprt",
     "SprtStatus",
+    "Verdict",
+    "VerdictSettings",
     "aggregate",
     "aggregate_arrays",
     "bounds",
@@ -55,7 +69,9 @@ __all__ = [
     "llr_pentanomial",
     "llr_trinomial",
     "pairwise",
+    "parent_verdict",
     "pentanomial_error",
     "score_to_elo",
     "trinomial_error",
+    "version_parents",
 ]

@@ -22,6 +22,10 @@ more is rated inside itself only (``IN_GROUP``), a group of one gets no rating a
 as the league's pairing) every player instead gets one virtual draw spread over the pool (as
 BayesElo's prior does). That prior is also what keeps a fit finite when one colour won every
 game; ``notes`` says when it was used.
+
+This is the fit with the prior off. With ``prior=`` it becomes the Bayesian fit of
+:mod:`ratings.bayes` (a Gaussian prior on every rating: a finite rating and an interval for
+everyone, a mark where a distance rests on the prior), which is what people are shown.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ import numpy as np
 from ratings import draws, uncertainty
 from ratings.counts import Counts
 from ratings.numeric import bisect_root, expit, norm, strongly_connected
+from ratings.prior import Prior
 from ratings.separation import Separation, find_groups, scored_against
 from ratings.solver import Pairings, solve
 
@@ -63,6 +68,8 @@ NO_GAMES = "no-games"
 UNCONNECTED = "unconnected"
 ORDER_ONLY = "order-only"
 IN_GROUP = "in-group"
+ON_PRIOR = "on-prior"
+PRIOR_ONLY = "prior-only"
 MARK_TEXT = {
     ALL_WINS: "won every game: rating is a lower bound",
     ALL_LOSSES: "lost every game: rating is an upper bound",
@@ -70,6 +77,8 @@ MARK_TEXT = {
     UNCONNECTED: "no games against rated players: not rated",
     ORDER_ONLY: "order only: no rating",
     IN_GROUP: "rated inside its group only",
+    ON_PRIOR: "its distance to the others rests on the prior: a wide interval",
+    PRIOR_ONLY: "no games: its rating and interval are its prior's",
 }
 
 
@@ -106,6 +115,11 @@ class RatingFit:
     separation: Separation | None = None
     """Set when the results split the players into groups with no rating across them: the
     groups, best first, and their known order (see :mod:`ratings.separation`)."""
+    prior: Prior | None = None
+    """The prior of a Bayesian fit (:mod:`ratings.bayes`); None for maximum likelihood."""
+    known_order: Separation | None = None
+    """A Bayesian fit's groups when the results alone only order them (the distances between
+    them rest on the prior, marked :data:`ON_PRIOR`): kept for the note of the known order."""
 
     def group(self, i: int) -> int | None:
         """Player ``i``'s group, 1 = best, when the results separate the players; else None."""
@@ -154,6 +168,7 @@ class RatingFit:
         def num(x: float) -> float | None:
             return None if math.isnan(x) else float(x)
 
+        known = self.separation or self.known_order
         return {
             "scale": self.scale,
             "confidence": self.confidence,
@@ -162,12 +177,18 @@ class RatingFit:
             "anchor": None
             if self.anchor is None
             else {"player": self.anchor[0], "rating": self.anchor[1]},
+            "prior": None if self.prior is None else {
+                "sd": self.prior.sd, "parent_sd": self.prior.parent_sd,
+                "parents": dict(self.prior.parents)},
             "players": [
                 {
                     "rank": rank,
                     "player": self.players[i],
                     "rating": num(self.ratings[i]),
                     "error": num(self.errors[i]),
+                    "interval": None if math.isnan(self.ratings[i] + self.errors[i])
+                    else [float(self.ratings[i] - self.errors[i]),
+                          float(self.ratings[i] + self.errors[i])],
                     "points": float(self.points[i]),
                     "played": int(self.played[i]),
                     "mark": self.marks[i] or None,
@@ -188,8 +209,7 @@ class RatingFit:
                 for i in range(len(self.players))
             },
             "notes": list(self.notes),
-            "known_order": None if self.separation is None
-            else self.separation.describe(self.players),
+            "known_order": None if known is None else known.describe(self.players),
         }
 
 
@@ -234,8 +254,14 @@ def fit_ratings(
     seed: int = 0,
     confidence: float = 0.95,
     separated: SeparatedMethod = "order",
+    prior: Prior | None = None,
 ) -> RatingFit:
     """Fit ratings, first-move advantage and draw rate, with error bars and the LOS matrix.
+
+    ``prior``: None (the default) is the maximum-likelihood fit described here; a
+    :class:`ratings.prior.Prior` makes it the Bayesian fit of :mod:`ratings.bayes` (posterior
+    mode and credible interval, finite for everyone; ``separated`` then does not apply and
+    ``errors`` may be ``"hessian"``, the posterior's curvature, or ``"none"``).
 
     ``anchor=(name, rating)`` fixes one player's rating (errors are then relative to it, as
     Ordo's ``-A``); otherwise the rated players average ``average`` (Ordo's ``-a``).
@@ -250,6 +276,12 @@ def fit_ratings(
     covariance, then move everything to the reported level (anchor or average).
     """
     beta = _beta(scale, confidence, errors)
+    if prior is not None:
+        from ratings.bayes import fit_bayes  # it builds on this module's pieces
+
+        return fit_bayes(counts, prior, scale=scale, white_advantage=white_advantage,
+                         anchor=anchor, average=average, errors=errors,
+                         confidence=confidence)
     players = list(counts.players)
     played = counts.played()
     scored = counts.scored()

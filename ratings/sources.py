@@ -18,13 +18,10 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from referee.record import GameRecord
+from referee.record import P1_POINTS, GameRecord
 
 PAIR_TAGS = ("pair", "pair_id")
 """Record tags that may name the colour pair a game belongs to (same opening, colours swapped)."""
-
-_SCORES = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
-
 
 class SourceError(ValueError):
     """A game that cannot be rated; the message names the file and line (``file:line: ...``)."""
@@ -51,7 +48,7 @@ def first_mover_points(result: str) -> float | None:
     if result == "*":
         return None
     try:
-        return _SCORES[result]
+        return P1_POINTS[result]
     except KeyError:
         raise ValueError(f"unknown result {result!r} (expected 1-0, 0-1, 1/2-1/2 or *)") from None
 

@@ -3,8 +3,8 @@
 :func:`referee.match.play_game` asks a :class:`BotSource` for each side's connection
 (handshaken, options set) and hands it back with the finished record. The default,
 :class:`referee.match.FreshBots`, starts a process per game and ends it after the game; the
-tournament runner passes a pool that keeps processes between games (``arena.pool``). The question
-"may this process play another game?" is answered here, from the record, once for every
+tournament runner passes a pool that keeps processes between games (``arena.bots.pool``). The
+question "may this process play another game?" is answered here, from the record, once for every
 caller: :func:`faulted`.
 """
 

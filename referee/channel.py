@@ -18,7 +18,7 @@ from typing import IO, Protocol
 
 from protocol.bounds import MAX_TRANSCRIPT_BYTES, MAX_TRANSCRIPT_LINE_CHARS, clip
 from protocol.lines import BadLine
-from referee.process.errors import BotExited
+from referee.process.boterrors import BotExited
 
 __all__ = ["BotExited", "LineChannel", "RecordingChannel"]
 

@@ -14,7 +14,6 @@ back (a fresh process is ended with its group), also when cancelled. Underneath,
 from __future__ import annotations
 
 import functools
-import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -42,11 +41,12 @@ from referee.connection import (
     Turn,
 )
 from referee.dialects import start_connection
+from referee.gamefiles import stderr_path, transcript_path
 from referee.gameoptions import game_options_for
 from referee.games import Game, GameError, IllegalMove, MoveSyntaxError, get_game
 from referee.games.base import Outcome
 from referee.order import GameOrder
-from referee.process.errors import BotStartError
+from referee.process.boterrors import BotStartError
 from referee.process.faults import MachineFault, SandboxSetupError, machine_fault
 from referee.process.spawn import Launched
 from referee.record import GameRecord, MoveRecord, PartieRecord, Termination, result_for
@@ -78,22 +78,6 @@ def _who(side: int, name: str) -> str:
 def _loss(side: int, name: str, error: BotError | BotStartError) -> _End:
     termination = error.termination if isinstance(error, BotError) else Termination.CRASH
     return _End(1 - side, termination, f"{_who(side, name)}: {error}")
-
-
-def _file_safe(text: str, default: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", text) or default
-
-
-def stderr_path(log_dir: Path | None, name: str, game_id: str = "") -> Path | None:
-    """Where a bot's stderr goes: ``log_dir/<name>.stderr.log`` for a process that plays game
-    after game, ``log_dir/<name>/<game id>.stderr.log`` for one game's process, so that games
-    of the same bot running at once never share a file."""
-    if log_dir is None:
-        return None
-    safe = _file_safe(name, "bot")
-    if game_id:
-        return log_dir / safe / f"{_file_safe(game_id, 'game')}.stderr.log"
-    return log_dir / f"{safe}.stderr.log"
 
 
 async def open_bot(spec: BotSpec, *, log_dir: Path | None = None,
@@ -129,11 +113,6 @@ class FreshBots:
     async def release(self, connection: BotConnection, side: int,
                       record: GameRecord | None) -> None:
         await connection.aclose()
-
-
-def transcript_path(transcript_dir: Path, game_id: str) -> Path:
-    """Where a game's protocol transcript goes: ``<dir>/<game id>.log``."""
-    return transcript_dir / f"{_file_safe(game_id, 'game')}.log"
 
 
 @dataclass(frozen=True)

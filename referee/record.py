@@ -57,6 +57,10 @@ rules see no move and ours do is the common case, and no reason to reload the en
 
 RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
 
+P1_POINTS: Final[dict[str, float]] = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
+"""The first mover's (p1's) points for each finished result (``*`` has none): the one table
+of points, for the ratings, the standings and the reports."""
+
 
 class MoveRecord(msgspec.Struct, omit_defaults=True):
     """One move as the referee saw it."""

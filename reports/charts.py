@@ -19,7 +19,8 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.text import Text
 
-from reports.files import write_with
+from arena.atomicfile import write_with
+from arena.leaguedir.versions import bot_of, label_sort_key
 from reports.rating_tables import SMALL_SAMPLE
 from reports.tables import BotMoves
 
@@ -423,16 +424,16 @@ def league_history_chart(
         _empty(fig, "no closed night yet")
         return _save(fig, path)
     ax = fig.add_subplot()
-    bots = sorted({v.rpartition("@")[0] or v for v in lines})
+    bots = sorted({bot_of(v) for v in lines})
     hue = {b: f"C{i % 10}" for i, b in enumerate(bots)}
     named = set(lines) if len(lines) <= LEGEND_CAP else set((highlight or [])[:LEGEND_CAP])
     latest = {}
-    for version in sorted(lines, key=_version_key):
-        latest[version.rpartition("@")[0] or version] = version
-    for version in sorted(lines, key=_version_key):
+    for version in sorted(lines, key=label_sort_key):
+        latest[bot_of(version)] = version
+    for version in sorted(lines, key=label_sort_key):
         points = np.array(lines[version], dtype=float).reshape(-1, 3)
         x, y, err = points[:, 0], points[:, 1], points[:, 2]
-        bot = version.rpartition("@")[0] or version
+        bot = bot_of(version)
         colour = hue[bot]
         ax.plot(x, y, marker="." if len(x) < 40 else None, lw=1.4, color=colour,
                 ls="-" if latest[bot] == version else "--",
@@ -453,11 +454,6 @@ def league_history_chart(
     if named:
         fig.legend(fontsize=8, loc="outside right upper")
     return _save(fig, path)
-
-
-def _version_key(label: str) -> tuple[str, int]:
-    name, _, number = label.rpartition("@")
-    return (name, int(number)) if number.isdigit() else (label, 0)
 
 
 def _night_ticks(n: int, most: int = 12) -> list[int]:

@@ -9,18 +9,18 @@ run directory made by hand (a journal alone) gets the rows it has and says what 
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import msgspec
 import pandas as pd
 
-from arena.config import Config, SprtConfig
 from arena.rundir.layout import CONFIG_COPY, RunDir
 from arena.rundir.sessions import Session, read_sessions
+from arena.settings.config import Config, SprtConfig
 from ratings import Sprt, SprtStatus
-from reports.journal import GameSummary
+from reports.htmlkit import when
+from reports.journal_summary import GameSummary
 
 UNKNOWN = "unknown"
 
@@ -54,7 +54,7 @@ def read_context(run_dir: Path) -> RunContext:
 
 
 def _stamp(t: float) -> str:
-    return time.strftime("%Y-%m-%d %H:%M:%S %Z", time.localtime(t))
+    return when(t, seconds=True)
 
 
 def _duration(seconds: float) -> str:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from reports.journal import JournalSummary
+from reports.journal_summary import JournalSummary
 from reports.tables import DECISIVE_OR_DRAWN, finished
 
 GAME_COLUMNS = [

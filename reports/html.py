@@ -17,15 +17,14 @@ file, never half of one) and re-renders only viewer files of games it has not se
 
 from __future__ import annotations
 
-import html
 import json
 import time
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 
 import pandas as pd
 
+from arena.atomicfile import write_atomic, write_with
 from arena.rundir.layout import (
     CONFIG_COPY,
     GAMES_CSV,
@@ -35,11 +34,23 @@ from arena.rundir.layout import (
     RunDir,
 )
 from referee.record import BOT_FAULTS
-from reports import charts, rating_tables, rounds, tables
+from reports import charts, format_tables, rating_tables, tables
 from reports.context import RunContext, context_rows, read_context, sprt_llr
-from reports.files import write_text, write_with
 from reports.game_stats import game_statistics, partie_endings, partie_games, partie_points
-from reports.journal import JournalSummary, summarise_journal
+from reports.htmlkit import (
+    Cell,
+    Html,
+    asset,
+    document,
+    escape,
+    frame_table,
+    image,
+    section,
+    table,
+    when,
+)
+from reports.journal_summary import JournalSummary, summarise_journal
+from reports.rating_tables import RatedJournal
 from reports.viewer_files import DEFAULT_VIEWER_LIMIT, render_viewers
 from reports.workers import worker_table
 
@@ -47,6 +58,38 @@ NAV = (
     "context", "faults", "standings", "ratings", "crosstable", "endings", "colours", "openings",
     "moves", "games",
 )
+
+
+@dataclass(frozen=True)
+class ReportPage:
+    """Everything the report's page shows, computed once by :func:`build`; :func:`render`
+    lays it out."""
+
+    name: str
+    """The run directory's name (the page's title)."""
+    journal: JournalSummary
+    games: pd.DataFrame
+    standings: pd.DataFrame
+    points: pd.DataFrame
+    """The crosstable's points (row bot against column bot), with ``count`` its games."""
+    count: pd.DataFrame
+    pairs: pd.DataFrame
+    """Head to head, from the higher-ranked bot's side."""
+    faults: pd.DataFrame
+    colours: pd.DataFrame
+    advantage: pd.DataFrame
+    move_table: pd.DataFrame
+    charts: dict[str, Path]
+    notes: list[str]
+    context: RunContext
+    order: list[str]
+    """The bots in the standings' order, the one order of every table."""
+    stats: pd.DataFrame | None = None
+    sprt_text: str = ""
+    by_worker: pd.DataFrame | None = None
+    openings: pd.DataFrame | None = None
+    known_order: str = ""
+    """The order the results prove when no rating exists across groups, as text."""
 
 
 @dataclass
@@ -61,26 +104,30 @@ class Built:
     notes: list[str] = field(default_factory=list)
 
 
-def build_report(run_dir: Path, viewer_limit: int | None = DEFAULT_VIEWER_LIMIT) -> Path:
-    """Write (or refresh) the report of ``run_dir``; return the path of ``report.html``."""
-    return build(Path(run_dir), viewer_limit=viewer_limit).html
+def build_report(run_dir: Path, viewer_limit: int | None = DEFAULT_VIEWER_LIMIT,
+                 rated: RatedJournal | None = None) -> Path:
+    """Write (or refresh) the report of ``run_dir``; return the path of ``report.html``.
+    ``rated``: the journal and its fit, already made by the caller (read and fitted here
+    otherwise)."""
+    return build(Path(run_dir), viewer_limit=viewer_limit, rated=rated).html
 
 
-def _asset(name: str) -> str:
-    return resources.files("reports").joinpath("assets", name).read_text(encoding="utf-8")
-
-
-def build(run_dir: Path, viewer_limit: int | None = DEFAULT_VIEWER_LIMIT) -> Built:
-    """Build everything and return what was built."""
+def build(run_dir: Path, viewer_limit: int | None = DEFAULT_VIEWER_LIMIT,
+          rated: RatedJournal | None = None) -> Built:
+    """Build everything and return what was built: the journal is read once (its summary,
+    from the cache and the lines since) and its games fitted once, unless ``rated`` brings
+    both."""
     files = RunDir(run_dir)
     out = files.report_dir
     out.mkdir(exist_ok=True)
-    journal = summarise_journal(run_dir, cache=files.summary_cache)
+    if rated is None:
+        rated = RatedJournal.of(summarise_journal(run_dir, cache=files.summary_cache))
+    journal = rated.journal
     games = tables.games_frame(journal)
     bots = journal.bots
     notes: list[str] = []
 
-    ranking = rating_tables.rank(games, bots)
+    ranking = rating_tables.rank(games, bots, rated.fit)
     rating, standings = ranking.rating, ranking.standings
     if rating is not None:
         notes.extend(rating.notes)
@@ -91,16 +138,15 @@ def build(run_dir: Path, viewer_limit: int | None = DEFAULT_VIEWER_LIMIT) -> Bui
     faults = tables.terminations(games, bots).reindex(order)
     colours = tables.colours(games)
     openings = tables.openings(games)
-    advantage = rating_tables.first_move_advantage(games, bots)
+    advantage = rating_tables.first_move_advantage(games, bots, rated.fit)
     moves = tables.moves_by_bot(journal)
     by_bot = {b: moves[b] for b in order if b in moves}
     move_table = tables.move_stats(by_bot)
-    progress = rating_tables.progression(games, bots)
+    progress = rating_tables.progression(games, bots, whole=rated.fit)
     pairs = rating_tables.head_to_head(journal, order)
     context = read_context(run_dir)
     notes.extend(context.problems)
     stats = game_statistics(games)
-    parties = _parties_html(journal, order)
 
     built_charts = {
         "elo": charts.elo_chart(standings, out / "elo.png"),
@@ -129,7 +175,7 @@ def build(run_dir: Path, viewer_limit: int | None = DEFAULT_VIEWER_LIMIT) -> Bui
             f"(limit {viewer_limit}): every game that ended by a bot's fault first, then the "
             "most recent ones; `arena report --viewer-limit 0` renders all"
         )
-    write_text(files.report_index, _index_js(journal, viewers))
+    write_atomic(files.report_index, _index_js(journal, viewers))
 
     write_with(files.games_csv, lambda tmp: games.to_csv(tmp, index=False))
     write_with(files.standings_csv, lambda tmp: standings.to_csv(tmp, index=False))
@@ -137,17 +183,16 @@ def build(run_dir: Path, viewer_limit: int | None = DEFAULT_VIEWER_LIMIT) -> Bui
     if by_worker is not None:
         write_with(files.workers_csv, lambda tmp: by_worker.to_csv(tmp))
 
-    page = _page(
-        run_dir, journal, games, standings, points, count, pairs, faults, colours, advantage,
-        move_table, built_charts, notes,
-        context_html=_context_section(context_rows(context, games)), stats=stats,
-        sprt_text=sprt_text, by_worker=by_worker, openings=openings,
-        rounds_html=_rounds_section(context, games),
-        known_order="" if rating is None or rating.separation is None
-        else rating.separation.describe(rating.players), parties_html=parties,
+    page = ReportPage(
+        name=run_dir.name, journal=journal, games=games, standings=standings, points=points,
+        count=count, pairs=pairs, faults=faults, colours=colours, advantage=advantage,
+        move_table=move_table, charts=built_charts, notes=notes, context=context,
+        stats=stats, sprt_text=sprt_text, by_worker=by_worker, openings=openings,
+        order=order, known_order="" if rating is None or rating.separation is None
+        else rating.separation.describe(rating.players),
     )
     target = files.report_page
-    write_text(target, page)
+    write_atomic(target, render(page))
     return Built(target, standings, games, built_charts, viewers, notes)
 
 
@@ -168,38 +213,14 @@ def _index_js(journal: JournalSummary, viewers: dict[str, str]) -> str:
 
 # ----- page ---------------------------------------------------------------------------------
 
-def _e(value: object) -> str:
-    return html.escape(str(value), quote=True)
-
-
-def _table(frame: pd.DataFrame, table_id: str = "", index: bool = False) -> str:
-    """A pandas table as HTML; row labels (``index``) become the first column, unnamed, so the
-    header is one row."""
-    frame = frame.copy()
-    if index:
-        frame.index.name = None
-        frame.columns.name = None
-    for column in frame.columns:
-        if isinstance(frame[column].dtype, pd.Int64Dtype):  # na_rep misses pd.NA
-            frame[column] = [("" if pd.isna(v) else str(v)) for v in frame[column]]
-    text = frame.to_html(
-        index=index, classes="data", border=0, na_rep="", escape=True,
-        float_format=lambda x: f"{x:.1f}", table_id=table_id or None,
-    )
-    return f'<div class="scroll">{text}</div>'
-
-
 def _img(path: Path, alt: str) -> str:
-    stamp = int(path.stat().st_mtime)
-    return f'<img src="{REPORT_DIR}/{_e(path.name)}?v={stamp}" alt="{_e(alt)}">'
+    return image(f"{REPORT_DIR}/{path.name}?v={int(path.stat().st_mtime)}", alt)
 
 
 def _context_section(rows: list[tuple[str, str]]) -> str:
-    body = "".join(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in rows)
-    return (
-        '<section id="context"><h2>Context</h2>'
-        f'<table class="data context" id="context-table">{body}</table></section>'
-    )
+    return section("context", "Context", table(
+        [], [[Cell(key, header=True), value] for key, value in rows], id="context-table",
+        class_="context", scroll=False))
 
 
 def _standings_display(standings: pd.DataFrame) -> pd.DataFrame:
@@ -241,13 +262,13 @@ def _fault_section(faults: pd.DataFrame, games: pd.DataFrame) -> str:
             n = int(row[fault])
             if n:
                 parts.append(
-                    f'{n} {_e(fault)} <button type="button" data-filter-bot="{_e(bot)}" '
-                    f'data-filter-term="{_e(fault)}">show</button>'
+                    f'{n} {escape(fault)} <button type="button" data-filter-bot="{escape(bot)}" '
+                    f'data-filter-term="{escape(fault)}">show</button>'
                 )
         example = first_reason.get(bot)
-        why = f'<br><span class="hint">e.g. {_e(example)}</span>' if example else ""
+        why = f'<br><span class="hint">e.g. {escape(example)}</span>' if example else ""
         items.append(
-            f"<li><b>{_e(bot)}</b> lost {int(row['faults'])} of {int(row['games'])} games by "
+            f"<li><b>{escape(bot)}</b> lost {int(row['faults'])} of {int(row['games'])} games by "
             f"faults: {', '.join(parts)}{why}</li>"
         )
     return (
@@ -263,67 +284,39 @@ def _worker_section(by_worker: pd.DataFrame | None) -> str:
     return (
         '<section id="workers"><h2>By worker</h2><p class="hint">Games, mean time per bot '
         "move and each bot's score on every cluster worker: a slower machine shows as longer "
-        "moves.</p>" + _table(by_worker, "workers-table", index=True) + "</section>"
+        "moves.</p>" + frame_table(by_worker, "workers-table", index=True) + "</section>"
     )
 
 
-def _page(
-    run_dir: Path,
-    journal: JournalSummary,
-    games: pd.DataFrame,
-    standings: pd.DataFrame,
-    points: pd.DataFrame,
-    count: pd.DataFrame,
-    pairs: pd.DataFrame,
-    faults: pd.DataFrame,
-    colours: pd.DataFrame,
-    advantage: pd.DataFrame,
-    move_table: pd.DataFrame,
-    built_charts: dict[str, Path],
-    notes: list[str],
-    *,
-    context_html: str = "",
-    stats: pd.DataFrame | None = None,
-    sprt_text: str = "",
-    by_worker: pd.DataFrame | None = None,
-    openings: pd.DataFrame | None = None,
-    known_order: str = "",
-    parties_html: str = "",
-    rounds_html: str = "",
-) -> str:
+def render(page: ReportPage) -> Html:
     """The whole page: the header, the sections in NAV order, the viewer dialog."""
+    rounds_html = _rounds_section(page.context, page.games)
     sections = [
-        context_html,
-        _fault_section(faults, games),
+        _context_section(context_rows(page.context, page.games)),
+        _fault_section(page.faults, page.games),
         rounds_html,
-        _standings_section(standings, known_order),
-        _ratings_section(built_charts, sprt_text),
-        _crosstable_section(points, count, pairs, built_charts),
-        _endings_section(faults, built_charts),
-        _colours_section(colours, advantage, built_charts),
-        _openings_section(openings),
-        _moves_section(move_table, stats, built_charts, parties_html),
-        _worker_section(by_worker),
+        _standings_section(page.standings, page.known_order),
+        _ratings_section(page.charts, page.sprt_text),
+        _crosstable_section(page.points, page.count, page.pairs, page.charts),
+        _endings_section(page.faults, page.charts),
+        _colours_section(page.colours, page.advantage, page.charts),
+        _openings_section(page.openings),
+        _moves_section(page.move_table, page.stats, page.charts,
+                       _parties_html(page.journal, page.order)),
+        _worker_section(page.by_worker),
         GAMES_SECTION,
-        _notes_section(notes),
+        _notes_section(page.notes),
     ]
     body = "\n" + "\n".join(sections) + "\n"
-    return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Arena report: {_e(run_dir.name)}</title>
-<link rel="icon" href="data:,">
-<style>{_asset("report.css")}</style>
-</head><body>
-{_header(run_dir, journal, games)}
+    return document(f"Arena report: {page.name}", Html(f"""
+{_header(page.name, page.journal, page.games)}
 <nav>{"".join(f'<a href="#{s}">{s}</a>' for s in _nav(rounds_html))}</nav>
 <main>{body}</main>
 {VIEWER}
-<script>{_asset("board.js")}
-{_asset("report.js")}</script>
+<script>{asset("board.js")}
+{asset("report.js")}</script>
 <script src="{REPORT_DIR}/{REPORT_INDEX}?v={int(time.time())}"></script>
-</body></html>
-"""
+"""), head=Html(f"\n<style>{asset('report.css')}</style>"))
 
 
 def _nav(rounds_html: str) -> tuple[str, ...]:
@@ -340,48 +333,48 @@ def _rounds_section(context: RunContext, games: pd.DataFrame) -> str:
     config = context.config
     if config is None or config.format not in ("knockout", "swiss"):
         return ""
-    results = rounds.first_mover_results(games)
+    results = format_tables.first_mover_results(games)
     try:
         if config.format == "knockout":
-            frame = rounds.knockout_frame(config, results)
-            winner = rounds.champion(config, results)
-            head = (f"<p><strong>{_e(winner)}</strong> wins the knockout.</p>" if winner
+            frame = format_tables.knockout_frame(config, results)
+            winner = format_tables.champion(config, results)
+            head = (f"<p><strong>{escape(winner)}</strong> wins the knockout.</p>" if winner
                     else "<p>The knockout is in progress.</p>")
             return ('<section id="bracket"><h2>Knockout bracket</h2>' + head
                     + '<p class="hint">Round by round: each match\'s score (the first-named '
                     "bot's points first, seeds in brackets), its games, and who went on. A tie "
                     f"adds colour pairs, up to {config.tiebreak_pairs}; a tie after them goes "
                     "to the better seed.</p>"
-                    + _table(frame, "bracket-table") + "</section>")
-        table, pairings = rounds.swiss_frames(config, results)
+                    + frame_table(frame, "bracket-table") + "</section>")
+        table, pairings = format_tables.swiss_frames(config, results)
     except (KeyError, ValueError) as exc:  # a journal that does not fit the config copy
         return (f'<section id="swiss"><h2>Rounds</h2><p>Cannot rebuild the rounds from '
-                f"{CONFIG_COPY} and the journal: {_e(exc)}</p></section>")
+                f"{CONFIG_COPY} and the journal: {escape(exc)}</p></section>")
     return ('<section id="swiss"><h2>Swiss standings</h2>'
             f'<p class="hint">{config.rounds} rounds. Score is game points (a bye counts '
             f"{config.bye_points:g} a game); ties broken by Buchholz (the opponents' scores), "
             "Sonneborn-Berger (each game's points times that opponent's score), the direct "
             "encounter among the tied bots, games won, then seed.</p>"
-            + _table(table, "swiss-table") + "<h3>Pairings</h3>"
-            + _table(pairings, "swiss-pairings") + "</section>")
+            + frame_table(table, "swiss-table") + "<h3>Pairings</h3>"
+            + frame_table(pairings, "swiss-pairings") + "</section>")
 
 
-def _header(run_dir: Path, journal: JournalSummary, games: pd.DataFrame) -> str:
+def _header(name: str, journal: JournalSummary, games: pd.DataFrame) -> str:
     """Title and one line of facts: games, game names, bots, when, the CSV files."""
     n = len(games)
     done = len(tables.finished(games))
     names = ", ".join(sorted(games["game"].unique())) or "none yet"
-    updated = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime())
-    return f"""<header><h1>Arena report: {_e(run_dir.name)}</h1>
-<div class="meta">{n} games ({done} finished) · game: {_e(names)} · {len(journal.bots)} bots ·
-updated {_e(updated)} · <a href="{GAMES_CSV}">{GAMES_CSV}</a> ·
+    updated = when(time.time(), seconds=True)
+    return f"""<header><h1>Arena report: {escape(name)}</h1>
+<div class="meta">{n} games ({done} finished) · game: {escape(names)} · {len(journal.bots)} bots ·
+updated {escape(updated)} · <a href="{GAMES_CSV}">{GAMES_CSV}</a> ·
 <a href="{STANDINGS_CSV}">{STANDINGS_CSV}</a></div></header>"""
 
 
 def _standings_section(standings: pd.DataFrame, known_order: str = "") -> str:
     known = (
         '<p class="known-order" id="known-order"><b>Known order (no rating across groups):</b> '
-        f"{_e(known_order)}. No group ever won or drew a game against a group above it, so "
+        f"{escape(known_order)}. No group ever won or drew a game against a group above it, so "
         "no finite rating exists across groups: the Elo column gives each "
         "bot's group, and a rating only inside a group of several (not comparable across "
         "groups)." + (" ?: no results order the two neighbours." if " ? " in known_order else "")
@@ -392,14 +385,14 @@ a bot that won (lost) every game has no finite estimate: its rating is a lower (
 shown with ≥ (≤) and drawn as an arrow. ∞: the error is unbounded. LOS: likelihood that the
 bot is stronger than the one ranked below it. Fewer than {rating_tables.SMALL_SAMPLE} games:
 flagged as a small sample (rough error bars).</p>
-{_table(_standings_display(standings), "standings-table")}
+{frame_table(_standings_display(standings), "standings-table")}
 </section>"""
 
 
 def _ratings_section(built_charts: dict[str, Path], sprt_text: str) -> str:
     """The Elo and progression charts, and the SPRT chart when the run had an SPRT."""
     sprt_html = (
-        f'<h3>SPRT</h3><p class="hint">{_e(sprt_text)}</p><div class="charts">'
+        f'<h3>SPRT</h3><p class="hint">{escape(sprt_text)}</p><div class="charts">'
         f'{_img(built_charts["sprt"], "SPRT log-likelihood ratio against games")}</div>'
         if "sprt" in built_charts else ""
     )
@@ -415,14 +408,14 @@ def _crosstable_section(
     return f"""<section id="crosstable"><h2>Crosstable</h2>
 <p class="hint">Points of the row bot against the column bot / games played.</p>
 <div class="charts">
-{_table(tables.crosstable_display(points, count), "crosstable-table", index=True)}
+{frame_table(tables.crosstable_display(points, count), "crosstable-table", index=True)}
 {_img(built_charts["crosstable"], "score matrix heatmap")}</div>
 <h3>Head to head</h3>
 <p class="hint">From the higher-ranked bot's side. Elo diff: what the score implies (95% error);
 LOS from wins and losses; pairs: colour pairs (same opening, colours swapped) scoring 0, 1/2, 1,
 3/2, 2 points. ∞ (or +∞/−∞): the games say nothing finite, because every game ended
 the same way (all wins, all losses or all draws): play more games.</p>
-{_table(pairs, "pairs-table")}
+{frame_table(pairs, "pairs-table")}
 </section>"""
 
 
@@ -430,7 +423,7 @@ def _endings_section(faults: pd.DataFrame, built_charts: dict[str, Path]) -> str
     fault_cols = ["games", *BOT_FAULTS, "faults", "normal", "adjudication", "interrupted"]
     return f"""<section id="endings"><h2>How games ended, per bot</h2>
 <p class="hint">Fault columns count games the bot lost by that fault.</p>
-{_table(faults[fault_cols], "endings-table", index=True)}
+{frame_table(faults[fault_cols], "endings-table", index=True)}
 <div class="charts">{_img(built_charts["endings"], "game endings per bot")}</div>
 </section>"""
 
@@ -441,7 +434,7 @@ def _colours_section(
     colour_table = colours.merge(advantage, on="game", how="left") if len(colours) else colours
     return f"""<section id="colours"><h2>Results by colour</h2>
 <p class="hint">p1 moves first. First-move advantage is fitted with the ratings, per game.</p>
-{_table(colour_table, "colours-table")}
+{frame_table(colour_table, "colours-table")}
 <div class="charts">{_img(built_charts["colours"], "results by colour")}</div>
 </section>"""
 
@@ -467,7 +460,7 @@ gives p1 (who moves first from the game's start) and p2 about half the points ea
 bot sits where. Imbalance: the difference between the two sides' score % (0: even, 100: one
 side won every game); the most unbalanced openings come first: look there for broken ones.
 </p>
-{_table(openings, "openings-table")}{more}
+{frame_table(openings, "openings-table")}{more}
 </section>"""
 
 
@@ -477,11 +470,12 @@ def _parties_html(journal: JournalSummary, order: list[str]) -> str:
     for game in partie_games(journal):
         endings = partie_endings(journal, game)
         blocks.append(
-            f'<div><h3>Parties: {_e(game)}</h3><p class="hint">Every partie of the finished '
+            f'<div><h3>Parties: {escape(game)}</h3><p class="hint">Every partie of the finished '
             "games, by how it ended (a king captured: 1 point; the castle: 2 points; a "
             "repetition or the ply cap: none), then each bot's points by kind.</p>"
-            f'{_table(endings, f"partie-endings-{game}")}'
-            f'{_table(partie_points(journal, game, order), f"partie-points-{game}", index=True)}'
+            f'{frame_table(endings, f"partie-endings-{game}")}'
+            + frame_table(partie_points(journal, game, order), f"partie-points-{game}",
+                          index=True) +
             "</div>")
     return "".join(blocks)
 
@@ -491,7 +485,7 @@ def _moves_section(
     parties_html: str = "",
 ) -> str:
     """Game statistics and lengths (and a game's parties), then time and search per bot."""
-    stats_html = _table(stats, "game-stats-table") if stats is not None else ""
+    stats_html = frame_table(stats, "game-stats-table") if stats is not None else ""
     search_img = (
         _img(built_charts["search"], "search depth and nodes per bot")
         if "search" in built_charts else '<p class="hint">No bot reported depth or nodes.</p>'
@@ -504,7 +498,7 @@ draws, wins of the player who moves first (p1) and second (p2), and moves per ga
 {stats_html}</div>
 {_img(built_charts["lengths"], "game length histogram")}</div>
 {f'<div class="charts">{parties_html}</div>' if parties_html else ""}
-{_table(move_table, "moves-table", index=True)}
+{frame_table(move_table, "moves-table", index=True)}
 <div class="charts">
 {_img(built_charts["move_time"], "time per move per bot")}
 {search_img}
@@ -536,7 +530,7 @@ GAMES_SECTION = """<section id="games"><h2>Games</h2>
 def _notes_section(notes: list[str]) -> str:
     if not notes:
         return ""
-    items = "".join(f"<li>{_e(t)}</li>" for t in notes)
+    items = "".join(f"<li>{escape(t)}</li>" for t in notes)
     return f'<section id="notes"><h2>Notes</h2><ul>{items}</ul></section>'
 
 

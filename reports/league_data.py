@@ -17,8 +17,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Final
 
-from arena.league.layout import LeagueDir
-from arena.league.standings import (
+from arena.leaguedir.directory import LeagueDir
+from arena.leaguedir.standings import (
     NightSummary,
     Snapshot,
     fit_tally,
@@ -26,7 +26,7 @@ from arena.league.standings import (
     read_history,
     read_summary,
 )
-from arena.league.versions import Version, read_versions
+from arena.leaguedir.versions import Version, label_sort_key, read_versions
 from ratings.model import ALL_LOSSES, ALL_WINS, RatingFit
 from ratings.pairwise import PairStats
 from ratings.tally import Tally
@@ -175,15 +175,17 @@ class LeagueData:
         return out
 
 
-def read_league(root: Path) -> LeagueData:
-    """Read the league at ``root`` and compute every table of its report."""
+def read_league(root: Path, fit: RatingFit | None = None) -> LeagueData:
+    """Read the league at ``root`` and compute every table of its report; ``fit`` is the fit
+    over every closed night when the caller made it already (it is made here otherwise)."""
     league = LeagueDir(Path(root))
     versions = read_versions(league)
     history = read_history(league)
     nights = league.night_names()
     summaries = [s for s in (read_summary(league, n) for n in nights) if s is not None]
     merged = league_tally(summaries)
-    fit = fit_tally(merged) if merged.games else None
+    if fit is None and merged.games:
+        fit = fit_tally(merged)
     last_closed = summaries[-1].night if summaries else None
     previous = _previous_snapshot(history, last_closed)
     by_label = {v.label: v for v in versions}
@@ -230,7 +232,7 @@ def _standings(fit: RatingFit | None, previous: Snapshot | None) -> list[Standin
     out = []
     for rank, i in enumerate(fit.order(), start=1):
         label = fit.players[i]
-        name, number = _split(label)
+        name, number = label_sort_key(label)
         rating = float(fit.ratings[i])
         old = before.get(label)
         group = fit.group(i)
@@ -260,11 +262,6 @@ def _with_los(rows: list[Standing], fit: RatingFit | None) -> list[Standing]:
 def _unplayed(version: Version, rank: int) -> Standing:
     return Standing(rank, version.label, version.name, version.number, version.state,
                     math.nan, math.nan, 0, 0.0, math.nan, math.nan, True)
-
-
-def _split(label: str) -> tuple[str, int]:
-    name, _, number = label.rpartition("@")
-    return (name, int(number)) if name and number.isdigit() else (label, 0)
 
 
 def _bot_versions(data: LeagueData, ranked: list[Standing]) -> list[BotVersions]:
@@ -305,7 +302,7 @@ def _night_rows(league: LeagueDir, nights: list[str], summaries: list[NightSumma
         if k is not None:
             now = {r.player: r.rating for r in history[k].players}
             before = ({r.player: r.rating for r in history[k - 1].players} if k else {})
-            new = sorted((p for p in now if p not in before), key=_split)
+            new = sorted((p for p in now if p not in before), key=label_sort_key)
             changes = [(p, r - old) for p, r in now.items()
                        if r is not None and (old := before.get(p)) is not None]
             changes.sort(key=lambda pc: -abs(pc[1]))

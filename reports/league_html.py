@@ -10,12 +10,29 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
-from arena.league.versions import Version
+from arena.leaguedir.versions import Version, label_sort_key
 from ratings.pairwise import PairStats
-from reports.html import _asset, _e
+from reports.htmlkit import (
+    Cell,
+    Html,
+    Row,
+    asset,
+    data_value,
+    document,
+    element,
+    escape,
+    hint,
+    join,
+    link,
+    number,
+    percent,
+    table,
+    when,
+)
 from reports.league_data import CROSSTABLE_CAP, LeagueData, NightRow, Standing
 
 NAV: Final = ("leaderboard", "history", "versions", "crosstable", "pentanomial", "nights",
@@ -44,55 +61,18 @@ def page(data: LeagueData, chart: Path, exports: dict[str, Path]) -> str:
         _notes(data.notes),
     ]
     name = data.league.root.resolve().name
-    return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>League report: {_e(name)}</title>
-<link rel="icon" href="data:,">
-<style>{_asset("report.css")}{LEAGUE_CSS}</style>
-</head><body>
+    return document(f"League report: {name}", Html(f"""
 {_header(data, name, exports)}
 <nav>{"".join(f'<a href="#{s}">{s}</a>' for s in NAV)}</nav>
 <main>
 {chr(10).join(s for s in sections if s)}
 </main>
 <script>document.body.setAttribute("data-ready", "1");</script>
-</body></html>
-"""
+"""), head=Html(f"\n<style>{asset('report.css')}{LEAGUE_CSS}</style>"))
 
 
-# ----- numbers as text ----------------------------------------------------------------------
-
-def _f(x: float | None, fmt: str = ".1f", signed: bool = False) -> str:
-    """A number as shown: blank for none or NaN, ∞ for an unbounded value."""
-    if x is None or math.isnan(x):
-        return ""
-    if math.isinf(x):
-        return ("+∞" if x > 0 else "−∞") if signed else "∞"
-    return format(x, ("+" if signed else "") + fmt)
-
-
-def _pct(x: float) -> str:
-    return _f(100.0 * x if not math.isnan(x) else x)
-
-
-def _value(x: float | None) -> str:
-    """The exact value for a ``data-value`` attribute (empty when there is none)."""
-    return "" if x is None or math.isnan(x) else repr(float(x))
-
-
-def _when(ts: float | None) -> str:
-    return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts)) if ts else ""
-
-
-def _rows(rows: list[str]) -> str:
-    return "".join(rows)
-
-
-def _table(table_id: str, head: list[str], rows: list[str], extra: str = "") -> str:
-    header = "".join(f"<th>{_e(h)}</th>" for h in head)
-    return (f'<div class="scroll"><table class="data{extra}" id="{table_id}"><thead><tr>'
-            f"{header}</tr></thead><tbody>{_rows(rows)}</tbody></table></div>")
+def _table(table_id: str, head: list[str], rows: Sequence[Row | Html]) -> Html:
+    return table(head, rows, id=table_id)
 
 
 # ----- sections -----------------------------------------------------------------------------
@@ -101,64 +81,63 @@ def _header(data: LeagueData, name: str, exports: dict[str, Path]) -> str:
     closed = len(data.summaries)
     open_nights = len(data.nights) - closed
     active = sum(1 for v in data.versions if v.state == "active")
-    links = " · ".join(f'<a href="{_e(p.as_posix())}">{_e(p.name)}</a>'
+    links = " · ".join(f'<a href="{escape(p.as_posix())}">{escape(p.name)}</a>'
                        for p in exports.values())
-    return f"""<header><h1>League report: {_e(name)}</h1>
+    return f"""<header><h1>League report: {escape(name)}</h1>
 <div class="meta">{closed} closed night(s){f" + {open_nights} open" if open_nights else ""} ·
 {data.closed_games} games · {active} active version(s) of {len(data.versions)} submitted ·
-updated {_e(_when(time.time()))} · {links}</div></header>"""
+updated {escape(when(time.time()))} · {links}</div></header>"""
 
 
-def _change(row: Standing) -> str:
+def _change(row: Standing) -> Cell:
     if math.isnan(row.change):
-        return '<td class="change"></td>'
+        return Cell("", "change")
     if abs(row.change) < 0.05:
-        return f'<td class="change" data-value="{_value(row.change)}">=</td>'
+        return Cell("=", "change", {"value": data_value(row.change)})
     arrow, cls = ("↑", "up") if row.change > 0 else ("↓", "down")
-    return (f'<td class="change {cls}" data-value="{_value(row.change)}">'
-            f"{arrow} {abs(row.change):.1f}</td>")
+    return Cell(f"{arrow} {abs(row.change):.1f}", f"change {cls}",
+                {"value": data_value(row.change)})
 
 
-def _note(row: Standing) -> str:
-    parts = ['<span class="new">new</span>'] if row.new else []
+def _note(row: Standing) -> Html:
+    parts: list[object] = [Html('<span class="new">new</span>')] if row.new else []
     if row.bound:
-        parts.append(_e(f"rating is a {row.bound} bound ("
-                        f"{'won' if row.bound == 'lower' else 'lost'} every game)"))
+        parts.append(f"rating is a {row.bound} bound ("
+                     f"{'won' if row.bound == 'lower' else 'lost'} every game)")
     if row.group is not None:
-        parts.append(_e(f"group {row.group}: " + (
+        parts.append(f"group {row.group}: " + (
             "order only, no rating" if math.isnan(row.rating)
-            else "rated inside its group only")))
+            else "rated inside its group only"))
     if not row.games:
         parts.append("no games yet")
-    return " ".join(parts)
+    return join(parts, " ")
 
 
-def _standing_row(row: Standing, los: bool = True) -> str:
+def _standing_row(row: Standing, los: bool = True) -> Html:
     bound = {"lower": "≥ ", "upper": "≤ "}.get(row.bound, "")
-    shown = f"{bound}{_f(row.rating, signed=True)}"
+    shown = f"{bound}{number(row.rating, signed=True)}"
     if row.group is not None:  # results that only order the versions
         shown = (f"order (group {row.group})" if math.isnan(row.rating)
                  else f"{shown} in group {row.group}")
     cells = [
-        f'<td class="rank">{row.rank}</td>',
-        f'<td class="version">{_e(row.version)}</td>',
-        f'<td class="rating" data-value="{_value(row.rating)}">{_e(shown)}</td>',
-        f'<td class="error" data-value="{_value(row.error)}">{_f(row.error)}</td>',
-        f'<td class="games">{row.games}</td>',
-        f'<td class="points">{row.points:g}</td>',
-        f'<td class="score">{_pct(row.score)}</td>',
+        Cell(row.rank, "rank"),
+        Cell(row.version, "version"),
+        Cell(shown, "rating", {"value": data_value(row.rating)}),
+        Cell(number(row.error), "error", {"value": data_value(row.error)}),
+        Cell(row.games, "games"),
+        Cell(f"{row.points:g}", "points"),
+        Cell(percent(row.score), "score"),
     ]
     if los:
-        cells.append(f'<td class="los">{_pct(row.los_next)}</td>')
-        cells.append(_change(row))
-    cells.append(f'<td class="note">{_note(row) if los else ""}</td>')
-    return f'<tr data-version="{_e(row.version)}">{"".join(cells)}</tr>'
+        cells += [Cell(percent(row.los_next), "los"), _change(row)]
+    cells.append(Cell(_note(row) if los else "", "note"))
+    return Row(cells, {"version": row.version}).html()
 
 
 def _leaderboard(data: LeagueData) -> str:
     head = ["#", "version", "rating", "±", "games", "points", "score %", "LOS vs next %",
             "change", "note"]
-    table = _table("leaderboard", head, [_standing_row(r) for r in data.leaderboard])
+    leaders = _table("leaderboard", head, [_standing_row(r) for r in data.leaderboard])
     previous = "the night before" if len(data.history) > 1 else "no earlier night"
     return f"""<section id="leaderboard-section"><h2>Leaderboard</h2>
 <p class="hint">Active versions, from one maximum-likelihood fit over every game of the
@@ -167,7 +146,7 @@ is stronger than the one below it, from the fit. Change: rating now against the 
 {previous} (ratings are relative to the pool's average, so a version can move without
 playing); <span class="new">new</span>: not rated in that snapshot. A night still being
 played counts once it closes.</p>
-{table}{_retired(data.retired)}{_rejected(data.rejected(), data.pending())}</section>"""
+{leaders}{_retired(data.retired)}{_rejected(data.rejected(), data.pending())}</section>"""
 
 
 def _retired(rows: list[Standing]) -> str:
@@ -182,46 +161,37 @@ def _retired(rows: list[Standing]) -> str:
 def _rejected(rejected: list[Version], pending: list[Version]) -> str:
     out = ""
     if rejected:
-        rows = [
-            f'<tr data-version="{_e(v.label)}"><td>{_e(v.label)}</td>'
-            f"<td>{_e(_when(v.submitted_at))}</td><td>{_e(v.author)}</td>"
-            f'<td class="step">{_e(v.step)}</td><td class="reason">{_e(v.reason)}</td></tr>'
-            for v in rejected
-        ]
+        rows = [Row([v.label, when(v.submitted_at), v.author, Cell(v.step, "step"),
+                     Cell(v.reason, "reason")], {"version": v.label}) for v in rejected]
         out += "<h3>Rejected submissions</h3>" + _table(
             "rejected-table", ["version", "submitted", "author", "failed at", "reason"], rows)
     if pending:
-        names = ", ".join(_e(v.label) for v in pending)
-        out += f'<p class="hint" id="pending">Being built and checked: {names}.</p>'
+        names = ", ".join(v.label for v in pending)
+        out += hint(f"Being built and checked: {names}.", id="pending")
     return out
 
 
 def _history(data: LeagueData, chart: Path) -> str:
     nights = [s.night for s in data.history]
-    versions = sorted({p.version for p in data.points}, key=_label_key)
+    versions = sorted({p.version for p in data.points}, key=label_sort_key)
     cell = {(p.night, p.version): p for p in data.points}
     rows = []
     for night in nights:
-        cells = []
+        cells: list[object] = [night]
         for v in versions:
             p = cell.get((night, v))
-            text = "" if p is None or p.rating is None else (
-                _f(p.rating, signed=True) + (f" ± {_f(p.error)}" if p.error is not None else ""))
-            cells.append(f"<td>{_e(text)}</td>")
-        rows.append(f'<tr data-night="{_e(night)}"><td>{_e(night)}</td>{"".join(cells)}</tr>')
+            cells.append("" if p is None or p.rating is None else (
+                number(p.rating, signed=True)
+                + (f" ± {number(p.error)}" if p.error is not None else "")))
+        rows.append(Row(cells, {"night": night}))
     stamp = int(time.time())
     return f"""<section id="history"><h2>Rating history</h2>
 <p class="hint">Each version's rating in the snapshot taken after every closed night, with its
 95% band: what the league said that morning (snapshots are never recomputed).</p>
-<div class="charts"><img id="history-chart" src="{_e(chart.as_posix())}?v={stamp}"
+<div class="charts"><img id="history-chart" src="{escape(chart.as_posix())}?v={stamp}"
 alt="ratings of every version over the nights, with 95% bands"></div>
 <details><summary>the numbers ({len(nights)} nights × {len(versions)} versions)</summary>
 {_table("history-table", ["night", *versions], rows)}</details></section>"""
-
-
-def _label_key(label: str) -> tuple[str, int]:
-    name, _, number = label.rpartition("@")
-    return (name, int(number)) if number.isdigit() else (label, 0)
 
 
 def _versions(data: LeagueData) -> str:
@@ -231,19 +201,20 @@ def _versions(data: LeagueData) -> str:
     blocks = []
     for bot in data.bots:
         rows = [
-            f'<tr data-version="{_e(s.version)}"><td>{_e(s.version)}</td><td>{_e(s.state)}</td>'
-            f'<td class="rating" data-value="{_value(s.rating)}">{_f(s.rating, signed=True)}</td>'
-            f'<td class="error" data-value="{_value(s.error)}">{_f(s.error)}</td>'
-            f'<td class="games">{s.games}</td><td class="score">{_pct(s.score)}</td></tr>'
+            Row([s.version, s.state,
+                 Cell(number(s.rating, signed=True), "rating", {"value": data_value(s.rating)}),
+                 Cell(number(s.error), "error", {"value": data_value(s.error)}),
+                 Cell(s.games, "games"), Cell(percent(s.score), "score")],
+                {"version": s.version})
             for s in bot.versions
         ]
         steps = [_step_row(step.newer, step.older, step.meeting, step.fit_diff, step.fit_los)
                  for step in bot.steps]
         blocks.append(
-            f'<div class="bot" data-bot="{_e(bot.name)}"><h3>{_e(bot.name)}</h3>'
-            + _table(f"versions-{_e(bot.name)}",
+            f'<div class="bot" data-bot="{escape(bot.name)}"><h3>{escape(bot.name)}</h3>'
+            + _table(f"versions-{bot.name}",
                      ["version", "state", "rating", "±", "games", "score %"], rows)
-            + _table(f"steps-{_e(bot.name)}",
+            + _table(f"steps-{bot.name}",
                      ["newer vs older", "games", "W", "D", "L", "score %", "Elo diff", "±",
                       "± (pentanomial)", "LOS %", "fit: rating diff", "fit: LOS %"], steps)
             + "</div>")
@@ -256,49 +227,44 @@ game of both versions, against everyone.</p>
 
 
 def _step_row(newer: str, older: str, meeting: PairStats | None, diff: float,
-              fit_los: float) -> str:
+              fit_los: float) -> Row:
     label = f"{newer} vs {older}"
     if meeting is None:
-        head = '<td class="games">0</td>' + "".join(
-            f'<td class="{c}"></td>' for c in ("wins", "draws", "losses", "score", "elo",
-                                                "elo-error", "penta-error", "los"))
+        head = [Cell(0, "games"), *(Cell("", c) for c in (
+            "wins", "draws", "losses", "score", "elo", "elo-error", "penta-error", "los"))]
     else:
         penta = meeting.penta_elo_error if meeting.penta.pairs else math.nan
-        head = (
-            f'<td class="games">{meeting.games}</td><td class="wins">{meeting.wins}</td>'
-            f'<td class="draws">{meeting.draws}</td><td class="losses">{meeting.losses}</td>'
-            f'<td class="score">{_pct(meeting.score)}</td>'
-            f'<td class="elo">{_f(meeting.elo, signed=True)}</td>'
-            f'<td class="elo-error">{_f(meeting.elo_error)}</td>'
-            f'<td class="penta-error">{_f(penta)}</td>'
-            f'<td class="los">{_pct(meeting.los)}</td>')
-    return (f'<tr data-step="{_e(label)}"><td>{_e(label)}'
-            f'{"" if meeting else " (never met)"}</td>{head}'
-            f'<td class="fit-diff">{_f(diff, signed=True)}</td>'
-            f'<td class="fit-los">{_pct(fit_los)}</td></tr>')
+        head = [
+            Cell(meeting.games, "games"), Cell(meeting.wins, "wins"),
+            Cell(meeting.draws, "draws"), Cell(meeting.losses, "losses"),
+            Cell(percent(meeting.score), "score"),
+            Cell(number(meeting.elo, signed=True), "elo"),
+            Cell(number(meeting.elo_error), "elo-error"), Cell(number(penta), "penta-error"),
+            Cell(percent(meeting.los), "los")]
+    return Row([label + ("" if meeting else " (never met)"), *head,
+                Cell(number(diff, signed=True), "fit-diff"), Cell(percent(fit_los), "fit-los")],
+               {"step": label})
 
 
 def _cap_note(data: LeagueData, shown: int) -> str:
     played = sum(1 for s in data.leaderboard if s.games)
     if played <= shown:
         return ""
-    return (f'<p class="hint cap">The best {shown} of {played} active versions (cap '
-            f"{CROSSTABLE_CAP}); export/pairs.csv holds every pair.</p>")
+    return hint(f"The best {shown} of {played} active versions (cap {CROSSTABLE_CAP}); "
+                "export/pairs.csv holds every pair.", class_="cap")
 
 
 def _crosstable(data: LeagueData) -> str:
     players = data.crosstable_players()
     rows = []
     for a in players:
-        cells = []
+        cells = [Cell(a, header=True)]
         for b in players:
             stats = data.pair(a, b) if a != b else None
-            if stats is None:
-                cells.append("<td></td>")
-            else:
-                cells.append(f'<td data-games="{stats.games}" data-points="{stats.points:g}">'
-                             f"{stats.points:g}/{stats.games}</td>")
-        rows.append(f'<tr data-version="{_e(a)}"><th>{_e(a)}</th>{"".join(cells)}</tr>')
+            cells.append(Cell() if stats is None else Cell(
+                f"{stats.points:g}/{stats.games}",
+                data={"games": stats.games, "points": f"{stats.points:g}"}))
+        rows.append(Row(cells, {"version": a}))
     return f"""<section id="crosstable"><h2>Crosstable</h2>
 <p class="hint">Points of the row version against the column version / games, over every closed
 night; active versions, best first.</p>{_cap_note(data, len(players))}
@@ -310,13 +276,11 @@ def _pentanomial(data: LeagueData) -> str:
     rows = []
     for s in data.pairs(players):
         p = s.penta
-        rows.append(
-            f'<tr data-pair="{_e(s.player)} vs {_e(s.opponent)}"><td>{_e(s.player)}</td>'
-            f"<td>{_e(s.opponent)}</td><td>{s.games}</td><td>{s.wins}</td><td>{s.draws}</td>"
-            f"<td>{s.losses}</td><td>{p.pairs}</td><td>{p.ll}</td><td>{p.ld}</td>"
-            f"<td>{p.dd}/{p.wl}</td><td>{p.wd}</td><td>{p.ww}</td>"
-            f"<td>{_f(s.elo, signed=True)}</td><td>{_f(s.elo_error)}</td>"
-            f"<td>{_f(s.penta_elo_error) if p.pairs else ''}</td><td>{_pct(s.los)}</td></tr>")
+        rows.append(Row(
+            [s.player, s.opponent, s.games, s.wins, s.draws, s.losses, p.pairs, p.ll, p.ld,
+             f"{p.dd}/{p.wl}", p.wd, p.ww, number(s.elo, signed=True), number(s.elo_error),
+             number(s.penta_elo_error) if p.pairs else "", percent(s.los)],
+            {"pair": f"{s.player} vs {s.opponent}"}))
     return f"""<section id="pentanomial"><h2>Head to head, pentanomial</h2>
 <p class="hint">Every pair that met, from the better-ranked side. Pairs: colour pairs (same
 opening, colours swapped) by outcome: LL, LD, DD/WL (one point either way), WD, WW. Elo diff
@@ -327,24 +291,22 @@ the honest one for paired games).</p>{_cap_note(data, len(players))}
                               "LOS %"], rows)}</section>"""
 
 
-def _night_row(row: NightRow) -> str:
+def _night_row(row: NightRow) -> Row:
     faults = sum(row.faults.values())
     kinds = ", ".join(f"{n} {k}" for k, n in sorted(row.faults.items()))
     movers = ", ".join(f"{v} {c:+.1f}" for v, c in row.movers)
-    report = games = pgn = ""
+    files: list[object] = ["", " ", "", " ", ""]
     if row.report is not None:
-        href = _e(row.report.as_posix())
-        report = f'<a class="night-report" href="{href}">report</a>'
-        games = f'<a class="night-games" href="{href}#games">games</a>'
+        href = row.report.as_posix()
+        files[0] = link(href, "report", class_="night-report")
+        files[2] = link(f"{href}#games", "games", class_="night-games")
     if row.pgn is not None:
-        pgn = f'<a class="night-pgn" href="{_e(row.pgn.as_posix())}">PGN</a>'
-    state = "closed" if row.closed else "open"
-    return (f'<tr data-night="{_e(row.night)}"><td>{_e(row.night)}</td><td>{state}</td>'
-            f'<td class="games">{row.games if row.closed else ""}</td>'
-            f'<td class="faults">{faults if row.closed else ""}</td><td>{_e(kinds)}</td>'
-            f'<td class="movers">{_e(movers)}</td>'
-            f'<td class="new-versions">{_e(", ".join(row.new_versions))}</td>'
-            f"<td>{report} {games} {pgn}</td></tr>")
+        files[4] = link(row.pgn.as_posix(), "PGN", class_="night-pgn")
+    return Row([row.night, "closed" if row.closed else "open",
+                Cell(row.games if row.closed else "", "games"),
+                Cell(faults if row.closed else "", "faults"), kinds, Cell(movers, "movers"),
+                Cell(", ".join(row.new_versions), "new-versions"), join(files)],
+               {"night": row.night})
 
 
 def _nights(data: LeagueData) -> str:
@@ -358,13 +320,13 @@ and opens them in its viewer.</p>
 
 
 def _exports(exports: dict[str, Path]) -> str:
-    items = "".join(f'<li><a href="{_e(p.as_posix())}">{_e(p.as_posix())}</a>: {_e(what)}</li>'
-                    for what, p in exports.items())
+    items = join(element("li", link(p.as_posix(), p.as_posix()), f": {what}")
+                 for what, p in exports.items())
     return f'<section id="exports"><h2>Exports</h2><ul>{items}</ul></section>'
 
 
 def _notes(notes: list[str]) -> str:
     if not notes:
         return ""
-    items = "".join(f"<li>{_e(t)}</li>" for t in notes)
+    items = join(element("li", t) for t in notes)
     return f'<section id="notes"><h2>Notes</h2><ul>{items}</ul></section>'

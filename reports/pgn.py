@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Final
 
+from arena.atomicfile import write_with
 from referee.record import GameRecord, Termination
 
 LINE_WIDTH: Final = 79
@@ -159,14 +160,18 @@ def _wrap(tokens: Iterable[str]) -> str:
 def write_pgn(
     records: Iterable[GameRecord], path: Path, *, event: str = "?", site: str = "?"
 ) -> int:
-    """(Re)write a whole PGN file from records; returns the number of games written."""
+    """(Re)write a whole PGN file from records (whole or not at all); returns the number of
+    games written."""
     count = 0
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        for record in records:
-            f.write(game_to_pgn(record, event=event, site=site))
-            count += 1
-    tmp.replace(path)
+
+    def write(tmp: Path) -> None:
+        nonlocal count
+        with open(tmp, "w", encoding="utf-8") as f:
+            for record in records:
+                f.write(game_to_pgn(record, event=event, site=site))
+                count += 1
+
+    write_with(path, write)
     return count
 
 

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from referee.record import BOT_FAULTS
-from reports.journal import JournalSummary
+from referee.record import BOT_FAULTS, P1_POINTS
+from reports.journal_summary import JournalSummary
 
 #: Results that count for standings (``*`` is an interrupted game, replayed on resume).
 DECISIVE_OR_DRAWN = ("1-0", "0-1", "1/2-1/2")
@@ -66,7 +66,7 @@ def finished(games: pd.DataFrame) -> pd.DataFrame:
 def per_bot_results(games: pd.DataFrame) -> pd.DataFrame:
     """Long form: one row per (game, bot) with the opponent, colour and points scored."""
     done = finished(games)
-    p1_points = done["result"].map({"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5})
+    p1_points = done["result"].map(P1_POINTS)
     first = pd.DataFrame(
         {"bot": done["p1"], "opponent": done["p2"], "side": 0, "points": p1_points,
          "termination": done["termination"], "key": done["key"]}

@@ -12,10 +12,10 @@ from typing import Final
 
 import pandas as pd
 
-from reports import rating_tables, rounds, tables
+from reports import format_tables, rating_tables, tables
 from reports.context import read_context
 from reports.game_stats import stats_text
-from reports.journal import summarise_journal
+from reports.journal_summary import summarise_journal
 from reports.rating_tables import rating_text
 
 OPENINGS_SHOWN: Final = 20
@@ -29,7 +29,7 @@ def text_report(run_dir: Path) -> str:
     journal = summarise_journal(run_dir)
     games = tables.games_frame(journal)
     bots = journal.bots
-    ranking = rating_tables.rank(games, bots)
+    ranking = rating_tables.rank(games, bots, rating_tables.fit_journal(journal))
     rating, standings, order = ranking.rating, ranking.standings, ranking.order
     done = len(tables.finished(games))
     names = ", ".join(sorted(games["game"].unique())) or "none yet"
@@ -59,7 +59,8 @@ def text_report(run_dir: Path) -> str:
     context = read_context(run_dir)
     if context.config is not None:
         try:
-            bracket = rounds.rounds_text(context.config, rounds.first_mover_results(games))
+            bracket = format_tables.rounds_text(context.config,
+                                                format_tables.first_mover_results(games))
         except (KeyError, ValueError) as exc:  # a journal that does not fit the config copy
             bracket = f"cannot rebuild the rounds from the config copy and the journal: {exc}"
         if bracket:

@@ -16,10 +16,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from arena.atomicfile import write_atomic
 from referee.games import GameError
 from referee.record import BOT_FAULTS
-from reports.files import write_text
-from reports.journal import GameSummary, JournalSummary, read_records
+from reports.journal_summary import GameSummary, JournalSummary, read_records
 from reports.replay import replay
 
 GAMES_DIR = "games"
@@ -70,7 +70,7 @@ def render_viewers(
             doc = {"game": rec.game, "error": f"cannot replay: {exc}", "frames": [], "moves": []}
         doc["key"] = game.key
         text = json.dumps(doc, separators=(",", ":"), ensure_ascii=False)
-        write_text(games_dir / file_name(game), f"arenaGame({json.dumps(game.key)},{text});\n")
+        write_atomic(games_dir / file_name(game), f"arenaGame({json.dumps(game.key)},{text});\n")
     wanted = {file_name(g) for g in chosen}
     for name in cached - wanted:
         (games_dir / name).unlink(missing_ok=True)

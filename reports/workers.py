@@ -3,7 +3,7 @@
 Time controls are only fair if every worker gives the bots the same speed: a slow or busy
 machine shows here as a longer mean move time and, for bots that use their clock, weaker
 scores. A local run's records name no worker, and then there is no table. The table is made
-from the report's own summary of the journal (:mod:`reports.journal`): no second reading.
+from the report's own summary of the journal (:mod:`reports.journal_summary`): no second reading.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Final
 
 import pandas as pd
 
-from reports.journal import JournalSummary
+from reports.journal_summary import JournalSummary
 
 LOCAL: Final = "(this machine)"
 """The row of games without a worker (a run resumed locally after a cluster run)."""

@@ -1,10 +1,11 @@
 """A greedy bot for all five games: it tries every legal move and keeps the best evaluation.
 
 The middle rung of the sample ladder (random < greedy < alphabeta): the same evaluation as
-``alphabeta.py`` (``sample_bots/evaluation.py``) but one ply deep, so it takes what is
-offered and walks into every trap. It also shows the smallest way to use the rules and
-:func:`protocol.bot.run_bot`: rebuild the position from the ``position`` line, push each move,
-evaluate, pop. ``--seed N`` breaks ties between equal moves.
+``alphabeta.py`` (``sample_bots/evaluation.py``) but one ply deep (plus, in draughts, the
+captures that must follow), so it takes what is offered and walks into every trap. It also
+shows the smallest way to use the rules and :func:`protocol.bot.run_bot`: rebuild the position
+from the ``position`` line, push each move, evaluate, pop. ``--seed N`` breaks ties between
+equal moves.
 
 Run as ``python sample_bots/greedy.py [--seed N]``.
 """
@@ -49,14 +50,30 @@ class Follower:
         return self.board
 
 
-def score_after(board: Any, evaluator: Any) -> int:
-    """The position after a move, scored for the side that just moved."""
+FORCED_REPLIES = 6
+"""How many forced capture replies (draughts) are followed before the position is scored."""
+
+
+def score_after(board: Any, evaluator: Any, forced: int = FORCED_REPLIES) -> int:
+    """The position after a move, scored for the side that just moved. Where captures are
+    compulsory (draughts) and the side to move must capture, the captures are played out
+    first, each side taking its best: a position in which a capture is due is not a quiet
+    one, and scoring it as it stands made greedy offer men that random then had to take."""
     if evaluator.boundary(board) or not board.moves():
         outcome = board.outcome()
         if outcome is not None:
             if outcome.winner is None:
                 return 0
             return WIN if outcome.winner != board.side_to_move else -WIN
+    if forced and evaluator.FORCED_CAPTURES:
+        replies = board.moves()
+        if replies and all(evaluator.forcing_value(board, reply) > 0 for reply in replies):
+            best = -2 * WIN
+            for reply in replies:
+                board.push(reply)
+                best = max(best, score_after(board, evaluator, forced - 1))
+                board.pop()
+            return -best
     return -int(evaluator.evaluate(board))
 
 

@@ -15,8 +15,8 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.league.layout import LEAGUE_FILE, NIGHT_FILE, LeagueDir
-from arena.league.standings import (
+from arena.leaguedir.directory import LEAGUE_FILE, NIGHT_FILE, LeagueDir
+from arena.leaguedir.standings import (
     append_snapshot,
     fit_tally,
     league_tally,
@@ -24,7 +24,7 @@ from arena.league.standings import (
     summarise,
     write_summary,
 )
-from arena.league.versions import State, Version, write_version
+from arena.leaguedir.versions import State, Version, write_version
 from bench.synthetic import BotProfile, round_robin, write_journal
 from referee.record import GameRecord, decode_record
 

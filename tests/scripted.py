@@ -25,7 +25,7 @@ from typing import Any
 
 from fake_channel import Answer, Exit, Later, Script, ScriptedChannel
 
-from protocol import hub
+from protocol import hubtext
 from protocol.lines import decode_line
 from referee.adjudication import Adjudication
 from referee.botsource import BotSource
@@ -114,14 +114,14 @@ class HubEngine:
         self.board: Any = self.rules.start()
 
     def __call__(self, line: str) -> Iterable[Answer]:
-        parsed = hub.parse_line(line)
+        parsed = hubtext.parse_line(line)
         if parsed is None:
             return []
         command, fields = parsed
         if command == "pos":
-            self.board = self.rules.from_position(hub.position_to_fen(fields["pos"]))
+            self.board = self.rules.from_position(hubtext.position_to_fen(fields["pos"]))
             for text in fields.get("moves", "").split():
-                wanted = hub.parse_move(text)
+                wanted = hubtext.parse_move(text)
                 self.board.push(next(m for m in self.board.moves()
                                      if (m.start, m.end, frozenset(m.captured))
                                      == (wanted.start, wanted.end, wanted.captured)))
@@ -130,7 +130,7 @@ class HubEngine:
                 return list(self.fault)
             move = max(self.board.moves(), key=lambda m: len(m.captured))
             return [f"info depth=2 score={len(move.captured)}.5",
-                    f"done move={hub.format_move(move.start, move.end, move.captured)}"]
+                    f"done move={hubtext.format_move(move.start, move.end, move.captured)}"]
         answers: dict[str, list[Answer]] = {"hub": HUB_HELLO, "init": ["ready"],
                                             "ping": ["pong"]}
         return answers.get(command, [])

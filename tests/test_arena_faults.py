@@ -286,7 +286,7 @@ def test_the_arena_running_out_of_bot_uids_is_its_own_fault() -> None:
 ])
 def test_start_failures_are_sorted_by_errno(code: int, machine: bool) -> None:
     """A missing or non-executable program is the bot's; running out of something is not."""
-    from referee.process.errors import BotStartError
+    from referee.process.boterrors import BotStartError
     from referee.process.faults import machine_fault
 
     try:

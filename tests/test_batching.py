@@ -1,6 +1,6 @@
-"""Batches for cluster workers (``arena.batching``): one pairing each, colour pairs together,
-sized from the time control and then from the games' real lengths, smaller near the end; and
-records finished together journaled with one write."""
+"""Batches for cluster workers (``arena.cluster.batching``): one pairing each, colour pairs
+together, sized from the time control and then from the games' real lengths, smaller near the end;
+and records finished together journaled with one write."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from pathlib import Path
 
 from test_runner import RANDOM_BOT, bot, write_config
 
-from arena.batching import BATCH_SECONDS, BatchPlanner, guess_game_seconds, pair_key
-from arena.config import load_config
+from arena.cluster.batching import BATCH_SECONDS, BatchPlanner, guess_game_seconds, pair_key
+from arena.formats.schedule import ScheduledGame, build_schedule
 from arena.rundir.journal import Journal, load
-from arena.schedule import ScheduledGame, build_schedule
+from arena.settings.config import load_config
 from referee.record import GameRecord, Termination
 from referee.timecontrol import TimeControl
 

@@ -19,8 +19,8 @@ import pytest
 
 from referee.botspec import BotSpec
 from referee.process import botview
+from referee.process.boterrors import BotStartError
 from referee.process.botview import bot_view, contained
-from referee.process.errors import BotStartError
 
 PYTHON3 = shutil.which("python3", path="/usr/bin:/bin")
 

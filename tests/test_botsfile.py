@@ -8,9 +8,9 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from arena.botsfile import read_bots_file
-from arena.config import Config, ConfigError, load_config
-from arena.schedule import build_schedule
+from arena.formats.schedule import build_schedule
+from arena.settings.botsfile import read_bots_file
+from arena.settings.config import Config, ConfigError, load_config
 
 BOT = "#!/bin/sh\nexit 0\n"
 

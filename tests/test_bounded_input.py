@@ -20,11 +20,11 @@ from pathlib import Path
 import pytest
 from test_live_browser import served_url, started
 
-from arena.config import MAX_SCHEDULED_GAMES, ConfigError, load_config, scheduled_games
 from arena.errors import UserError
+from arena.formats.schedule import build_schedule
 from arena.rundir.journal import load
 from arena.rundir.results import MAX_JOURNAL_LINE_BYTES, MAX_PGN_LINE_BYTES, read_results
-from arena.schedule import build_schedule
+from arena.settings.config import MAX_SCHEDULED_GAMES, ConfigError, load_config, scheduled_games
 from referee.record import GameRecord, Termination, encode_record
 from referee.timecontrol import TimeControl, TimeControlError
 

@@ -59,7 +59,7 @@ def test_crashing_bot_fails_showing_its_stderr(capsys: pytest.CaptureFixture[str
 
 def test_silent_bot_stalls_in_the_handshake(capsys: pytest.CaptureFixture[str],
                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("arena.commands.check_bot.STEP_TIMEOUT_S", 0.5)
+    monkeypatch.setattr("arena.bots.conformance.STEP_TIMEOUT_S", 0.5)
     assert main(["check-bot", "draughts", "--", *MISBEHAVE, "nohandshake"]) == 1
     out = capsys.readouterr().out
     assert "FAIL   2. handshake" in out and "did not answer ugi within 0.5 s" in out
@@ -78,7 +78,7 @@ def test_fairy_stockfish_passes_in_uci(capsys: pytest.CaptureFixture[str]) -> No
 def test_a_bot_that_says_nothing_is_asked_about_flushing(
         capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
         tmp_path: Path) -> None:
-    monkeypatch.setattr("arena.commands.check_bot.STEP_TIMEOUT_S", 0.5)
+    monkeypatch.setattr("arena.bots.conformance.STEP_TIMEOUT_S", 0.5)
     mute = tmp_path / "mute_bot.py"
     mute.write_text("import sys, time\nfor line in sys.stdin:\n    print('id name never')\n"
                     "    time.sleep(60)\n")  # buffered: never reaches the pipe
@@ -146,7 +146,7 @@ def test_a_quiet_passing_bot_shows_no_stderr_section(capsys: pytest.CaptureFixtu
 
 
 def test_stderr_excerpt_cuts_long_lines(tmp_path: Path) -> None:
-    from arena.commands.check_bot import stderr_excerpt
+    from arena.bots.conformance import stderr_excerpt
 
     log = tmp_path / "stderr.log"
     log.write_text("x" * 5000 + "\nshort\n")

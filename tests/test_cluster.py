@@ -131,7 +131,7 @@ def test_local_cluster_gives_the_local_journal(tmp_path: Path, tag: str) -> None
                     for line in (cluster / "games.jsonl").read_text().splitlines()}
     assert local_keys == cluster_keys
     # The report splits the results by worker (and a local run has no such table).
-    from reports.journal import summarise_journal
+    from reports.journal_summary import summarise_journal
     from reports.workers import worker_table  # pandas: not for every worker's collection
 
     assert worker_table(summarise_journal(local)) is None
@@ -406,7 +406,7 @@ def test_a_game_the_machine_fails_is_played_again_on_another_worker(tmp_path: Pa
 
 
 def test_ship_needs_the_bots_own_folder(tmp_path: Path) -> None:
-    from arena.config import ConfigError, load_config
+    from arena.settings.config import ConfigError, load_config
 
     config = write_config(tmp_path, HEAD, [bot("a", RANDOM_BOT) + "ship = true\n",
                                            bot("b", RANDOM_BOT)])

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.config import ConfigError, load_config, locate, parse_path
+from arena.settings.config import ConfigError, load_config
+from arena.settings.located import locate, parse_path
 
 BOT = "#!/bin/sh\nexit 0\n"
 
@@ -67,7 +68,7 @@ def test_good_config_resolves_bots(tree: Path) -> None:
 
 
 def test_time_controls_are_parsed_once_with_each_bots_own_resolved(tree: Path) -> None:
-    from arena.schedule import build_schedule, order_for
+    from arena.formats.schedule import build_schedule, order_for
     from referee.timecontrol import TimeControl
 
     loaded = load_config(write(tree, GOOD))

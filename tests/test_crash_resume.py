@@ -1,5 +1,7 @@
 """Crash safety of ``arena run``: SIGKILLed ten times at seeded random moments in one
-tournament (once with a torn journal line left behind), then resumed to the end. Every
+tournament (once with a torn journal line left behind), then resumed to the end. The moments
+are events, not times: the schedule just ready, a game just journaled, a game in progress
+(its live file there, its bots running), chosen by a seeded draw for each kill. Every
 scheduled game is in the journal exactly once, no corrupt line is accepted, and no bot
 outlives a SIGKILLed runner: not the polite ones (stdin EOF), not one hanging in a search,
 not one that ignores quit and SIGTERM (PR_SET_PDEATHSIG)."""
@@ -38,6 +40,24 @@ def wait_none_left(tag: str, wait: float = 15.0) -> None:
         time.sleep(0.05)
 
 
+MOMENTS = ("ready", "journaled", "playing")
+"""When a kill comes: the run's first line said (the schedule ready, the first bots starting),
+a game journaled (its ``[k/24]`` line), a game in progress (a live file in ``live/``)."""
+
+
+def wait_moment(proc: subprocess.Popen[str], moment: str, live: Path) -> None:
+    """Wait (on the run's output or its live files, never a set time) for ``moment``."""
+    assert proc.stdout is not None
+    if moment == "journaled":
+        while not (line := proc.stdout.readline()).startswith("["):  # [k/24] a game
+            assert line, proc.communicate()[1]
+    elif moment == "playing":
+        deadline = time.monotonic() + 60
+        while not (live.is_dir() and any(live.iterdir())):
+            assert time.monotonic() < deadline and proc.poll() is None, "no game started"
+            time.sleep(0.02)
+
+
 def write_config(tmp: Path, tag: str) -> Path:
     lines = ['game = "jungle"', 'tc = "0.5+0"', "concurrency = 2", "games_per_pairing = 4",
              "[adjudication]", "max_plies = 16", ""]
@@ -51,8 +71,8 @@ def write_config(tmp: Path, tag: str) -> Path:
         # The tag rides along as an ignored last argument (first_bot takes no positional).
         args = [*args[:1], tag, *args[1:]] if "hostile" in args[0] else args
         argv = ", ".join(f'"{a}"' for a in ["{python}", *args])
-        # Unsandboxed: the kills come 0.3-1.5 s into each run, and a bubblewrap start per bot
-        # on a loaded machine would leave no finished game before them.
+        # Unsandboxed: a kill may come as the first games start, and a bubblewrap start per
+        # bot on a loaded machine would leave few finished games before the kills.
         lines += ["[[bots]]", f'name = "{name}"', f"cmd = [{argv}]", 'sandbox = "none"']
         if "hostile" not in args[0]:
             lines.append(f'env = {{ ARENA_TEST_TAG = "{tag}" }}')
@@ -79,10 +99,8 @@ def test_ten_sigkills_then_resume_every_game_exactly_once(tmp_path: Path) -> Non
         assert proc.stdout is not None
         header = proc.stdout.readline()  # printed once the schedule is ready
         assert "to play" in header, proc.communicate()[1]
-        if kill == 2:  # one run sees a game journaled, however loaded the machine
-            while not (line := proc.stdout.readline()).startswith("["):  # [k/24] a game
-                assert line, proc.communicate()[1]
-        time.sleep(rng.uniform(0.3, 1.5))
+        # One run sees a game journaled, however loaded the machine; the others a seeded draw.
+        wait_moment(proc, "journaled" if kill == 2 else rng.choice(MOMENTS), out / "live")
         assert proc.poll() is None, "the run ended before its kill: make it longer"
         proc.send_signal(signal.SIGKILL)
         _, stderr = proc.communicate(timeout=30)

@@ -18,7 +18,7 @@ import trio
 from fake_channel import Answer, Exit, Later, ScriptedChannel, table
 
 import referee.connection
-from protocol.hub import position_to_fen
+from protocol.hubtext import position_to_fen
 from protocol.lines import BadLine
 from protocol.messages import GameOver, Go
 from referee.botspec import BotSpec

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from arena.config import ConfigError, load_config
-from arena.knockout import bracket_order, knockout, match_result, rounds_in
-from arena.rounds import Progression
-from arena.schedule import RoundFeed, build_schedule, pairings
-from arena.swiss import max_rounds, standings, swiss
+from arena.formats.knockout import bracket_order, knockout, match_result, rounds_in
+from arena.formats.meetings import Progression
+from arena.formats.schedule import RoundFeed, build_schedule, pairings
+from arena.formats.swiss import standings, swiss
+from arena.settings.config import ConfigError, load_config, max_swiss_rounds
 
 # --------------------------------------------------------------------------- helpers
 
@@ -171,7 +171,7 @@ def test_swiss_never_rematches_and_gives_each_bot_one_bye_at_most(players: int,
     it); up to the most rounds allowed every round is paired, rematches only as needed."""
     names = [f"p{i}" for i in range(players)]
     rng = random.Random(seed)
-    for rounds in ((players + 1) // 2, max_rounds(players)):
+    for rounds in ((players + 1) // 2, max_swiss_rounds(players)):
         state, _ = play_out(lambda r, n=rounds: swiss(names, n, 2, 1.0, r), rng)
         assert len(state.rounds) == rounds
         met = [frozenset((m.first, m.second)) for m in state.meetings()]

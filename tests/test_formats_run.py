@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from test_runner import arena_run, bot, journal, write_config
 
-from arena.config import load_config
-from arena.schedule import build_schedule, results_of
-from reports.rounds import swiss_frames
+from arena.formats.schedule import build_schedule, results_of
+from arena.settings.config import load_config
+from reports.format_tables import swiss_frames
 
 pytestmark = pytest.mark.slow  # whole tournaments through `arena run`
 

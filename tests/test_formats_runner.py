@@ -1,5 +1,5 @@
-"""The runner fed round by round (:class:`arena.schedule.RoundFeed`): a round's games are handed
-out only once the round before it is journaled, tie-break pairs as soon as a match is tied,
+"""The runner fed round by round (:class:`arena.formats.schedule.RoundFeed`): a round's games are
+handed out only once the round before it is journaled, tie-break pairs as soon as a match is tied,
 and a game that fails stops the feed instead of leaving it waiting forever.
 
 The games are played by an executor that answers after a few milliseconds with a scripted
@@ -19,14 +19,14 @@ import pytest
 import trio
 from test_formats import config as config_file
 
-from arena.batching import BatchEvents
-from arena.config import LoadedConfig, load_config
-from arena.pool import BotPool
-from arena.progress import Progress
+from arena.bots.pool import BotPool
+from arena.cluster.batching import BatchEvents
+from arena.formats.schedule import RoundFeed, build_schedule, results_of
+from arena.run.progress import Progress
+from arena.run.runner import Tournament
 from arena.rundir.journal import Journal, iter_records
 from arena.rundir.layout import RunDir
-from arena.runner import Tournament
-from arena.schedule import RoundFeed, build_schedule, results_of
+from arena.settings.config import LoadedConfig, load_config
 from referee.order import GameOrder
 from referee.record import GameRecord, Termination
 

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from arena.config import load_config
 from arena.errors import UserError
+from arena.settings.config import load_config
 
 pytestmark = pytest.mark.slow  # hypothesis, hundreds of examples
 

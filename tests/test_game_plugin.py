@@ -19,7 +19,7 @@ import pytest
 import trio
 
 import referee.games as games
-from arena.config import load_config
+from arena.settings.config import load_config
 from referee.adjudication import Adjudication
 from referee.botspec import BotSpec
 from referee.games import (

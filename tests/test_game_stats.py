@@ -138,7 +138,7 @@ def test_donkan_points_by_kind_in_the_report_and_as_text(
 
 def test_points_by_kind_add_up_to_the_scores_of_real_rounds(tmp_path: Path) -> None:
     from reports.game_stats import partie_endings, partie_points
-    from reports.journal import summarise_journal
+    from reports.journal_summary import summarise_journal
 
     bots = tuple(BotProfile(n) for n in ("ann", "bob", "cat"))
     records = round_robin("donkan", bots, games_per_pairing=4, seed=9,

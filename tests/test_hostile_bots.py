@@ -21,7 +21,8 @@ import trio
 import referee.match
 from referee.adjudication import Adjudication
 from referee.botspec import BotSpec, Limits
-from referee.match import FreshBots, open_bot, play_game, play_on, stderr_path
+from referee.gamefiles import stderr_path
+from referee.match import FreshBots, open_bot, play_game, play_on
 from referee.order import GameOrder
 from referee.process import cgroup, proctree
 from referee.process.botprocess import BotProcess

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.config import load_config
+from arena.settings.config import load_config
 from referee.botspec import Limits
 
 pytestmark = pytest.mark.slow  # each case runs the `arena` CLI in a child process

@@ -1,7 +1,7 @@
 """Nothing in a run directory is unpickled or executed: a run directory received from someone
 else may hold a planted report cache. Through a real ``arena report RUN_DIR`` on the run
 directory of a real ``arena run``: a pickle whose ``__reduce__`` creates a marker file, planted
-under the cache's old name (``report/journal-summary.pickle``, which ``reports/journal.py``
+under the cache's old name (``report/journal-summary.pickle``, which ``reports/journal_summary.py``
 unpickled) and under its new one, creates nothing; damaged, truncated, other-version, lying and
 odd (a FIFO, a link, a giant file) caches are ignored and rebuilt from the journal.
 """
@@ -20,7 +20,7 @@ import pytest
 from test_runner import RANDOM_BOT, arena_run, bot, check_complete, write_config
 
 from arena.rundir.layout import REPORT_DIR, RunDir
-from reports.journal import summarise_journal
+from reports.journal_summary import summarise_journal
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parent.parent

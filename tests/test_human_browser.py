@@ -32,6 +32,16 @@ def seconds(page, side: int) -> float:  # type: ignore[no-untyped-def]
     return int(match.group(1) or 0) * 60 + float(match.group(2))
 
 
+def shows(page, side: int, at_most: float, timeout: float = 30.0) -> float:  # type: ignore[no-untyped-def]
+    """Wait until clock ``side`` shows ``at_most`` seconds or less (it runs on screen);
+    returns what it shows then."""
+    deadline = time.monotonic() + timeout
+    while (shown := seconds(page, side)) > at_most:
+        assert time.monotonic() < deadline, f"clock {side} stays at {shown} s"
+        time.sleep(0.05)
+    return shown
+
+
 def running(page) -> int | None:  # type: ignore[no-untyped-def]
     """The side whose clock the page shows running (class ``turn``)."""
     for side in (0, 1):
@@ -52,26 +62,26 @@ def records(tmp_path: Path) -> list:  # type: ignore[type-arg]
 
 
 def test_clocks_start_with_the_page_and_run_for_the_side_to_move(tmp_path: Path) -> None:
-    """The bot moves first and thinks 6 s a move; the page opens 4 s after the server (the
-    bot would have moved already had the game started with the server)."""
+    """The bot moves first and thinks 6 s a move; its clock starts when the page connects,
+    not with the server (the snapshot says since when it runs: after the page was opened)."""
     log = tmp_path / "serve.log"
     with started(serve(tmp_path, "p2", 6.0), log) as server:
         url = served_url(log, server)
         assert (tmp_path / "out").is_dir()  # --out exists from the start
-        time.sleep(4)  # the game has not started: nobody is there
         with browser() as page:
+            opened = time.time()  # the server has been up a while: nobody was there
             page.open(url)
             wait_until(page, "document.body.getAttribute('data-ready') === '1'")
             # The bot's turn began when the page connected: nothing played yet, its clock
             # full but for a second or two, and running down on screen; ours waits at 5:00.
             assert page.js("PLAY.snap.doc.moves.length") == 0
             assert page.js("document.body.getAttribute('data-turn')") == "bot"
+            assert page.js("PLAY.snap.running.since") >= opened
             first = seconds(page, 0)
             assert 296.0 <= first <= 300.0, first
             assert running(page) == 0
-            time.sleep(1.2)
+            shows(page, 0, first - 0.8)
             assert page.js("PLAY.snap.doc.moves.length") == 0
-            assert seconds(page, 0) <= first - 0.8
             assert seconds(page, 1) == 300.0
             # Our turn: the bot's clock stops where its move left it, ours runs.
             wait_until(page, "document.body.getAttribute('data-turn') === 'human'", timeout=60)
@@ -88,11 +98,10 @@ def test_clocks_start_with_the_page_and_run_for_the_side_to_move(tmp_path: Path)
             page.js("document.querySelector('#commands button[data-command=draw]').click()")
             wait_until(page, "document.getElementById('note').textContent"
                              ".indexOf('draw offer declined') >= 0", timeout=30)
-            time.sleep(1.0)
+            shows(page, 1, ours - 1.0)
             assert page.js("document.body.getAttribute('data-turn')") == "human"
             assert page.js("PLAY.snap.doc.moves.length") == 1
             assert page.js("document.getElementById('problem').textContent") == ""
-            assert seconds(page, 1) <= ours - 1.0
             assert seconds(page, 0) == bot_left
             # A move, typed; the bot's clock runs again from where it stood.
             move = page.js("PLAY.snap.turn.legal[0]")
@@ -100,8 +109,7 @@ def test_clocks_start_with_the_page_and_run_for_the_side_to_move(tmp_path: Path)
                     "document.querySelector('#typed button').click()")
             wait_until(page, "PLAY.snap.doc.moves.length === 2", timeout=30)
             assert running(page) == 0
-            time.sleep(1.0)
-            assert seconds(page, 0) <= bot_left - 0.8
+            shows(page, 0, bot_left - 0.8)
             assert page.errors == [], page.errors
         # The server stops mid-game: the game is kept, unfinished, with its two moves.
         os.killpg(server.pid, signal.SIGINT)
@@ -118,14 +126,16 @@ def test_clocks_start_with_the_page_and_run_for_the_side_to_move(tmp_path: Path)
 
 def test_resign_from_the_page_at_first_load(tmp_path: Path) -> None:
     """We move first: at the page's first load our clock is full although the server has been
-    up for seconds (it started with the page), and the resign button ends the game."""
+    up a while (it started with the page: the snapshot says it runs since after the page was
+    opened), and the resign button ends the game."""
     log = tmp_path / "serve.log"
     with started(serve(tmp_path, "p1", 0.0), log) as server:
         url = served_url(log, server)
-        time.sleep(4)
         with browser() as page:
+            opened = time.time()
             page.open(url)
             wait_until(page, "document.body.getAttribute('data-turn') === 'human'")
+            assert page.js("PLAY.snap.running.since") >= opened
             assert seconds(page, 0) >= 297.0
             assert running(page) == 0
             page.js("document.querySelector('#commands button[data-command=resign]').click()")
@@ -162,7 +172,7 @@ def test_draughts_square_numbers_in_the_report_viewer(tmp_path: Path) -> None:
     from referee.games import get_game
     from referee.record import GameRecord, MoveRecord
     from reports.html import build_report
-    from reports.journal import summarise_journal
+    from reports.journal_summary import summarise_journal
 
     board = get_game("draughts").new(None)
     view = board.board_view()

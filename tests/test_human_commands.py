@@ -25,7 +25,7 @@ from referee.connection import Turn
 from referee.human import DRAW_DECLINED, HumanSeat, human_spec
 from referee.record import GameRecord, Termination, decode_record
 from reports import tables
-from reports.journal import summarise_journal
+from reports.journal_summary import summarise_journal
 from reports.pgn import game_to_pgn
 
 ROOT = Path(__file__).resolve().parents[1]

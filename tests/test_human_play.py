@@ -182,7 +182,7 @@ def test_a_human_plays_whole_games_in_the_browser_by_clicking(
 
 @pytest.mark.parametrize("game", ["draughts", "jungle", "dobutsu", "dvonn", "donkan"])
 def test_every_legal_move_can_be_clicked(game: str) -> None:
-    from arena.web.human import click_map
+    from arena.web.humanplay import click_map
 
     board = get_game(game).new(None, (), **({"target": 2} if game == "donkan" else {}))
     rng = random.Random(5)

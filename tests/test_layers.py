@@ -3,22 +3,25 @@
 Each package imports only its own layer and the layers below it, so that a change to the
 tournament never reaches the rules, and the report never starts a process:
 
-    rules (referee.games) < protocol < referee < ratings < arena's data modules (config,
-    schedule, openings, run directory, errors) < reports < arena (runner, pool, cluster,
-    commands, web)
+    rules (referee.games) < protocol < referee < ratings < arena's data floors < reports <
+    arena's driving floors < bench
 
 and inside the referee: its data (records, time controls, orders, bot specs) < process
 containment (referee.process) < bot dialogue (channel, connection, dialects, human seat) <
-the match loop.
+the match loop. Inside arena, each floor (a folder of one concept) is a layer of its own, in
+the order of :data:`LAYERS`: its base modules (errors, file lock) < the run directory <
+openings < settings < formats < the league directory < (reports) < bots < cluster < run <
+league < web < commands < the CLI. A floor is named by one prefix, whole: no floor has
+modules in two layers.
 
 Every import counts, also one inside a function (a lazy import is a dependency all the same)
 and one under ``if TYPE_CHECKING:``. Besides the order: the sample bots use the protocol and
-the rules only, never the arena; and trio, imported at module level, stays in the modules
-that run processes or a game (``arena run`` starts its first bots and reads its config, its
-schedule and its journal before it imports trio).
+the rules only, never the arena; nothing imports the benchmarks; and trio, imported at module
+level, stays in the modules that run processes or a game (``arena run`` starts its first bots
+and reads its config, its schedule and its journal before it imports trio).
 
-The checker is tried on a planted upward import too, so that a checker that sees nothing
-cannot pass.
+The checker is tried on planted upward imports too (between packages, and between arena's
+floors), so that a checker that sees nothing cannot pass.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("protocol", "referee", "ratings", "arena", "reports", "sample_bots")
+PACKAGES = ("protocol", "referee", "ratings", "arena", "reports", "sample_bots", "bench")
 
 @dataclass(frozen=True)
 class Layer:
@@ -48,28 +51,37 @@ LAYERS: tuple[Layer, ...] = (
     Layer("rules", ("referee.games",), trio=False),
     Layer("protocol", ("protocol",), trio=False),
     Layer("the referee's data", ("referee.adjudication", "referee.botspec", "referee.gameoptions",
-                                 "referee.order", "referee.record", "referee.timecontrol"),
+                                 "referee.gamefiles", "referee.order", "referee.record",
+                                 "referee.timecontrol"),
           trio=False),
     Layer("process containment", ("referee.process",), trio=True),
     Layer("bot dialogue", ("referee.channel", "referee.connection", "referee.dialects",
                            "referee.human", "referee.botsource"), trio=True),
     Layer("match loop", ("referee.match",), trio=True),
     Layer("ratings", ("ratings",), trio=False),
-    Layer("arena's data modules", ("arena.errors", "arena.config", "arena.botsfile",
-                                   "arena.enginesjson", "arena.schedule", "arena.openings",
-                                   "arena.rounds", "arena.knockout", "arena.swiss",
-                                   "arena.rundir", "arena.filelock",
-                                   "arena.league.layout", "arena.league.settings",
-                                   "arena.league.versions", "arena.league.standings"),
+    # arena's data floors: what a run and a league are (reports reads them)
+    Layer("arena's base", ("arena.errors", "arena.filelock", "arena.atomicfile", "arena.say"),
           trio=False),
+    Layer("run directory", ("arena.rundir",), trio=False),
+    Layer("openings", ("arena.openings",), trio=False),
+    Layer("settings", ("arena.settings",), trio=False),
+    Layer("formats", ("arena.formats",), trio=False),
+    Layer("league directory", ("arena.leaguedir",), trio=False),
     Layer("reports", ("reports",), trio=False),
-    Layer("arena", ("arena",), trio=True),
+    # arena's driving floors: they start processes and play games
+    Layer("bots", ("arena.bots",), trio=True),
+    Layer("cluster", ("arena.cluster",), trio=True),
+    Layer("run", ("arena.run",), trio=True),
+    Layer("league", ("arena.league",), trio=True),
+    Layer("web", ("arena.web",), trio=True),
+    Layer("commands", ("arena.commands",), trio=True),
+    Layer("CLI", ("arena.cli",), trio=False),
+    Layer("benchmarks", ("bench",), trio=True),
 )
-"""Lowest first. A module belongs to the layer of its longest matching prefix; the ``arena``
-prefix takes every arena module not named among the data modules (the runner, pool, cluster,
-commands, web pages), while a referee module must be placed by name."""
+"""Lowest first. A module belongs to the layer of its longest matching prefix; a referee
+module must be placed by name, an arena module by its floor (a new floor needs a layer)."""
 
-PACKAGE_LAYERS = {"referee": 2, "arena": 7}
+PACKAGE_LAYERS = {"referee": "the referee's data", "arena": "arena's base"}
 """The packages themselves (their ``__init__``: a docstring, the version): with the data."""
 
 SAMPLE_BOTS_MAY_USE = ("protocol", "referee.games", "sample_bots")
@@ -93,7 +105,7 @@ def _prefixed(name: str, prefix: str) -> bool:
 def layer_of(module: str) -> int | None:
     """Index of the module's layer in :data:`LAYERS`, None for a module outside them."""
     if module in PACKAGE_LAYERS:
-        return PACKAGE_LAYERS[module]
+        return next(i for i, layer in enumerate(LAYERS) if layer.name == PACKAGE_LAYERS[module])
     best: tuple[int, int] | None = None
     for index, layer in enumerate(LAYERS):
         for prefix in layer.prefixes:
@@ -190,21 +202,53 @@ def test_the_layers_cover_every_module() -> None:
     assert stray == []
 
 
+def test_module_basenames_are_unique() -> None:
+    """A module's name says what it is without its folder: ``journal`` is the run directory's
+    journal, wherever it is imported from (``__init__`` and ``__main__`` aside)."""
+    seen: dict[str, list[str]] = {}
+    for path in sources(ROOT):
+        if path.stem not in ("__init__", "__main__"):
+            seen.setdefault(path.stem, []).append(str(path.relative_to(ROOT)))
+    assert {name: paths for name, paths in seen.items() if len(paths) > 1} == {}
+
+
+MAX_ARENA_TOP_MODULES = 8
+
+
+def test_arena_keeps_its_code_in_floors() -> None:
+    """arena's top level holds its base modules and the CLI; everything else is in a floor
+    (a folder of one concept, a layer of its own)."""
+    top = sorted(path.name for path in (ROOT / "arena").glob("*.py"))
+    assert len(top) <= MAX_ARENA_TOP_MODULES, top
+
+
 @pytest.mark.parametrize(("module", "planted", "expected"), [
-    ("ratings/counts.py", "from arena.runner import Tournament\n",
-     "ratings.counts (ratings) imports arena.runner (arena), a layer above it"),
+    ("ratings/counts.py", "from arena.run.runner import Tournament\n",
+     "ratings.counts (ratings) imports arena.run.runner (run), a layer above it"),
     ("referee/games/jungle.py", "def later() -> None:\n    import protocol.lines\n",
      "referee.games.jungle (rules) imports protocol.lines (protocol), a layer above it"),
     ("reports/tables.py", "import arena.web.app\n",
-     "reports.tables (reports) imports arena.web.app (arena), a layer above it"),
+     "reports.tables (reports) imports arena.web.app (web), a layer above it"),
     ("referee/record.py", "import trio\n",
      "referee.record (the referee's data) imports trio at module level"),
     ("referee/process/spawn.py", "from referee.connection import BotConnection\n",
      "referee.process.spawn (process containment) imports referee.connection (bot dialogue)"),
     ("arena/rundir/journal.py", "from reports.html import build_report\n",
-     "arena.rundir.journal (arena's data modules) imports reports.html (reports), a layer"),
-    ("sample_bots/greedy.py", "from arena.config import load_config\n",
-     "sample bot sample_bots.greedy imports arena.config"),
+     "arena.rundir.journal (run directory) imports reports.html (reports), a layer"),
+    # between arena's floors: a data floor reaching up, and one driving floor another
+    ("arena/rundir/journal.py", "from arena.run.runner import Tournament\n",
+     "arena.rundir.journal (run directory) imports arena.run.runner (run), a layer above it"),
+    ("arena/settings/config.py", "def later() -> None:\n    import arena.formats.swiss\n",
+     "arena.settings.config (settings) imports arena.formats.swiss (formats), a layer above"),
+    ("arena/bots/pool.py", "from arena.run.progress import Progress\n",
+     "arena.bots.pool (bots) imports arena.run.progress (run), a layer above it"),
+    ("arena/league/plan.py", "from arena.commands.check_bot import run\n",
+     "arena.league.plan (league) imports arena.commands.check_bot (commands), a layer above"),
+    # nothing imports the benchmarks
+    ("arena/run/runner.py", "import bench.synthetic\n",
+     "arena.run.runner (run) imports bench.synthetic (benchmarks), a layer above it"),
+    ("sample_bots/greedy.py", "from arena.settings.config import load_config\n",
+     "sample bot sample_bots.greedy imports arena.settings.config"),
 ])
 def test_a_planted_upward_import_is_found(tmp_path: Path, module: str, planted: str,
                                           expected: str) -> None:

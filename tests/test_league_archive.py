@@ -35,14 +35,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from arena.bots import store
 from arena.cli import main
 from arena.errors import UserError
-from arena.league import store
 from arena.league.archive import ArchiveRefused, UploadLimits, kind_of, unpack, upload_limits
-from arena.league.layout import LeagueDir
-from arena.league.settings import Policy, load_settings
-from arena.league.submit import Submission, submit
-from arena.league.versions import read_versions
+from arena.league.submit import Submission, SubmitEvent, submit
+from arena.leaguedir.directory import LeagueDir
+from arena.leaguedir.leaguetoml import Policy, load_settings
+from arena.leaguedir.versions import read_versions
 
 LIMITS = upload_limits(Policy())
 """The defaults of league.toml: 20 MB upload, 200 MB unpacked, 2000 members, 200 characters."""
@@ -632,9 +632,9 @@ def test_a_truncated_tar_gz_leaves_nothing(area: Area) -> None:
 MEMORY_CHILD = """
 import sys
 from pathlib import Path
-from arena.league import store
+from arena.bots import store
 from arena.league.archive import ArchiveRefused, unpack, upload_limits
-from arena.league.settings import Policy
+from arena.leaguedir.leaguetoml import Policy
 for upload in sys.argv[1:]:
     dest = Path(upload + ".dest")
     try:
@@ -727,7 +727,7 @@ def archive_of(folder: Path, upload: Path) -> Path:
     return upload
 
 
-def quiet(line: str) -> None:
+def quiet(event: SubmitEvent) -> None:
     pass
 
 

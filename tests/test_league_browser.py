@@ -17,7 +17,7 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def league(tmp_path_factory: pytest.TempPathFactory) -> League:
-    from reports.league import build_league_report
+    from reports.league_report import build_league_report
 
     made = make_league(tmp_path_factory.mktemp("league") / "spring")
     build_league_report(made.root)

@@ -27,11 +27,11 @@ from arena.league.authors import (
     read_authors,
     settle_claims,
 )
-from arena.league.layout import LeagueDir
 from arena.league.lock import league_lock
-from arena.league.settings import LeagueSettings, load_settings
 from arena.league.submit import Submission, submit
-from arena.league.versions import Version, read_versions, write_version
+from arena.leaguedir.directory import LeagueDir
+from arena.leaguedir.leaguetoml import LeagueSettings, load_settings
+from arena.leaguedir.versions import Version, read_versions, write_version
 
 
 @pytest.fixture

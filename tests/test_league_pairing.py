@@ -13,6 +13,7 @@ import pytest
 from arena.league.pairing import (
     GAMES_PER_PAIR,
     MIN_SHARE,
+    TEST_SHARE,
     Field,
     choose_pairs,
     met_from_counts,
@@ -192,3 +193,101 @@ def test_the_information_policy_ranks_better_than_round_robin() -> None:
     assert league > baseline - 0.1, (league, baseline)
     error = sum(e for _, e in results["league"]) / sum(e for _, e in results["round-robin"])
     assert error < 0.98, error
+
+
+def two_tiers(within_error: float = 150.0) -> Field:
+    """Two tiers 800 apart whose members are well compared inside their tier (their ratings
+    move together: a correlation of 0.95) while the tiers' distance is uncertain: the old rule
+    spent its games across the tiers, where every game ends as expected."""
+    ratings = {"a1": 830.0, "a2": 800.0, "a3": 770.0, "b1": 30.0, "b2": 0.0, "b3": -30.0}
+    var = (within_error / 1.96) ** 2
+    cov = {(x, y): 0.95 * var for x in ratings for y in ratings
+           if x < y and x[0] == y[0]}
+    return Field(tuple(ratings), ratings, dict.fromkeys(ratings, within_error), {}, cov)
+
+
+def test_lopsided_pairs_are_avoided() -> None:
+    field = two_tiers()
+    across = {tuple(sorted(p)) for p in choose_pairs(field, 12, random.Random(1), lopsided=None)
+              if p[0][0] != p[1][0]}
+    assert across  # what the league did before: the tiers' distance was the most uncertain
+    for seed in range(10):
+        pairs = choose_pairs(field, 12, random.Random(seed))
+        assert all(a[0] == b[0] for a, b in pairs), pairs
+        assert {p for pair in pairs for p in pair} == set(field.players)
+
+
+def test_a_pair_is_lopsided_only_when_its_uncertainty_says_so() -> None:
+    """The same 800-point gap between two barely known ratings is not lopsided yet: its games
+    may still end either way."""
+    field = Field(("a", "b"), {"a": 800.0, "b": 0.0}, {"a": 700.0, "b": 700.0}, {})
+    assert choose_pairs(field, 1, random.Random(0)) == [("a", "b")]
+    ratings = {"a": 800.0, "b": 0.0, "c": 790.0, "d": 10.0}
+    known = Field(tuple(ratings), ratings, dict.fromkeys(ratings, 40.0), {})
+    assert {tuple(sorted(p)) for p in choose_pairs(known, 6, random.Random(0))} == {
+        ("a", "c"), ("b", "d")}
+    wide = Field(tuple(ratings), ratings, dict.fromkeys(ratings, 900.0), {})
+    pairs = [tuple(sorted(p)) for s in range(20) for p in choose_pairs(wide, 6, random.Random(s))]
+    assert set(pairs) - {("a", "c"), ("b", "d")}  # uncertain enough to be worth a game
+
+
+def test_parent_tests_get_their_share_spread_through_the_call() -> None:
+    ratings = {f"p{i}": 20.0 * i for i in range(8)} | {"x@1": 50.0, "x@2": 60.0,
+                                                      "y@1": 90.0, "y@2": 80.0}
+    tests = (("x@2", "x@1"), ("y@2", "y@1"))
+    field = Field(tuple(ratings), ratings, dict.fromkeys(ratings, 80.0), {}, tests=tests)
+    for seed in range(5):
+        pairs = choose_pairs(field, 40, random.Random(seed))
+        at = [k for k, p in enumerate(pairs) if p in tests]
+        assert len(at) >= round(TEST_SHARE * 40)  # the share (more if the greedy part agrees)
+        assert Counter(p for p in pairs if p in tests).most_common()[-1][1] >= 4  # both fed
+        assert at[0] < 10 and at[-1] > 30  # through the call, not bunched at one end
+    assert not {p for p in choose_pairs(field, 40, random.Random(0), test_share=0.0)
+                } >= set(tests)
+
+
+def test_the_share_of_a_small_call_is_rounded_at_random() -> None:
+    ratings = {"a": 0.0, "b": 10.0, "a@2": 0.0, "c": 300.0}
+    field = Field(tuple(ratings), ratings, dict.fromkeys(ratings, 60.0), {},
+                  tests=(("a@2", "a"),))
+    forced = [sum(p == ("a@2", "a") for p in choose_pairs(field, 2, random.Random(s),
+                                                          test_share=0.25))
+              for s in range(400)]
+    assert 0.35 < sum(f >= 1 for f in forced) / 400 < 0.65  # 0.5 pairs a call on average
+    with pytest.raises(ValueError, match="test_share must be between 0 and 1"):
+        choose_pairs(field, 2, random.Random(0), test_share=1.5)
+
+
+def test_placement_plays_the_parent_and_spreads_over_those_not_lopsided() -> None:
+    top = {f"t{i}": 1200.0 - 20.0 * i for i in range(6)}
+    mid = {f"m{i}": 600.0 - 20.0 * i for i in range(6)}
+    low = {f"l{i}": -20.0 * i for i in range(6)}
+    ratings = top | mid | low | {"m2@2": 560.0}
+    errors = dict.fromkeys(ratings, 40.0) | {"m2@2": 400.0}  # the prior's width
+    field = Field(tuple(ratings), ratings, errors, {}, parents={"m2@2": "m2"})
+    pairs = placement(["m2@2"], field, opponents=4)
+    assert pairs[0] == ("m2@2", "m2")
+    opponents = [b for _, b in pairs[1:]]
+    assert len(opponents) == 3 and "m2" not in opponents
+    assert opponents[0] in top and opponents[-1] in low  # a new version's width: all fair
+    # Once its rating is known to within 40 points, the far tiers are lopsided for it.
+    known = Field(tuple(ratings), ratings, dict.fromkeys(ratings, 40.0), {},
+                  parents={"m2@2": "m2"})
+    pairs = placement(["m2@2"], known, opponents=4)
+    assert pairs[0] == ("m2@2", "m2")
+    assert all(b in mid for _, b in pairs)
+    # Without a parent, or unrated, a newcomer is spread over the whole field (as before).
+    old = top | mid | low
+    alone = placement(["new"], Field((*old, "new"), old, errors, {}), opponents=3)
+    assert [b for _, b in alone] == ["t0", "m3", "l5"]
+
+
+def test_field_keeps_parents_and_tests_among_the_active() -> None:
+    names = ["a@1", "a@2", "b@1"]
+    counts = aggregate_arrays(names, [0, 1, 2, 0], [1, 2, 0, 2], [1.0, 0.5, 0.0, 0.5])
+    fit = fit_ratings(counts)
+    field = Field.from_fit(["a@2", "b@1", "a@1"], fit, met_from_counts(counts),
+                           {"a@2": "a@1", "c@2": "c@1"}, [("a@2", "a@1"), ("c@2", "c@1")])
+    assert field.parents == {"a@2": "a@1"} and field.tests == (("a@2", "a@1"),)
+    gone = Field.from_fit(["a@2", "b@1"], fit, {}, {"a@2": "a@1"}, [("a@2", "a@1")])
+    assert gone.parents == {} and gone.tests == ()

@@ -26,8 +26,8 @@ import pytest
 from test_hostile_no_bwrap import path_without_bwrap
 from test_league_submit import hostile_bot
 
-from arena.league.layout import LeagueDir
-from arena.league.versions import read_versions
+from arena.leaguedir.directory import LeagueDir
+from arena.leaguedir.versions import read_versions
 
 ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = ROOT / "tests" / "hostile"

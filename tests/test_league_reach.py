@@ -19,11 +19,11 @@ import pytest
 import test_league_submit
 from test_league_submit import HOSTILE, LEAGUE_TOML, entries, quiet
 
-from arena.league.layout import LeagueDir
 from arena.league.reach import outside_reach
-from arena.league.settings import load_settings
 from arena.league.submit import Submission, submit
-from arena.league.versions import Version
+from arena.leaguedir.directory import LeagueDir
+from arena.leaguedir.leaguetoml import load_settings
+from arena.leaguedir.versions import Version
 
 league = test_league_submit.league  # the fixture: a league folder with its league.toml
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from league_fixture import EVIL_REASON, NIGHTS, OPEN_NIGHT, League, make_league
 
-from arena.league.layout import LeagueDir
-from arena.league.standings import read_history
+from arena.leaguedir.directory import LeagueDir
+from arena.leaguedir.standings import read_history
 from arena.rundir.results import read_results
 from ratings import RatingFit, aggregate, fit_ratings
 
@@ -70,7 +70,7 @@ def by_class(cells: list[tuple[dict[str, str], str]]) -> dict[str, tuple[dict[st
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[League, str]:
-    from reports.league import build_league_report
+    from reports.league_report import build_league_report
 
     league = make_league(tmp_path_factory.mktemp("league") / "spring")
     page = build_league_report(league.root)
@@ -273,7 +273,7 @@ def test_closed_nights_journals_are_never_read(built: tuple[League, str],
                                                tmp_path: Path) -> None:
     """The report reads a closed night's tally, not its games: garbage in the journals (and
     no journals at all) changes nothing."""
-    from reports.league import build_league_report
+    from reports.league_report import build_league_report
 
     league, page = built
     copy = tmp_path / "copy"
@@ -288,7 +288,7 @@ def test_closed_nights_journals_are_never_read(built: tuple[League, str],
 def test_crosstable_cap_says_so(built: tuple[League, str], tmp_path: Path,
                                 monkeypatch: pytest.MonkeyPatch) -> None:
     import reports.league_data
-    from reports.league import build_league_report
+    from reports.league_report import build_league_report
 
     league, _ = built
     copy = tmp_path / "copy"
@@ -303,8 +303,8 @@ def test_crosstable_cap_says_so(built: tuple[League, str], tmp_path: Path,
 
 
 def test_a_league_without_a_closed_night_builds(tmp_path: Path) -> None:
-    from arena.league.versions import Version, write_version
-    from reports.league import build_league_report
+    from arena.leaguedir.versions import Version, write_version
+    from reports.league_report import build_league_report
 
     league = LeagueDir(tmp_path / "new")
     league.root.mkdir()

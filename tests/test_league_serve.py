@@ -12,7 +12,7 @@ from league_fixture import make_league
 from test_bounded_input import request
 from test_live_browser import served_url, started
 
-from arena.league.layout import LeagueDir
+from arena.leaguedir.directory import LeagueDir
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -35,8 +35,8 @@ from test_live_browser import served_url, started, wait_until
 from test_report_browser import browser, needs_chromium
 
 from arena.league.authors import add_author, author_of_token, claim_bot, read_authors
-from arena.league.layout import LeagueDir
-from arena.league.versions import read_versions
+from arena.leaguedir.directory import LeagueDir
+from arena.leaguedir.versions import read_versions
 
 ROOT = Path(__file__).resolve().parent.parent
 ARENA = [sys.executable, "-m", "arena.cli"]

@@ -17,16 +17,25 @@ from pathlib import Path
 import msgspec
 import pytest
 
+from arena.bots import store
 from arena.cli import main
-from arena.config import ConfigError
 from arena.errors import UserError
-from arena.league import store
 from arena.league.botfile import infer_cmd, read_bot_file
-from arena.league.layout import LeagueDir
-from arena.league.settings import LeagueSettings, load_settings
-from arena.league.standings import Rated, Snapshot, append_snapshot
-from arena.league.submit import Submission, submit
-from arena.league.versions import Version, read_versions, write_version
+from arena.league.submit import (
+    Checking,
+    Copying,
+    Finished,
+    Submission,
+    SubmitEvent,
+    Submitted,
+    decode_event,
+    submit,
+)
+from arena.leaguedir.directory import LeagueDir
+from arena.leaguedir.leaguetoml import LeagueSettings, load_settings
+from arena.leaguedir.standings import Rated, Snapshot, append_snapshot
+from arena.leaguedir.versions import Version, read_versions, write_version
+from arena.settings.config import ConfigError
 
 ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = ROOT / "tests" / "hostile"
@@ -74,7 +83,7 @@ def entries(league: LeagueDir) -> list[str]:
     return sorted(p.name for p in league.store.iterdir())
 
 
-def quiet(line: str) -> None:
+def quiet(event: SubmitEvent) -> None:
     pass
 
 
@@ -163,6 +172,23 @@ def test_an_installed_engine_is_submitted_from_the_command_line(
     assert main(["league", "submit", str(league.root), "engine", "--",
                  sys.executable, script]) == 0
     assert [v.state for v in read_versions(league)] == ["rejected", "active"]
+
+
+def test_submit_tells_its_steps_as_typed_events(
+        league: LeagueDir, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--events``: one JSON event per line, which the web decodes (not text to parse); the
+    same steps as the lines a person reads."""
+    folder = python_bot(tmp_path / "author" / "rnd")
+    assert main(["league", "submit", str(league.root), "rnd", str(folder), "--events"]) == 0
+    events = [decode_event(line) for line in capsys.readouterr().out.splitlines()]
+    assert [type(e) for e in events] == [Submitted, Copying, Checking, Finished]
+    assert {e.label for e in events} == {"rnd@1"}
+    assert events[-1] == Finished("rnd@1", "active")
+    assert [e.text() for e in events] == [
+        "rnd@1: submitted", f"rnd@1: copying {folder}", "rnd@1: checking (arena check-bot "
+        "dobutsu)", "rnd@1: active"]
+    assert main(["league", "submit", str(league.root), "rnd", str(folder)]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "rnd@2: active"  # text without it
 
 
 def test_an_installed_engines_file_arguments_are_kept_absolute(

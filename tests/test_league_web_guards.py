@@ -13,9 +13,10 @@ import msgspec
 import trio
 
 from arena.league.authors import add_author, revoke_author
-from arena.league.layout import LeagueDir
-from arena.web.league import league_app
-from arena.web.queue import JOB_FILE, PROGRESS_LOG, SubmissionQueue
+from arena.league.submit import Building, Submitted, encode_event
+from arena.leaguedir.directory import LeagueDir
+from arena.web.leaguesite import league_app
+from arena.web.queue import EVENTS_FILE, JOB_FILE, SubmissionQueue
 from arena.web.submissions import Submissions
 
 Response = tuple[int, dict[str, str], bytes]
@@ -159,8 +160,8 @@ def test_a_submission_cut_by_a_server_stop_is_failed_at_the_next_start(tmp_path:
     queue = SubmissionQueue(lg, 3)
     job = queue.reserve("ada", "adabot", "adabot.zip")
     queue.upload_path(job).write_bytes(b"PK")
-    (queue.folder(job) / PROGRESS_LOG).write_text("adabot@1: submitted\nadabot@1: building "
-                                                  "(make)\n")
+    (queue.folder(job) / EVENTS_FILE).write_bytes(  # the child's events when it was cut
+        encode_event(Submitted("adabot@1")) + encode_event(Building("adabot@1", ["make"])))
     job.state = "running"
     (queue.folder(job) / JOB_FILE).write_bytes(msgspec.json.encode(job))
     again = SubmissionQueue(lg, 3)

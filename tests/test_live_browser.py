@@ -104,20 +104,21 @@ def test_live_page_follows_a_running_tournament(tmp_path: Path) -> None:
             with browser() as page:
                 page.open(url)
                 page.js("window.__noReload = 42")
-                # A running board changes as moves are played.
-                wait_until(page, "document.querySelector('.board-card[data-plies]') !== null")
-                card = page.js("document.querySelector('.board-card').getAttribute('data-game')")
-                plies = int(page.js(
-                    f"document.querySelector('.board-card[data-game=\"{card}\"]')"
-                    ".getAttribute('data-plies')"))
+                # A running board changes as moves are played. Each look at the page is one
+                # evaluation of the state it checks: a card read, then read again, may have
+                # gone in between (its game finished).
+                card, plies = wait_until(
+                    page, "(function(){var c=document.querySelector('.board-card[data-plies]');"
+                          "return c && [c.getAttribute('data-game'),"
+                          " parseInt(c.getAttribute('data-plies'), 10)];})()")
                 selector = f".board-card[data-game=\"{card}\"]"
                 wait_until(
                     page,
                     f"(function(){{var c=document.querySelector('{selector}');"
                     f"return !c || parseInt(c.getAttribute('data-plies'),10) > {plies};}})()")
-                assert int(page.js("document.querySelectorAll('.board-card svg g.piece')"
-                                   ".length")) > 0 or page.js(
-                    "document.querySelectorAll('.board-card').length") == 0
+                # The boards are drawn (no board shown is fine: between games).
+                wait_until(page, "document.querySelectorAll('.board-card').length === 0"
+                                 " || document.querySelector('.board-card svg g.piece') !== null")
                 # A new finished game appears, and the standings follow.
                 before = int(page.js("document.querySelectorAll('#finished-table tbody tr')"
                                      ".length"))

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from arena.config import ConfigError, load_config
 from arena.errors import UserError
+from arena.formats.schedule import build_schedule
 from arena.openings.book import read_book
-from arena.schedule import build_schedule
+from arena.settings.config import ConfigError, load_config
 from referee.games import game_names, get_game
 from referee.record import GameRecord, MoveRecord, Termination
 from reports.pgn import game_to_pgn

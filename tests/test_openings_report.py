@@ -14,7 +14,7 @@ import pytest
 from report_html import html_table
 
 from referee.record import GameRecord, Termination, decode_record, encode_record
-from reports.journal import summarise_journal
+from reports.journal_summary import summarise_journal
 from reports.tables import games_frame, openings
 
 ROOT = Path(__file__).resolve().parents[1]

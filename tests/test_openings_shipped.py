@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from arena.cli import main
-from arena.config import load_config
+from arena.formats.schedule import build_schedule
 from arena.openings.book import read_book
 from arena.openings.shipped import BOOKS, FOLDER, shipped_book
-from arena.schedule import build_schedule
+from arena.settings.config import load_config
 from referee.games import GAME_NAMES, get_game
 
 ROOT = Path(__file__).resolve().parents[1]

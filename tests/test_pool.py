@@ -16,12 +16,12 @@ import trio
 from proc_scan import tagged
 from test_runner import ROOT, arena_run, check_complete, no_leftover_bots, run_argv, write_config
 
-from arena.pool import MARKER_PREFIX, BotPool
-from arena.prestart import prestart
+from arena.bots.pool import MARKER_PREFIX, BotPool
+from arena.bots.prestart import prestart
 from referee.botspec import BotSpec, Limits, Restart
 from referee.match import play_game
 from referee.order import GameOrder
-from referee.process.errors import BotStartError
+from referee.process.boterrors import BotStartError
 from referee.record import GameRecord, Termination
 from referee.timecontrol import TimeControl
 
@@ -331,7 +331,7 @@ def test_arena_run_launches_its_first_bots_before_it_imports_trio(tmp_path: Path
     out = tmp_path / "out"
     code = (
         "import sys\n"
-        "import arena.prestart as p\n"
+        "import arena.bots.prestart as p\n"
         "seen = []\n"
         "real = p.prestart\n"
         "def spy(specs, **how):\n"

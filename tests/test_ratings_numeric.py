@@ -105,7 +105,7 @@ def test_the_closing_table_imports_no_scipy() -> None:
         "import sys\n"
         "from arena.rundir.results import read_results\n"
         "from ratings import aggregate, fit_ratings\n"
-        "from ratings.table import format_table\n"
+        "from reports.rating_tables import format_table\n"
         "from ratings.sources import GameResult\n"
         "results = [GameResult('a', 'b', s) for s in (1.0, 0.5, 0.0, 1.0, 1.0)]\n"
         "print(format_table(fit_ratings(aggregate(results))))\n"

@@ -77,7 +77,7 @@ def test_fit_matches_ordo(ordo, counts, errors: str) -> None:  # type: ignore[no
 
 def test_cli_table_reads_like_ordo(ordo, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
     rows, summary = ordo
-    assert main(["ratings", str(PGN)]) == 0
+    assert main(["ratings", str(PGN), "--prior", "off"]) == 0
     out = capsys.readouterr().out
     ours, our_summary = parse_ordo(out)
     header = "   # PLAYER          :  RATING  ERROR  POINTS  PLAYED   (%)"
@@ -88,6 +88,20 @@ def test_cli_table_reads_like_ordo(ordo, capsys: pytest.CaptureFixture[str]) -> 
         assert ours[name][0] == pytest.approx(rows[name][0], abs=0.15)
         assert ours[name][2:] == rows[name][2:]
     assert our_summary["wa"] == pytest.approx(summary["wa"], abs=0.05)
+
+
+def test_cli_default_is_bayesian_near_ordo(ordo, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
+    """280 games a player: the default prior moves no rating by more than 2.5 points (1% of
+    the largest) from Ordo's, and says it is there."""
+    rows, _ = ordo
+    assert main(["ratings", str(PGN)]) == 0
+    out = capsys.readouterr().out
+    ours, _ = parse_ordo(out)
+    assert list(ours) == list(rows)
+    for name in rows:
+        assert ours[name][0] == pytest.approx(rows[name][0], abs=2.5)
+        assert ours[name][1] / rows[name][1] == pytest.approx(1.0, abs=0.15)
+    assert "Note: Gaussian prior: every rating sd 400 points around the pool" in out
 
 
 def test_cli_csv_and_json(capsys: pytest.CaptureFixture[str]) -> None:

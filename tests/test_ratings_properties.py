@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from ratings import GameResult, aggregate, fit_ratings
 from ratings.model import ALL_LOSSES, ALL_WINS, NO_GAMES, ORDER_ONLY
-from ratings.table import format_csv, format_table
+from reports.rating_tables import format_csv, format_table
 
 
 def tournament(

@@ -18,13 +18,13 @@ import pytest
 from report_html import html_table, read_csv
 
 from arena.cli import main
-from arena.progress import Standings
+from arena.run.progress import Standings
 from arena.rundir.results import read_results
 from bench.synthetic import BotProfile, round_robin, write_journal
 from ratings import GameResult, aggregate, fit_ratings
-from ratings.model import IN_GROUP, ORDER_ONLY
-from ratings.table import format_csv, format_table
+from ratings.model import IN_GROUP, ON_PRIOR, ORDER_ONLY
 from referee.record import GameRecord, Termination
+from reports.rating_tables import format_csv, format_table
 
 LADDER = ("ace", "bishop", "castle", "dame", "ebon")
 """Best first: each beats every bot after it in all 12 games."""
@@ -75,9 +75,9 @@ def test_the_ladder_fit_gives_the_order_and_no_rating(ladder_dir: Path) -> None:
     assert np.all(np.isfinite(prior.ratings)) and prior.separation is None
 
 
-def test_arena_ratings_says_order_only_in_text_csv_and_json(
+def test_arena_ratings_without_the_prior_says_order_only_in_text_csv_and_json(
         ladder_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["ratings", str(ladder_dir)]) == 0
+    assert main(["ratings", str(ladder_dir), "--prior", "off"]) == 0
     text = capsys.readouterr().out
     rows = [line for line in text.splitlines() if line[:4].strip().isdigit()]
     assert [row.split()[1] for row in rows] == list(LADDER)
@@ -88,12 +88,12 @@ def test_arena_ratings_says_order_only_in_text_csv_and_json(
     assert "known order: ace > bishop > castle > dame > ebon" in text
     assert "±" not in text and "+/-" not in text.split("White advantage")[0]
 
-    assert main(["ratings", str(ladder_dir), "--csv"]) == 0
+    assert main(["ratings", str(ladder_dir), "--csv", "--prior", "off"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "player,rating,error,points,played,group"
     assert lines[1:] == [f"{n},,,{48.0 - 12 * k:.1f},48,{k + 1}" for k, n in enumerate(LADDER)]
 
-    assert main(["ratings", str(ladder_dir), "--json"]) == 0
+    assert main(["ratings", str(ladder_dir), "--json", "--prior", "off"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert [p["player"] for p in doc["players"]] == list(LADDER)
     assert all(p["rating"] is None and p["error"] is None for p in doc["players"])
@@ -101,11 +101,62 @@ def test_arena_ratings_says_order_only_in_text_csv_and_json(
     assert doc["known_order"] == "ace > bishop > castle > dame > ebon"
 
 
+def test_arena_ratings_rates_the_ladder_on_the_prior_in_text_csv_and_json(
+        ladder_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 35's acceptance, ``arena ratings``: every bot of the perfect ladder has a finite
+    rating whose interval is marked as resting on the prior; the known order is a note."""
+    assert main(["ratings", str(ladder_dir)]) == 0
+    text = capsys.readouterr().out
+    rows = [line for line in text.splitlines() if line[:4].strip().isdigit()]
+    assert [row.split()[1] for row in rows] == list(LADDER)
+    values = []
+    for row in rows:
+        rating, error = (float(x) for x in row.split(":")[1].split()[:2])
+        values.append(rating)
+        assert error > 150.0, row  # the prior's width: the games say nothing of distances
+        assert "rests on the prior" in row
+    assert values == sorted(values, reverse=True) and len(set(values)) == 5
+    assert "Note: known order: ace > bishop > castle > dame > ebon" in text
+    assert "Note: Gaussian prior: every rating sd 400 points around the pool" in text
+
+    assert main(["ratings", str(ladder_dir), "--csv"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split(",")[0] for line in lines[1:]] == list(LADDER)
+    assert all(line.split(",")[1] and line.split(",")[2] for line in lines[1:])
+
+    assert main(["ratings", str(ladder_dir), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [p["player"] for p in doc["players"]] == list(LADDER)
+    for p in doc["players"]:
+        assert math.isfinite(p["rating"]) and p["error"] > 150.0
+        assert p["interval"] == [p["rating"] - p["error"], p["rating"] + p["error"]]
+        assert p["mark"] == ON_PRIOR and p["group"] is None
+    assert doc["known_order"] == "ace > bishop > castle > dame > ebon"
+    assert doc["prior"] == {"sd": 400.0, "parent_sd": 200.0, "parents": {}}
+    # A stronger prior (narrower) pulls the ladder together.
+    assert main(["ratings", str(ladder_dir), "--json", "--prior", "100"]) == 0
+    tight = json.loads(capsys.readouterr().out)
+    assert tight["players"][0]["rating"] < doc["players"][0]["rating"]
+
+
 def test_an_anchor_without_a_rating_is_refused(ladder_dir: Path,
                                                capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["ratings", str(ladder_dir), "--anchor", "castle=1500"]) == 2
+    assert main(["ratings", str(ladder_dir), "--anchor", "castle=1500", "--prior", "off"]) == 2
     err = capsys.readouterr().err
     assert "'castle' has no rating" in err and "order" in err
+    # With the prior every bot has a rating: the anchor is set.
+    assert main(["ratings", str(ladder_dir), "--anchor", "castle=1500", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert {p["player"]: p["rating"] for p in doc["players"]}["castle"] == 1500.0
+
+
+def test_bad_prior_arguments(ladder_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["ratings", str(ladder_dir), "--prior", "wide"]) == 2
+    assert "--prior: expected a width in points or 'off', got 'wide'" in capsys.readouterr().err
+    assert main(["ratings", str(ladder_dir), "--prior", "-3"]) == 2
+    assert "prior sd must be a positive number" in capsys.readouterr().err
+    assert main(["ratings", str(ladder_dir), "--errors", "simulation"]) == 2
+    assert "add --prior off" in capsys.readouterr().err
 
 
 @pytest.mark.slow
@@ -215,7 +266,7 @@ def test_a_partial_order_is_listed_with_its_longest_chain_together(chain: str,
 
 
 def test_live_standings_rank_by_the_order_and_show_no_rating(ladder_dir: Path) -> None:
-    from reports.journal import read_records, summarise_journal
+    from reports.journal_summary import read_records, summarise_journal
 
     journal = summarise_journal(ladder_dir)
     records = list(read_records(journal, journal.games))
@@ -225,7 +276,7 @@ def test_live_standings_rank_by_the_order_and_show_no_rating(ladder_dir: Path) -
 
 
 def test_league_leaderboard_and_snapshot_show_the_order(ladder_dir: Path) -> None:
-    from arena.league.standings import snapshot
+    from arena.leaguedir.standings import snapshot
     from reports.league_data import _standings
     from reports.league_html import _standing_row
 
@@ -256,8 +307,8 @@ def test_league_bots_gives_the_place_of_a_version_with_no_rating(tmp_path: Path)
     from league_fixture import make_league
 
     from arena.commands.league_bots import bots_table
-    from arena.league.layout import LeagueDir
-    from arena.league.standings import Rated, Snapshot, append_snapshot
+    from arena.leaguedir.directory import LeagueDir
+    from arena.leaguedir.standings import Rated, Snapshot, append_snapshot
 
     league = LeagueDir(make_league(tmp_path / "league", night_reports=False).root)
     append_snapshot(league, Snapshot("2026-04-01", 0.0, 10, 100, [

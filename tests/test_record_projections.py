@@ -12,7 +12,7 @@ import msgspec.inspect as mi
 import pytest
 
 from referee.record import GameRecord
-from reports.journal import _Info, _Move, _Record
+from reports.journal_summary import _Info, _Move, _Record
 
 PROJECTIONS = (_Record, _Move, _Info)
 """Every projection the report decodes a journal with."""

@@ -245,7 +245,7 @@ async def test_missing_program_is_a_crash_naming_the_bot() -> None:
 
 
 async def test_per_bot_time_control_override(autojump_clock: MockClock) -> None:
-    # The override is resolved where the config is read (arena.config); the referee plays
+    # The override is resolved where the config is read (arena.settings.config); the referee plays
     # each side on the clock its order gives it.
     slow = native("slow", lambda legal, made: [Later(0.3, f"bestmove {legal[0]}")])
     with trio.fail_after(20):

@@ -213,7 +213,7 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 @needs_chromium
 def test_page_has_no_console_errors_and_viewer_steps(reports: dict[str, Path]) -> None:
-    from reports.journal import read_record, summarise_journal
+    from reports.journal_summary import read_record, summarise_journal
     from reports.replay import replay
 
     with browser() as page:
@@ -255,7 +255,7 @@ def test_page_has_no_console_errors_and_viewer_steps(reports: dict[str, Path]) -
 
 @needs_chromium
 def test_hash_opens_game_at_ply_and_filters_work(reports: dict[str, Path]) -> None:
-    from reports.journal import summarise_journal
+    from reports.journal_summary import summarise_journal
 
     run = reports["draughts"]
     journal = summarise_journal(run)

@@ -30,7 +30,7 @@ from referee.record import (
     decode_record,
     encode_record,
 )
-from reports.journal import JournalError, summarise_journal
+from reports.journal_summary import JournalError, summarise_journal
 from reports.replay import apply_frames, replay, start_game
 
 # reports.html (pandas, matplotlib) is imported by the tests that build, not with the module:

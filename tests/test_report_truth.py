@@ -16,12 +16,12 @@ from pathlib import Path
 import pytest
 from report_html import html_table, read_csv
 
-from arena.progress import Standings
+from arena.run.progress import Standings
 from arena.rundir.results import read_results
 from bench.synthetic import BotProfile, round_robin, write_journal
 from ratings import aggregate, fit_ratings
-from ratings.table import format_table
 from referee.record import GameRecord, Termination
+from reports.rating_tables import format_table
 
 ROOT = Path(__file__).resolve().parents[1]
 PER_BOT_CHARTS = ("elo", "progression", "crosstable", "endings", "move_time", "search")

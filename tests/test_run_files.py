@@ -48,7 +48,7 @@ async def call(app: Callable[..., Awaitable[None]], path: str) -> Reply:
 
 
 def replace(path: Path, data: bytes) -> None:
-    """As :func:`reports.files.write_with` does: a new file beside, renamed over the old."""
+    """As :func:`arena.atomicfile.write_with` does: a new file beside, renamed over the old."""
     tmp = path.with_name(f".{path.name}.tmp")
     tmp.write_bytes(data)
     os.replace(tmp, path)

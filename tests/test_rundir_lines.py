@@ -8,7 +8,7 @@ import pytest
 
 from arena.errors import UserError
 from arena.rundir.journal import iter_records, journal_lines, load
-from arena.rundir.lines import LastLine, LineReader
+from arena.rundir.textlines import LastLine, LineReader
 from referee.record import GameRecord, Termination, encode_record
 
 

@@ -246,7 +246,7 @@ def test_the_live_header_shows_the_time_control_the_record_gets(tmp_path: Path) 
     code = (
         "import sys\n"
         "import msgspec\n"
-        "import arena.runner as runner\n"
+        "import arena.run.runner as runner\n"
         "real = runner.LiveFiles.start\n"
         "def start(self, header):\n"
         "    with open(sys.argv[3], 'ab') as seen:\n"
@@ -472,8 +472,8 @@ def test_a_tournament_is_a_library_call(tmp_path: Path) -> None:
     code = (
         "import sys\n"
         "from pathlib import Path\n"
-        "from arena.config import load_config\n"
-        "from arena.tournament import RunSettings, run_tournament\n"
+        "from arena.settings.config import load_config\n"
+        "from arena.run.driver import RunSettings, run_tournament\n"
         "said = []\n"
         "settings = RunSettings(load_config(Path(sys.argv[1])), output=Path(sys.argv[2]),\n"
         "                       plain=True, report=False, say=said.append)\n"

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from arena.config import load_config
 from arena.errors import UserError
+from arena.formats.schedule import build_schedule, pairings
 from arena.openings.book import read_book
-from arena.schedule import build_schedule, pairings
+from arena.settings.config import load_config
 from referee.games import get_game
 
 

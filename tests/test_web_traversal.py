@@ -34,9 +34,9 @@ import pytest
 from test_live_browser import served_url, started
 
 from arena.league.authors import add_author, claim_bot
-from arena.league.layout import LeagueDir
 from arena.league.lock import league_lock
-from arena.league.versions import Version, write_version
+from arena.leaguedir.directory import LeagueDir
+from arena.leaguedir.versions import Version, write_version
 from arena.web.runfiles import file_response, open_version
 from arena.web.served import Served, served_path
 

@@ -1,10 +1,12 @@
-"""What a bot is made of on disk: the files its command names, their content hashes, and the
-archive of its folder when it is shipped to cluster workers.
+"""What a bot is made of on disk: the files its command names and their content hashes, or,
+when it is shipped to cluster workers, its folder as the bot-folder store knows it (its
+digest and archive: :mod:`arena.bots.store`).
 
 A cluster worker must run the very bot the submitting machine was configured with. The
 submitting machine describes each bot as a :class:`BotFiles` (its program and script files
-with their SHA-256, or the hash of its shipped folder); a worker recomputes the same hashes on
-its own disk before its first game and refuses a bot whose files differ (``arena.cluster.worker``).
+with their SHA-256, or the store digest of its shipped folder); a worker recomputes the same
+hashes on its own disk before its first game and refuses a bot whose files differ, and lands a
+shipped folder in its own store only when it hashes to the digest (``arena.cluster.worker``).
 
 The Python running the arena (``{python}`` in a config) is not hashed: a worker runs its own
 interpreter, and the project version is checked separately through :func:`code_hash`.
@@ -13,17 +15,15 @@ interpreter, and the project version is checked separately through :func:`code_h
 from __future__ import annotations
 
 import hashlib
-import io
 import os
 import sys
-import tarfile
-from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
 from typing import Final
 
 import msgspec
 
+from arena.bots.store import StoreError, folder_archive
 from arena.errors import UserError
 from referee.botspec import BotSpec
 
@@ -52,9 +52,11 @@ class BotFiles(msgspec.Struct, frozen=True):
     arena_python: bool = False
     """argv[0] is the arena's own interpreter: a worker substitutes its own."""
     shipped: str | None = None
-    """The bot's folder (its cwd) when ``ship = true``: replaced on the worker by the cache
-    folder holding the unpacked archive."""
-    archive_sha256: str | None = None
+    """The bot's folder (its cwd) when ``ship = true``: replaced on the worker by the folder
+    of its store holding the unpacked archive."""
+    digest: str | None = None
+    """The shipped folder's digest in the bot-folder store
+    (:func:`arena.bots.store.folder_digest`)."""
 
 
 def file_sha256(path: str | os.PathLike[str]) -> str:
@@ -86,46 +88,21 @@ def describe(spec: BotSpec, *, ship: bool = False) -> tuple[BotFiles, bytes | No
     arena_python = bool(spec.cmd) and spec.cmd[0] == sys.executable
     if ship:
         folder = Path(spec.cwd or os.getcwd())
-        data = folder_archive(folder)
+        try:
+            digest, data = folder_archive(folder)
+        except StoreError as exc:
+            raise UserError(f"bot {spec.name!r}: ship = true sends its folder as the bot "
+                            f"store keeps one, and it refuses it: {exc}") from None
         if len(data) > SHIP_MAX_BYTES:
             raise UserError(
                 f"bot {spec.name!r}: its folder {folder} packs to {len(data) >> 20} MiB, more "
                 f"than ship = true sends ({SHIP_MAX_BYTES >> 20} MiB): install the bot on the "
                 "workers instead, or move what it does not need out of its folder")
         return BotFiles(spec.name, arena_python=arena_python, shipped=str(folder),
-                        archive_sha256=hashlib.sha256(data).hexdigest()), data
+                        digest=digest), data
     files = tuple(FileHash(path, file_sha256(path), program)
                   for path, program in command_files(spec))
     return BotFiles(spec.name, files=files, arena_python=arena_python), None
-
-
-def folder_archive(folder: Path) -> bytes:
-    """A reproducible tar.gz of ``folder``: sorted entries, no owners, no times, so that the same
-    content always gives the same hash (and one cache entry per bot version on a worker)."""
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz", compresslevel=6) as tar:
-        for path in _walk(folder):
-            info = tar.gettarinfo(str(path), arcname=str(path.relative_to(folder)))
-            info.uid = info.gid = 0
-            info.uname = info.gname = ""
-            info.mtime = 0
-            if info.isfile():
-                with open(path, "rb") as handle:
-                    tar.addfile(info, handle)
-            elif info.isdir() or info.issym():
-                tar.addfile(info)
-    # gzip writes the time into its header: zero it so equal content means equal bytes.
-    data = bytearray(buffer.getvalue())
-    data[4:8] = b"\0\0\0\0"
-    return bytes(data)
-
-
-def _walk(folder: Path) -> Iterable[Path]:
-    for root, dirs, files in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if d not in ("__pycache__", ".git"))
-        base = Path(root)
-        for name in [*dirs, *sorted(files)]:
-            yield base / name
 
 
 @cache

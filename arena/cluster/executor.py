@@ -1,12 +1,12 @@
 """Playing a tournament's games on a Dask cluster: ``arena run --cluster local:N|tcp://HOST:PORT``.
 
 Only the games leave the machine. Everything else (schedule, journal, resume, progress, SPRT
-stop, report) stays with the :class:`~arena.runner.Tournament` on the submitting machine,
+stop, report) stays with the :class:`~arena.run.runner.Tournament` on the submitting machine,
 which hands :meth:`DaskExecutor.play_batch` batches of games of one pairing
-(:mod:`arena.batching`): one Dask task per batch (``arena.cluster.worker.play_batch_on_worker``),
-whose games come back one by one as they end, as Dask events on the run's topic. No thread
-waits for a game or a task: the events and the tasks' completions arrive in the Dask client's
-own event loop and are handed to trio's (``run_sync_soon``).
+(:mod:`arena.cluster.batching`): one Dask task per batch
+(``arena.cluster.worker.play_batch_on_worker``), whose games come back one by one as they end, as
+Dask events on the run's topic. No thread waits for a game or a task: the events and the tasks'
+completions arrive in the Dask client's own event loop and are handed to trio's (``run_sync_soon``).
 
 Elastic. The run follows the cluster: the scheduler's ``add-worker``/``remove-worker`` events
 tell when the workers change (and only then is the worker list asked for), :attr:`slots` is
@@ -53,7 +53,7 @@ import msgspec
 import trio
 from distributed.diagnostics.plugin import WorkerPlugin
 
-from arena.batching import BatchEvents
+from arena.cluster.batching import BatchEvents
 from arena.cluster.botfiles import BotFiles, code_hash, describe
 from arena.cluster.worker import (
     RUN_SUBDIRS,
@@ -66,8 +66,9 @@ from arena.cluster.worker import (
     stop_batches,
     topic,
 )
-from arena.config import LoadedConfig
 from arena.errors import ClusterLost, RunFailure, UserError
+from arena.say import Say
+from arena.settings.config import LoadedConfig
 from referee.order import GameOrder
 from referee.process.faults import MachineFault
 from referee.record import MoveRecord, decode_record
@@ -94,10 +95,9 @@ LOST_CLOSE_TIMEOUT_S: Final = 2
 """How long closing the client may take once its scheduler is lost."""
 CLOSE_TIMEOUT_S: Final = 10
 BATCH_ENV: Final = "ARENA_CLUSTER_BATCH"
-"""The most games per Dask task (default :data:`arena.batching.MAX_BATCH`; 1: one task per
+"""The most games per Dask task (default :data:`arena.cluster.batching.MAX_BATCH`; 1: one task per
 game, as before batches)."""
 
-Warn = Callable[[str], None]
 _moves = msgspec.json.Decoder(list[MoveRecord])
 
 
@@ -113,9 +113,9 @@ class _Batch:
 
 
 class DaskExecutor:
-    """Plays games on a Dask cluster for a :class:`~arena.runner.Tournament`."""
+    """Plays games on a Dask cluster for a :class:`~arena.run.runner.Tournament`."""
 
-    def __init__(self, client: Any, loaded: LoadedConfig, run_dir: Path, warn: Warn,
+    def __init__(self, client: Any, loaded: LoadedConfig, run_dir: Path, warn: Say,
                  *, batch_cap: int | None = None) -> None:
         self.client = client
         self.loaded = loaded
@@ -125,8 +125,8 @@ class DaskExecutor:
         self._bots = {bot.name: bot for bot in loaded.bots}
         described = [describe(bot, ship=bot.ship) for bot in loaded.bots]
         self._files: tuple[BotFiles, ...] = tuple(files for files, _ in described)
-        archives = {files.archive_sha256: data for files, data in described
-                    if files.archive_sha256 is not None and data is not None}
+        archives = {files.digest: data for files, data in described
+                    if files.digest is not None and data is not None}
         # Sent once to the cluster; each worker fetches a copy with its first game.
         self._archives = client.scatter(archives, broadcast=False) if archives else {}
         self._code = code_hash()
@@ -524,7 +524,7 @@ def worker_threads(client: Any) -> dict[str, int]:
 
 
 @contextlib.contextmanager
-def open_cluster(address: str, loaded: LoadedConfig, run_dir: Path, warn: Warn
+def open_cluster(address: str, loaded: LoadedConfig, run_dir: Path, warn: Say
                  ) -> Iterator[DaskExecutor]:
     """Connect to (or, for ``local:N``, start) a cluster; everything is closed on exit."""
     from distributed import Client, LocalCluster

@@ -1,7 +1,7 @@
 """A cluster worker keeps its bots running between games, as a local run does.
 
 Each Dask executor thread that plays a tournament's games gets a :class:`GameLoop`: a trio
-loop on a thread of its own holding one :class:`~arena.pool.BotPool`, so that the bots'
+loop on a thread of its own holding one :class:`~arena.bots.pool.BotPool`, so that the bots'
 processes (and their ``restart`` policy) outlive a task, as they outlive a game in a local
 run. The task thread hands each game to its loop and waits, so the thread still plays one game
 at a time. A loop ends its bots when its tournament says so (:func:`close_loops`, called by
@@ -27,7 +27,7 @@ from typing import Final, TypeVar
 
 import trio
 
-from arena.pool import MARKER_PREFIX, BotPool
+from arena.bots.pool import MARKER_PREFIX, BotPool
 from arena.rundir.layout import RunDir
 
 IDLE_CLOSE_S: Final = 60.0

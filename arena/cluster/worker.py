@@ -34,12 +34,9 @@ which ends both bots; a run that stops scheduling (Ctrl-C, an SPRT decision) tel
 from __future__ import annotations
 
 import hashlib
-import io
 import os
 import shutil
 import sys
-import tarfile
-import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -50,9 +47,10 @@ from typing import Final
 import msgspec
 import trio
 
+from arena.bots import store
+from arena.bots.pool import BotPool
 from arena.cluster.botfiles import BotFiles, code_hash, file_sha256
 from arena.cluster.loop import GameLoop, close_loops, loop_for
-from arena.pool import BotPool
 from arena.rundir.layout import LOGS_DIR, TRANSCRIPTS_DIR
 from referee.botspec import BotSpec
 from referee.games.base import GameError
@@ -353,8 +351,8 @@ def local_spec(spec: BotSpec, files: BotFiles, archives: dict[str, bytes]) -> Bo
     cwd = spec.cwd
     if files.arena_python:
         cmd[0] = sys.executable
-    if files.shipped is not None and files.archive_sha256 is not None:
-        folder = unpack(files.archive_sha256, archives[files.archive_sha256])
+    if files.shipped is not None and files.digest is not None:
+        folder = store.unpack(cache_root() / "bots", files.digest, archives[files.digest])
         prefix = files.shipped.rstrip(os.sep) + os.sep
         cmd = [str(folder / arg[len(prefix):]) if arg.startswith(prefix) else arg for arg in cmd]
         if cwd is None or cwd == files.shipped:
@@ -362,32 +360,6 @@ def local_spec(spec: BotSpec, files: BotFiles, archives: dict[str, bytes]) -> Bo
         elif cwd.startswith(prefix):
             cwd = str(folder / cwd[len(prefix):])
     return msgspec.structs.replace(spec, cmd=cmd, cwd=cwd)
-
-
-def unpack(sha256: str, data: bytes) -> Path:
-    """The folder holding the archive ``sha256``, unpacked into the cache on first use."""
-    root = cache_root() / "bots"
-    target = root / sha256
-    if target.is_dir():
-        return target
-    if hashlib.sha256(data).hexdigest() != sha256:
-        raise OSError(f"archive damaged in transit (sha256 {hashlib.sha256(data).hexdigest()}, "
-                      f"expected {sha256})")
-    root.mkdir(parents=True, exist_ok=True)
-    scratch = Path(tempfile.mkdtemp(dir=root, prefix=f".{sha256[:12]}-"))
-    try:
-        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
-            tar.extractall(scratch, filter="data")
-        scratch.chmod(0o755)
-        try:
-            scratch.rename(target)  # atomic: a half-unpacked folder is never used
-        except OSError:
-            if not target.is_dir():
-                raise
-    finally:
-        if scratch.exists():
-            shutil.rmtree(scratch, ignore_errors=True)
-    return target
 
 
 def check_bot(spec: BotSpec, files: BotFiles) -> list[Problem]:

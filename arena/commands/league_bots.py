@@ -18,13 +18,13 @@ from typing import Final
 import msgspec
 
 from arena.commands._arguments import key_values
-from arena.config import OptionValue
 from arena.errors import UserError
-from arena.league.layout import BUILD_LOG, CHECK_LOG, LeagueDir, is_league
 from arena.league.lock import league_lock
-from arena.league.settings import load_settings
-from arena.league.standings import Rated, read_history
-from arena.league.versions import Version, parse_label, read_versions, write_version
+from arena.leaguedir.directory import BUILD_LOG, CHECK_LOG, LeagueDir, is_league
+from arena.leaguedir.leaguetoml import load_settings
+from arena.leaguedir.standings import Rated, read_history
+from arena.leaguedir.versions import Version, parse_label, read_versions, write_version
+from arena.settings.config import OptionValue
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -73,6 +73,9 @@ def _submit_options(parser: argparse.ArgumentParser) -> None:
                         help="an option of the bot, sent with setoption (repeatable; wins over "
                         "bot.toml's [options])")
     parser.add_argument("--author", default=None, help="who submitted it (default: bot.toml's)")
+    parser.add_argument("--events", action="store_true",
+                        help="tell each step as a JSON line on stdout (for programs: the web's "
+                        "submission queue reads them) instead of a line of text")
 
 
 def _league(path: Path) -> LeagueDir:
@@ -83,7 +86,7 @@ def _league(path: Path) -> LeagueDir:
 
 
 def run_submit(args: argparse.Namespace) -> int:
-    from arena.league.submit import Submission, submit
+    from arena.league.submit import Submission, SubmitEvent, encode_event, say_events, submit
 
     # NAME, FOLDER and the options after them land in the remainder (argparse drops a --
     # right after the positionals, and NAME -- CMD would read as NAME FOLDER): read them
@@ -107,9 +110,15 @@ def run_submit(args: argparse.Namespace) -> int:
     options: dict[str, OptionValue] = {**key_values(args.option, "--option", "NAME=VALUE")}
     given: Path | None = args.folder
     upload = given if given is not None and given.is_file() else None
+
+    def as_json(event: SubmitEvent) -> None:
+        sys.stdout.write(encode_event(event).decode())
+        sys.stdout.flush()
+
     version = submit(league, settings, Submission(
         name=args.name, folder=None if upload else given, upload=upload, cmd=cmd or None,
-        protocol=args.protocol, options=options, author=args.author))
+        protocol=args.protocol, options=options, author=args.author),
+        as_json if args.events else say_events)
     return 0 if version.state == "active" else 1
 
 

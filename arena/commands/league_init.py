@@ -10,9 +10,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from arena.atomicfile import write_with
 from arena.errors import UserError
-from arena.league.layout import LeagueDir
-from arena.league.settings import DEFAULT_NIGHT_GAMES, DEFAULT_PLACEMENT_OPPONENTS, load_settings
+from arena.leaguedir.directory import LeagueDir
+from arena.leaguedir.leaguetoml import (
+    DEFAULT_NIGHT_GAMES,
+    DEFAULT_PLACEMENT_OPPONENTS,
+    load_settings,
+)
 from referee.games import game_names, is_game
 
 
@@ -124,14 +129,12 @@ def run(args: argparse.Namespace) -> int:
         openings_name = source.name
         (league.root / openings_name).write_bytes(data)
     text = league_toml(args, openings_name)
-    tmp = league.config.with_name(league.config.name + ".new")
-    tmp.write_text(text, encoding="utf-8")
-    try:
+
+    def checked(tmp: Path) -> None:  # a league.toml that would not load is never written
+        tmp.write_text(text, encoding="utf-8")
         load_settings(tmp)
-    except UserError:
-        tmp.unlink()
-        raise
-    tmp.replace(league.config)
+
+    write_with(league.config, checked)
     print(f"arena: league {league.root} made ({args.game}, tc {args.tc}, openings "
           f"{openings_name or _random(args.random_plies)}); next: "
           f"`arena league submit {league.root} NAME FOLDER`, then `arena league run "

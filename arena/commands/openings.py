@@ -137,7 +137,7 @@ def _engine_spec(args: argparse.Namespace) -> BotSpec:
     if args.engine is None:
         spec = BotSpec(name="alphabeta", cmd=_sample_alphabeta(), protocol=protocol or "native")
     elif args.bots_file is not None and _entry(args.bots_file, args.engine):
-        from arena.botsfile import read_bots_file
+        from arena.settings.botsfile import read_bots_file
 
         spec = read_bots_file(args.bots_file).prepared(args.engine.strip())
         spec = msgspec.structs.replace(spec, protocol=protocol or spec.protocol)
@@ -158,7 +158,7 @@ def _engine_spec(args: argparse.Namespace) -> BotSpec:
 
 
 def _entry(path: Path, name: str) -> bool:
-    from arena.botsfile import read_bots_file
+    from arena.settings.botsfile import read_bots_file
 
     return read_bots_file(path).index(name.strip()) is not None
 

@@ -21,12 +21,12 @@ from typing import Any, Final
 import msgspec
 import trio
 
-from arena.botsfile import BotsFile, read_bots_file
 from arena.commands._arguments import key_values
+from arena.commands.terminal_seat import TerminalFront
 from arena.errors import UserError
 from arena.rundir.journal import append_record
 from arena.rundir.layout import RunDir
-from arena.terminal_seat import TerminalFront
+from arena.settings.botsfile import BotsFile, read_bots_file
 from referee.adjudication import Adjudication
 from referee.botspec import BotSpec, Protocol
 from referee.connection import BotConnection, BotError
@@ -41,8 +41,8 @@ from referee.match import (
     unfinished_record,
 )
 from referee.order import GameOrder
+from referee.process.boterrors import BotStartError
 from referee.process.botview import hide_from_bots
-from referee.process.errors import BotStartError
 from referee.record import GameRecord, MoveRecord, Termination
 from referee.timecontrol import TimeControl, TimeControlError
 

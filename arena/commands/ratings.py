@@ -9,30 +9,34 @@ import sys
 from pathlib import Path
 
 from arena.errors import UserError
-from arena.league.layout import is_league
+from arena.leaguedir.directory import is_league
 from arena.rundir.results import read_results
 from ratings import fit_ratings
-from ratings.table import format_csv, format_json, format_pairs, format_table
+from ratings.prior import DEFAULT_PARENT_SD, DEFAULT_SD, Prior, version_parents
 from ratings.tally import Tally, merge, tally
+from reports.rating_tables import format_csv, format_json, format_pairs, format_table
 
 DESCRIPTION = """\
-Maximum-likelihood ratings like Ordo's (`ordo -a 0 -W -D`): draws count half a point, the
-first mover's advantage and the draw rate for equal opponents are fitted. "White advantage" in
-the table is the first mover's (p1's) advantage, whatever the game; the name is Ordo's, kept
-so that Ordo readers parse our output. ERROR is the 95% half-width; the "+/-" after the white
-advantage and the draw rate is one standard deviation, as in Ordo. A player who won (lost)
-every game gets a bounded rating and a note. When the results only order the players (a
-perfect ladder, or groups one of which never lost to the other), no finite rating exists
-across them: the table ranks them by group, shows `order` instead of a rating where only the
-place is known, rates a group of two or more inside itself only, and states the known order
-under the table. Unfinished games (*) are skipped.
+Bayesian ratings: the Ordo-style model (draws count half a point, the first mover's advantage
+and the draw rate for equal opponents fitted) with a Gaussian prior on every rating (sd
+--prior points around the pool; a league version NAME@N around its previous version, sd
+--parent-prior). RATING is the posterior's mode, ERROR the half-width of its 95% credible
+interval. Every player gets a finite rating whatever the results; where the results only
+order the players (a perfect ladder, a bot that won every game, a group that never scored
+against another) the distances rest on the prior: those players are marked, their intervals
+are wide, and the known order is stated under the table. With --prior off: maximum
+likelihood like Ordo's (`ordo -a 0 -W -D`): a player who won (lost) every game gets a bounded
+rating, and results that only order the players show `order` instead of a rating. "White
+advantage" is the first mover's (p1's), whatever the game (Ordo's name, kept so that Ordo
+readers parse our output); the "+/-" after it and after the draw rate is one standard
+deviation. Unfinished games (*) are skipped.
 """
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = sub.add_parser(
         "ratings",
-        help="Ordo-style ratings, error bars and draw rate from a run or a PGN file",
+        help="ratings and credible intervals (or Ordo-style) of runs, PGN files, leagues",
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -75,6 +79,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser.add_argument(
         "--pairs", action="store_true", help="also print head-to-head lines (W/L/D, Elo, LOS)"
     )
+    parser.add_argument("--prior", metavar="SD|off", default=f"{DEFAULT_SD:g}",
+                        help="width of every rating's prior in points (narrower is stronger; "
+                        f"default {DEFAULT_SD:g}); off: maximum likelihood, as Ordo")
+    parser.add_argument("--parent-prior", metavar="SD", type=float, default=DEFAULT_PARENT_SD,
+                        help="width of a version NAME@N's prior around NAME's previous "
+                        f"version (default {DEFAULT_PARENT_SD:g})")
     parser.set_defaults(func=run)
 
 
@@ -86,6 +96,21 @@ def parse_anchor(text: str) -> tuple[str, float]:
         return name, float(value)
     except ValueError:
         raise UserError(f"--anchor: rating {value!r} is not a number") from None
+
+
+def parse_prior(text: str, parent_sd: float, players: list[str]) -> Prior | None:
+    """``--prior`` and ``--parent-prior``: None for ``off``; versions ``NAME@N`` are centred on
+    their previous version."""
+    if text.strip().lower() == "off":
+        return None
+    try:
+        sd = float(text)
+    except ValueError:
+        raise UserError(f"--prior: expected a width in points or 'off', got {text!r}") from None
+    try:
+        return Prior(sd=sd, parents=version_parents(players), parent_sd=parent_sd)
+    except ValueError as exc:
+        raise UserError(f"--prior/--parent-prior: {exc}") from None
 
 
 def warn(text: str) -> None:
@@ -103,6 +128,10 @@ def run(args: argparse.Namespace) -> int:
     counts = games.counts()
     if anchor is not None and anchor[0] not in counts.players:
         raise UserError(f"--anchor: no player named {anchor[0]!r} in {where}")
+    prior = parse_prior(args.prior, args.parent_prior, counts.players)
+    if prior is not None and args.errors == "simulation":
+        raise UserError("--errors simulation: replays are for the maximum-likelihood fit; "
+                        "add --prior off")
     try:
         fit = fit_ratings(
             counts,
@@ -113,6 +142,7 @@ def run(args: argparse.Namespace) -> int:
             errors=args.errors,
             simulations=args.simulations,
             seed=args.seed,
+            prior=prior,
         )
     except ValueError as exc:
         raise UserError(str(exc)) from None
@@ -132,8 +162,8 @@ def run(args: argparse.Namespace) -> int:
 def gather(paths: list[str]) -> Tally:
     """Every finished game of ``paths`` as one tally: a league's closed nights as they were
     folded when they closed, everything else game by game."""
-    from arena.league.layout import LeagueDir
-    from arena.league.standings import all_games
+    from arena.leaguedir.directory import LeagueDir
+    from arena.leaguedir.standings import all_games
 
     parts = []
     for path in paths:

@@ -7,8 +7,8 @@ import time
 from pathlib import Path
 
 from arena.errors import UserError
-from arena.league.layout import is_league
-from reports.journal import JournalError
+from arena.leaguedir.directory import is_league
+from reports.journal_summary import JournalError
 from reports.viewer_files import DEFAULT_VIEWER_LIMIT
 
 
@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
             raise UserError(str(exc)) from None
         return 0
     if is_league(run_dir):
-        from reports.league import build_league_report
+        from reports.league_report import build_league_report
 
         where = build_league_report(run_dir)
         print(f"{where} (league, {time.perf_counter() - started:.1f} s)")

@@ -14,7 +14,7 @@ cannot be started for want of files, processes or memory; a full disk), 130 when
 
 With ``--cluster`` the games are played by the workers of a Dask cluster
 (``arena.cluster.executor``) and everything else stays here. The playing itself is the
-library's: :func:`arena.tournament.run_tournament`; this module parses the arguments.
+library's: :func:`arena.run.driver.run_tournament`; this module parses the arguments.
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from arena.tournament import RunSettings, error_on, run_tournament, say_on, warn_on
+from arena.run.driver import RunSettings, run_tournament
+from arena.say import error_on, say_on, warn_on
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

@@ -19,7 +19,7 @@ import trio
 
 from arena.commands._arguments import key_values
 from arena.errors import UserError
-from arena.league.layout import LeagueDir, is_league
+from arena.leaguedir.directory import LeagueDir, is_league
 from arena.rundir.layout import RunDir
 
 
@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     if args.play:
         if not args.bot:
             raise UserError("--play needs --bot CMD: the bot you play against")
-        from arena.web.human import play_app
+        from arena.web.humanplay import play_app
 
         app, background = play_app(args.play, shlex.split(args.bot), tc=args.tc,
                                    human=0 if args.human == "p1" else 1,
@@ -91,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
 def serve_league(args: argparse.Namespace) -> int:
     """The league's report at ``/``, its newest night live at ``/live``, and with
     ``--submissions`` the authors' login, uploads and pages."""
-    from arena.web.league import league_app, newest_night
+    from arena.web.leaguesite import league_app, newest_night
     from arena.web.watch import RunWatcher
 
     league = LeagueDir(args.run_dir)
@@ -132,7 +132,7 @@ def _public_origin(origin: str | None) -> tuple[frozenset[str], bool]:
 
 def _submissions(league: LeagueDir, https: bool) -> Any:
     """The submission routes' settings and queue, from ``league.toml``."""
-    from arena.league.settings import load_settings
+    from arena.leaguedir.leaguetoml import load_settings
     from arena.web.queue import SubmissionQueue
     from arena.web.submissions import Submissions
 

@@ -1,13 +1,13 @@
-"""The league: a directory that lives for months, holding the bots submitted to it, every game
-they played night after night, and the ratings after each night.
+"""The league's drivers: submissions, nights and the authors who submit (the league
+directory's files and what they hold are the data floor :mod:`arena.leaguedir`).
 
-- :mod:`.layout`: every file name of a league directory (:class:`~.layout.LeagueDir`).
-- :mod:`.settings`: ``league.toml``, what a league plays (a tournament config without bots)
-  and its nightly policy.
-- :mod:`.versions`: the submitted versions (``NAME@N``) and their state.
-- :mod:`.store`, :mod:`.botfile`, :mod:`.build`, :mod:`.submit`: a submission copied into the
-  store by hash, built in the sandbox, checked, then active or rejected.
-- :mod:`.pairing`: placement games and the pairings that sharpen the ratings.
-- :mod:`.night`: one night played into ``nights/<name>/``, a run directory of its own.
-- :mod:`.standings`: the fit over every night and the snapshot stored after each.
+- :mod:`.archive`, :mod:`.botfile`, :mod:`.build`, :mod:`.reach`, :mod:`.submit`: a
+  submission unpacked, copied into the store by hash (:mod:`arena.bots.store`), built in the
+  sandbox, checked, then active or rejected.
+- :mod:`.authors`: who may submit over the web, and the names each owns.
+- :mod:`.plan` and :mod:`.pairing`: what a night plays, placement games first, then the
+  pairings that sharpen the ratings.
+- :mod:`.night`: one night, a planner handed to the run driver (:mod:`arena.run.driver`),
+  played into ``nights/<name>/``, a run directory of its own.
+- :mod:`.lock`: the league's lock for short writes of the version registry.
 """

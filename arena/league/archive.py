@@ -57,7 +57,7 @@ from pathlib import Path
 from typing import IO, Final, Literal, Protocol
 
 from arena.errors import UserError
-from arena.league.settings import Policy
+from arena.leaguedir.leaguetoml import Policy
 
 Kind = Literal["tar.gz", "tar", "zip", "file"]
 

@@ -31,16 +31,16 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import os
 import secrets
 import time
 
 import msgspec
 
+from arena.atomicfile import write_atomic
 from arena.errors import UserError
-from arena.league.layout import NAME_PATTERN, LeagueDir
 from arena.league.lock import league_lock
-from arena.league.versions import Version, parse_label, read_versions
+from arena.leaguedir.directory import NAME_PATTERN, LeagueDir
+from arena.leaguedir.versions import Version, parse_label, read_versions
 
 
 class Author(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
@@ -134,11 +134,8 @@ def _write(league: LeagueDir, file: AuthorsFile) -> None:
 
 
 def _store(league: LeagueDir, file: AuthorsFile) -> None:
-    tmp = league.authors.with_name(league.authors.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as out:
-        out.write(msgspec.json.format(msgspec.json.encode(file)) + b"\n")
-    os.replace(tmp, league.authors)
+    write_atomic(league.authors, msgspec.json.format(msgspec.json.encode(file)) + b"\n",
+                 mode=0o600)  # token hashes: the league's owner's only
 
 
 def add_author(league: LeagueDir, name: str) -> str:

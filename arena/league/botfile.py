@@ -22,14 +22,14 @@ source file) runs it as ``{python} FILE``; anything else is an error asking for 
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 from typing import Annotated, Final
 
 import msgspec
 
-from arena.config import ConfigError, OptionValue, _fail, parse_path
 from arena.errors import UserError
+from arena.settings.config import OptionValue
+from arena.settings.located import ConfigError, decode_toml
 from referee.botspec import Protocol
 
 BOT_FILE: Final = "bot.toml"
@@ -39,7 +39,6 @@ MAX_ARGS: Final = 256
 PYTHON_SCRIPTS: Final = ("bot.py", "main.py")
 EXECUTABLE: Final = "bot"
 
-_UNKNOWN: Final = re.compile(r"Object contains unknown field `([^`]+)`")
 _Argv = Annotated[list[Annotated[str, msgspec.Meta(min_length=1, max_length=4096)]],
                   msgspec.Meta(min_length=1, max_length=MAX_ARGS)]
 
@@ -71,25 +70,14 @@ def read_bot_file(folder: Path, shown: Path) -> BotFile:
     if len(raw) > MAX_BOT_FILE_BYTES:
         raise ConfigError(f"{shown_path}: {len(raw):,} bytes, more than "
                           f"{MAX_BOT_FILE_BYTES >> 10} KB: is it the right file?")
-    text = raw.decode("utf-8", errors="replace")
-    try:
-        return msgspec.toml.decode(raw, type=BotFile)
-    except msgspec.ValidationError as exc:
-        problem, _, at = str(exc).partition(" - at `")
-        where = list(parse_path(at.rstrip("`"))) if at else []
-        fix = ""
-        if unknown := _UNKNOWN.match(problem):
-            where = [*where, unknown.group(1)]
-            problem = f"unknown key {unknown.group(1)!r}"
-            fix = "allowed keys: " + ", ".join(BotFile.__struct_fields__)
-        problem = problem.replace("`", "")
-        if where[:1] in (["cmd"], ["build"]) and "Expected" in problem:
-            fix = f'an argv list of strings, e.g. {where[0]} = ["./bot"] (no shell string)'
-        elif where == ["protocol"]:
-            fix = "use one of: 'native', 'uci', 'hub'"
-        raise _fail(shown_path, text, where, problem, fix) from None
-    except msgspec.DecodeError as exc:
-        raise ConfigError(f"{shown_path}: not valid TOML: {exc}") from None
+    return decode_toml(raw, BotFile, shown_path, hint=_argv_hint)
+
+
+def _argv_hint(where: list[str | int], problem: str) -> str | None:
+    """A command written as a shell string: say it is an argv list."""
+    if where[:1] in (["cmd"], ["build"]) and "Expected" in problem:
+        return f'an argv list of strings, e.g. {where[0]} = ["./bot"] (no shell string)'
+    return None
 
 
 def infer_cmd(folder: Path, shown: Path) -> list[str]:

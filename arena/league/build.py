@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Final
 
-from arena.config import PYTHON_PLACEHOLDER, resolve_program_cwd_first
+from arena.settings.botcommand import PYTHON_PLACEHOLDER, resolve_program_cwd_first
 from referee.botspec import BotSpec, Limits, Sandbox
-from referee.process.errors import BotStartError
+from referee.process.boterrors import BotStartError
 from referee.process.faults import SandboxSetupError
 from referee.process.spawn import launch
 

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from typing import Final
 
 from arena.filelock import hold
-from arena.league.layout import LeagueDir
+from arena.leaguedir.directory import LeagueDir
 
 LOCK_WAIT_S: Final = 30.0
 """How long a command waits for the lock before it gives up."""

@@ -2,11 +2,12 @@
 run``.
 
 A night is a run directory like any ``arena run`` output (journal, PGN, bots' logs, the
-config it played with, its own report and game viewer), played by the same runner
-(:class:`arena.runner.Tournament`), so Ctrl-C, SIGKILL and resume behave exactly as for a
+config it played with, its own report and game viewer), played by the one run driver
+(:func:`arena.run.driver.drive`), so Ctrl-C, SIGKILL and resume behave exactly as for a
 tournament. What differs is where its games come from: a :class:`~arena.league.plan.Planner`
 decides them as the night goes (placement first, then pairings that sharpen the ratings) and
-writes each to ``plan.jsonl`` before it is played.
+writes each to ``plan.jsonl`` before it is played; and how it ends: a night whose budget is
+spent is closed. This module is that plan, and one call of the driver.
 
 Running ``arena league run`` again while the last night is open (stopped before its budget
 was spent) resumes that night with the versions it began with; otherwise a new night begins,
@@ -18,28 +19,29 @@ and the league's report are built.
 
 from __future__ import annotations
 
-import contextlib
 import datetime
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import msgspec
 
-from arena.config import LoadedConfig
+from arena.atomicfile import write_atomic
 from arena.errors import UserError
 from arena.filelock import hold
-from arena.league.layout import LeagueDir
 from arena.league.lock import league_lock
 from arena.league.plan import Budget, NightState, Planner, planned_games
-from arena.league.settings import (
+from arena.leaguedir.directory import LeagueDir
+from arena.leaguedir.leaguetoml import (
     LeagueSettings,
     load_settings,
     night_config_text,
     versions_config,
 )
-from arena.league.standings import (
+from arena.leaguedir.standings import (
     NightSummary,
     append_snapshot,
     fit_tally,
@@ -49,33 +51,24 @@ from arena.league.standings import (
     summarise,
     write_summary,
 )
-from arena.league.versions import Version, active_versions, read_versions
+from arena.leaguedir.versions import Version, active_versions, read_versions
+from arena.run.driver import PlaySettings, RunPlan, Source, drive, ratings_text
 from arena.rundir.journal import Journal, iter_records
 from arena.rundir.layout import RunDir
-from arena.rundir.sessions import log_session
-from arena.tournament import (
-    EXIT_ARENA_FAULT,
-    EXIT_COMPLETE,
-    EXIT_FAILED_GAMES,
-    EXIT_INTERRUPTED,
-    ReportHook,
-    Say,
-    cluster_cap,
-    cluster_concurrency,
-    error_on,
-    ratings_text,
-    say_on,
-    warn_on,
-)
+from arena.say import Say
+from arena.settings.config import LoadedConfig
 from ratings.sources import record_result
-from referee.process.botview import hide_from_bots
 from referee.record import GameRecord
-from reports.pgn import append_pgn, write_pgn
+
+if TYPE_CHECKING:
+    from arena.run.runner import RunResult
+    from ratings.model import RatingFit
+    from reports.rating_tables import RatedJournal
 
 
 @dataclass(frozen=True)
-class NightSettings:
-    """``arena league run``'s arguments, typed."""
+class NightSettings(PlaySettings):
+    """``arena league run``'s arguments, typed (how to play: :class:`PlaySettings`)."""
 
     league: Path
     until: datetime.time | None = None
@@ -84,13 +77,9 @@ class NightSettings:
     games: int | None = None
     night: str | None = None
     """The night's name; None: today's date (the open night, if there is one)."""
-    concurrency: int | None = None
-    cluster: str | None = None
-    plain: bool = False
-    report: bool = True
-    say: Say = field(default_factory=say_on)
-    warn: Say = field(default_factory=warn_on)
-    error: Say = field(default_factory=error_on)
+    clock: Callable[[], float] = field(default=time.time)
+    """Now, in seconds since the epoch: when the night begins and what its deadline is kept
+    against (a test's clock moves with the games, so that a deadline costs no real wait)."""
 
 
 @dataclass(frozen=True)
@@ -145,10 +134,8 @@ def read_state(league: LeagueDir, name: str) -> NightState:
 
 
 def write_state(league: LeagueDir, state: NightState) -> None:
-    path = league.night_file(state.name)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(msgspec.json.format(msgspec.json.encode(state)) + b"\n")
-    os.replace(tmp, path)
+    write_atomic(league.night_file(state.name),
+                 msgspec.json.format(msgspec.json.encode(state)) + b"\n")
 
 
 def new_night_name(league: LeagueDir, today: datetime.date) -> str:
@@ -193,7 +180,7 @@ def closed_summaries(league: LeagueDir, before: str | None = None) -> list[Night
 
 
 def _run_locked(settings: NightSettings, league: LeagueDir, ls: LeagueSettings) -> NightOutcome:
-    now = time.time()
+    now = settings.clock()
     with league_lock(league):  # not while a submission changes a version's state
         versions = read_versions(league)
     by_label = {v.label: v for v in versions}
@@ -226,132 +213,105 @@ def _run_locked(settings: NightSettings, league: LeagueDir, ls: LeagueSettings) 
     playing_versions: list[Version] = [by_label[label] for label in state.versions]
     loaded = versions_config(ls, league, playing_versions)
     out = league.night(name)
-    return _play(settings, league, ls, loaded, state, out, history)
+    played = drive(night_plan(settings, league, ls, loaded, state, out, history), settings)
+    return NightOutcome(played.status, state.name, played.result.played, played.journaled,
+                        played.complete)
 
 
-def _prepare(loaded: LoadedConfig, out: RunDir, warn: Say) -> Journal:
-    text = night_config_text(loaded)
-    if not out.config.exists() or out.config.read_text(encoding="utf-8") != text:
-        tmp = out.config.with_name(out.config.name + ".tmp")
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(out.config)
-    out.logs.mkdir(exist_ok=True)
-    hide_from_bots(out.root)
-    hide_from_bots(loaded.path.parent / "nights")
-    return Journal.open(out.journal, warn)
+def night_plan(settings: NightSettings, league: LeagueDir, ls: LeagueSettings,
+               loaded: LoadedConfig, state: NightState, out: RunDir,
+               history: list[NightSummary]) -> RunPlan:
+    """The night as the run driver plays it: its planner as the source of games, its
+    deadline, and its closing once the budget is spent."""
+    planner: Planner | None = None
+
+    def source(journal: Journal) -> Source:
+        nonlocal planner
+        done_records = journal.summaries
+        planner = Planner(
+            loaded=loaded, policy=ls.policy, state=state, plan_path=league.plan(state.name),
+            history=league_tally(history), lengths=[d for s in history for d in s.durations],
+            planned=planned_games(league.plan(state.name)), done=journal.ids(),
+            clock=settings.clock,
+        )
+        for record in done_records:
+            planner.record(record_result(record, record.id), _length(record))
+        night = planner
+        expected = state.budget.games or (
+            ls.policy.night_games if state.budget.deadline is None
+            else max(len(done_records), len(night.planned)))
+        what = (f"until {time.strftime('%H:%M', time.localtime(state.budget.deadline))}"
+                if state.budget.deadline else f"{expected} games")
+
+        def complete(result: RunResult) -> bool:
+            """Spent: the deadline reached, or every planned game played and no more to plan
+            (a night stopped otherwise is resumed, not closed)."""
+            if result.stop_reason is not None:
+                return result.stop_reason.startswith("deadline")
+            return all(g.id in journal.ids() for g in night.planned)
+
+        return Source(
+            pending=night,
+            total=lambda: expected,
+            grown_total=lambda done: done + 1,
+            intro=lambda concurrency: (
+                f"arena: {ls.event}: night {state.name}, {len(state.versions)} versions "
+                f"({len(state.newcomers)} new), {what}, concurrency {concurrency} -> "
+                f"{out.root}"),
+            account=lambda journaled: f"night {state.name}: {journaled} games in {out.journal}",
+            complete=complete,
+            record=lambda record: night.record(record_result(record, record.id),
+                                               _length(record)),
+            may_start=night.may_start,
+        )
+
+    league_fit: list[RatingFit | None] = []
+
+    def conclude(result: RunResult, complete: bool, rated: RatedJournal | None) -> None:
+        if complete:
+            league_fit.append(close_night(league, state, out, settings.say, rated))
+
+    def after_report(result: RunResult, complete: bool) -> None:
+        if complete and settings.report:
+            build_league_report_quietly(league, settings.say, settings.warn,
+                                        league_fit[-1] if league_fit else None)
+
+    return RunPlan(
+        loaded=loaded, out=out, title=f"{ls.event}: night {state.name}", names=state.versions,
+        source=source, config_text=night_config_text(loaded), config_path=loaded.path,
+        hide=(loaded.path.parent / "nights",), cluster=ls.policy.cluster, conclude=conclude,
+        after_report=after_report)
 
 
-def _play(settings: NightSettings, league: LeagueDir, ls: LeagueSettings, loaded: LoadedConfig,
-          state: NightState, out: RunDir, history: list[NightSummary]) -> NightOutcome:
-    say, warn = settings.say, settings.warn
-    journal = _prepare(loaded, out, warn)
-    try:
-        write_pgn(iter_records(journal.path), out.pgn, event=loaded.event)
-    except OSError as exc:
-        warn(f"cannot write {out.pgn}: {exc.strerror or exc}; it is rebuilt on the next run")
-    lengths = [d for s in history for d in s.durations]
-    done_records = journal.summaries
-    planner = Planner(
-        loaded=loaded, policy=ls.policy, state=state, plan_path=league.plan(state.name),
-        history=league_tally(history), lengths=lengths,
-        planned=planned_games(league.plan(state.name)), done=journal.ids(),
-    )
-    for record in done_records:
-        planner.record(record_result(record, record.id), _length(record))
-    concurrency = settings.concurrency or loaded.config.concurrency
-    cluster_address = settings.cluster or ls.policy.cluster
-    stack = contextlib.ExitStack()
-    executor = None
-    if cluster_address:
-        from arena.cluster.executor import open_cluster
-
-        executor = stack.enter_context(open_cluster(cluster_address, loaded, out.root, warn))
-        concurrency = cluster_concurrency(settings.concurrency, loaded, executor.slots)
-    import trio
-
-    from arena.progress import Progress
-    from arena.runner import RunResult, Tournament
-
-    report = ReportHook(out.root, say, warn, enabled=settings.report)
-    expected = state.budget.games or (ls.policy.night_games if state.budget.deadline is None
-                                      else max(len(done_records), len(planner.planned)))
-
-    def on_record(record: GameRecord) -> None:
-        planner.record(record_result(record, record.id), _length(record))
-        progress.total = max(progress.total, progress.done + 1)
-        try:
-            append_pgn(record, out.pgn, event=loaded.event)
-        except OSError as exc:
-            warn(f"cannot append to {out.pgn}: {exc.strerror or exc}")
-
-    progress = Progress(title=f"{ls.event}: night {state.name}", names=state.versions,
-                        total=expected, done=done_records,
-                        live=False if settings.plain else None)
-    journal.forget_summaries()
-    what = (f"until {time.strftime('%H:%M', time.localtime(state.budget.deadline))}"
-            if state.budget.deadline else f"{expected} games")
-    say(f"arena: {ls.event}: night {state.name}, {len(state.versions)} versions "
-        f"({len(state.newcomers)} new), {what}, concurrency {concurrency} -> {out.root}")
-    tournament = Tournament(
-        loaded=loaded, pending=iter(planner), journal=journal, out=out, progress=progress,
-        on_record=on_record, may_start=planner.may_start,
-        periodic=report.build_quietly if report.enabled and loaded.config.report_every else None,
-        periodic_every=loaded.config.report_every,
-        concurrency=(concurrency if executor is None
-                     else cluster_cap(settings.concurrency, loaded)),
-        executor=executor,
-    )
-    log_session(out.root, "start", concurrency, warn)
-    try:
-        with stack, progress:
-            result: RunResult = trio.run(tournament.run)
-    finally:
-        log_session(out.root, "end", concurrency, warn)
-    progress.summary()
-    deadline_hit = bool(result.stop_reason and result.stop_reason.startswith("deadline"))
-    interrupted = result.stop_reason is not None and not deadline_hit
-    if result.arena_fault:
-        settings.error(f"arena: error: {result.arena_fault}\narena: night {state.name}: "
-                       f"{journal.count} games in {out.journal}; run the same command again "
-                       "to play the rest")
-        return NightOutcome(EXIT_ARENA_FAULT, state.name, result.played, journal.count, False)
-    unplayed = [g.id for g in planner.planned if g.id not in journal.ids()]
-    if interrupted or result.failed or (unplayed and not deadline_hit):
-        line = (f"arena: {result.stop_reason or 'games failed'}: night {state.name}, "
-                f"{journal.count} games in {out.journal}; run `arena league run "
-                f"{league.root}` again to resume it")
-        (settings.error if interrupted else warn)(line)
-        return NightOutcome(EXIT_INTERRUPTED if interrupted else EXIT_FAILED_GAMES, state.name,
-                            result.played, journal.count, False)
-    close_night(league, state, out, say, warn, report=settings.report)
-    return NightOutcome(EXIT_COMPLETE, state.name, result.played, journal.count, True)
-
-
-def close_night(league: LeagueDir, state: NightState, out: RunDir, say: Say, warn: Say, *,
-                report: bool = True) -> None:
-    """Fold the night, store the snapshot of every rating, build the reports."""
-    summary = summarise(state.name, iter_records(out.journal), state.versions)
+def close_night(league: LeagueDir, state: NightState, out: RunDir, say: Say,
+                rated: RatedJournal | None) -> RatingFit | None:
+    """Fold the night (from ``rated``, its journal read once and its games fitted once, or
+    from the journal when there is none), store the snapshot of every rating, and return the
+    fit over every night, which the league's report shows (the night's report and the
+    league's are built by the driver and the plan after this)."""
+    games = rated.journal.games if rated is not None else iter_records(out.journal)
+    summary = summarise(state.name, games, state.versions)
     write_summary(league, summary)
     everything = league_tally(closed_summaries(league))
     fit = fit_tally(everything) if len(everything.players) >= 2 else None
     append_snapshot(league, snapshot(state.name, fit, summary.games, everything.games))
     state.closed_at = time.time()
     write_state(league, state)
-    if table := ratings_text(out.journal):
+    if rated is not None and (table := ratings_text(rated)):
         say(f"night {state.name}:\n{table}")
     say(f"arena: night {state.name} closed: {summary.games} games; ratings over all nights "
         f"stored in {league.history}")
-    if report:
-        ReportHook(out.root, say, warn).build(final=True)
-        build_league_report_quietly(league, say, warn)
+    return fit
 
 
-def build_league_report_quietly(league: LeagueDir, say: Say, warn: Say) -> None:
-    """The league's report; a failure is a warning (the night's games are safe already)."""
+def build_league_report_quietly(league: LeagueDir, say: Say, warn: Say,
+                                fit: RatingFit | None = None) -> None:
+    """The league's report (``fit``: the fit over every closed night, when the caller made
+    it); a failure is a warning (the night's games are safe already)."""
     try:
-        from reports.league import build_league_report
+        from reports.league_report import build_league_report
 
-        where = build_league_report(league.root)
+        where = build_league_report(league.root, fit=fit)
     except Exception as exc:
         warn(f"league report not built: {type(exc).__name__}: {exc}")
         return

@@ -27,10 +27,10 @@ from typing import Final
 
 import msgspec
 
-from arena.config import LoadedConfig
-from arena.league.settings import Policy
+from arena.formats.schedule import ScheduledGame, book_openings, random_opening
+from arena.leaguedir.leaguetoml import Policy
 from arena.openings import Opening
-from arena.schedule import ScheduledGame, book_openings, random_opening
+from arena.settings.config import LoadedConfig
 from ratings.sources import GameResult
 from ratings.tally import Tally, merge, tally
 
@@ -86,7 +86,7 @@ def planned_games(path: Path) -> list[ScheduledGame]:
 
 @dataclass
 class Planner:
-    """The night's games, one at a time (an iterator for :class:`arena.runner.Tournament`)."""
+    """The night's games, one at a time (an iterator for :class:`arena.run.runner.Tournament`)."""
 
     loaded: LoadedConfig
     policy: Policy
@@ -179,7 +179,7 @@ class Planner:
 
     def _field(self) -> object:
         from arena.league.pairing import Field
-        from arena.league.standings import fit_tally
+        from arena.leaguedir.standings import fit_tally
 
         everything = self.current()
         players = tuple(self.state.versions)

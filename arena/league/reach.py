@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 from typing import Final
 
-from arena.config import PYTHON_PLACEHOLDER
+from arena.settings.botcommand import PYTHON_PLACEHOLDER
 
 MAX_HOPS: Final = 40
 """Links followed from the program before giving up (the kernel's own limit)."""

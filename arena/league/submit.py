@@ -12,19 +12,24 @@ earlier versions play on:
 2. ``upload``: an uploaded archive or single source file (instead of a folder) unpacked into
    a private scratch folder of the store, its limits those of ``league.toml``
    (:mod:`arena.league.archive`); the folder it holds then goes on as a folder would;
-3. ``copy``: the folder into the store (:mod:`arena.league.store`);
+3. ``copy``: the folder into the store (:mod:`arena.bots.store`);
 4. ``bot.toml``: the folder's own settings under the command line's (:mod:`.botfile`);
 5. ``build``: its ``build`` argv, sandboxed, once per stored content (:mod:`.build`); what it
    leaves is held to the copy's rules and the upload's limits before the copy is frozen
-   (:func:`arena.league.store.commit`);
+   (:func:`arena.bots.store.commit`);
 6. ``check``: the command must stay in the version's folder (:mod:`.reach`: a file argument
    or a program link that leads out is refused, the path named); then ``arena check-bot``'s
    steps on the built version, started exactly as a night starts it
-   (:func:`arena.league.settings.versions_config`: the league's limits and sandbox, its
+   (:func:`arena.leaguedir.leaguetoml.versions_config`: the league's limits and sandbox, its
    folder the frozen stored copy), the steps and the bot's stderr in ``check.log``.
 
 An accepted version does not retire the bot's earlier ones: they all stay active, side by
 side (is v3 better than v2?), until ``arena league retire`` retires them.
+
+The steps are told as they go as typed events (:data:`SubmitEvent`: submitted, unpacking,
+copying, building, checking, finished), each with its one line for a person
+(:meth:`~Submitted.text`); ``arena league submit --events`` writes them as JSON lines, which
+the web's submission queue decodes (:func:`decode_event`) instead of reading the text.
 """
 
 from __future__ import annotations
@@ -36,24 +41,24 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final, TextIO
+from typing import Final, TextIO, TypeAlias
 
 import msgspec
 import trio
 
-from arena.commands.check_bot import check
-from arena.config import ConfigError, OptionValue
+from arena.bots import store
+from arena.bots.conformance import check
 from arena.errors import UserError
-from arena.league import store
-from arena.league.archive import ArchiveRefused, UploadLimits, unpack, upload_limits
+from arena.league.archive import ArchiveRefused, unpack, upload_limits
 from arena.league.authors import claim_bot, settle_claims
 from arena.league.botfile import infer_cmd, read_bot_file
 from arena.league.build import build_spec, run_build
-from arena.league.layout import BUILD_LOG, CHECK_LOG, NAME_PATTERN, LeagueDir
 from arena.league.lock import league_lock
 from arena.league.reach import outside_reach
-from arena.league.settings import LeagueSettings, versions_config
-from arena.league.versions import State, Step, Version, next_number, write_version
+from arena.leaguedir.directory import BUILD_LOG, CHECK_LOG, NAME_PATTERN, LeagueDir
+from arena.leaguedir.leaguetoml import LeagueSettings, versions_config
+from arena.leaguedir.versions import State, Step, Version, next_number, write_version
+from arena.settings.config import ConfigError, OptionValue
 from referee.botspec import BotSpec, Protocol
 from referee.process.faults import SandboxSetupError
 
@@ -63,7 +68,87 @@ MAX_REASON_CHARS: Final = 300
 PLACEHOLDER: Final = BotSpec(name="check-placeholder", cmd=["true"])
 """The second bot a tournament config needs; never started."""
 
-Say = Callable[[str], None]
+
+class Submitted(msgspec.Struct, frozen=True, tag_field="event", tag="submitted"):
+    """The version took its number (``pending``)."""
+
+    label: str
+
+    def text(self) -> str:
+        """The event as a person reads it (``arena league submit``'s line)."""
+        return f"{self.label}: submitted"
+
+
+class Unpacking(msgspec.Struct, frozen=True, tag_field="event", tag="unpacking"):
+    label: str
+    upload: str
+    """The upload's name as the author gave it."""
+
+    def text(self) -> str:
+        return f"{self.label}: unpacking {self.upload}"
+
+
+class Copying(msgspec.Struct, frozen=True, tag_field="event", tag="copying"):
+    label: str
+    folder: str
+    """The folder as shown to the author (theirs, or inside their upload)."""
+
+    def text(self) -> str:
+        return f"{self.label}: copying {self.folder}"
+
+
+class Building(msgspec.Struct, frozen=True, tag_field="event", tag="building"):
+    label: str
+    argv: list[str]
+
+    def text(self) -> str:
+        return f"{self.label}: building ({' '.join(self.argv)})"
+
+
+class Checking(msgspec.Struct, frozen=True, tag_field="event", tag="checking"):
+    label: str
+    game: str
+
+    def text(self) -> str:
+        return f"{self.label}: checking (arena check-bot {self.game})"
+
+
+class Finished(msgspec.Struct, frozen=True, tag_field="event", tag="finished"):
+    """The version's end: ``active``, or ``rejected`` at ``step`` for ``reason``."""
+
+    label: str
+    state: State
+    step: Step = ""
+    reason: str = ""
+
+    def text(self) -> str:
+        return f"{self.label}: {self.state}" + (
+            f" at {self.step}: {self.reason}" if self.reason else "")
+
+
+SubmitEvent: TypeAlias = Submitted | Unpacking | Copying | Building | Checking | Finished
+"""What a submission tells as it goes, in order: submitted, then unpacking (an upload),
+copying, building (a bot.toml build), checking, finished."""
+
+Tell: TypeAlias = Callable[[SubmitEvent], None]
+
+_event_decoder = msgspec.json.Decoder(SubmitEvent)
+
+
+def encode_event(event: SubmitEvent) -> bytes:
+    """One JSON line (``--events``)."""
+    return msgspec.json.encode(event) + b"\n"
+
+
+def decode_event(line: bytes | str) -> SubmitEvent:
+    """An event from its JSON line; ``msgspec.DecodeError`` for anything else."""
+    return _event_decoder.decode(line)
+
+
+def say_events(event: SubmitEvent) -> None:
+    """Events as a person reads them, on stdout."""
+    print(event.text(), flush=True)
+
 
 
 @dataclass(frozen=True)
@@ -85,8 +170,9 @@ class Submission:
 
 
 def submit(league: LeagueDir, settings: LeagueSettings, sub: Submission,
-           say: Say = print, *, check_timeout: float | None = None) -> Version:
-    """Make ``sub`` a version of the league and return it, active or rejected. Raises
+           tell: Tell = say_events, *, check_timeout: float | None = None) -> Version:
+    """Make ``sub`` a version of the league and return it, active or rejected, telling each
+    step as it goes (``tell``: :data:`SubmitEvent`; default, its line on stdout). Raises
     :class:`UserError` (and takes no number) only for a bad name, a missing folder or
     command, or a name that belongs to another author (:mod:`.authors`). ``check_timeout``
     bounds the check's handshake and ``isready`` answers (default ``check-bot``'s own).
@@ -101,13 +187,13 @@ def submit(league: LeagueDir, settings: LeagueSettings, sub: Submission,
                           submitted_at=time.time(), protocol=sub.protocol or "native",
                           options=dict(sub.options), author=sub.author or "")
         write_version(league, version)
-    say(f"{version.label}: submitted")
+    tell(Submitted(version.label))
     try:
-        return _accept(league, settings, sub, version, say, check_timeout)
+        return _accept(league, settings, sub, version, tell, check_timeout)
     except BaseException as exc:  # an interrupt or a bug: the version says it did not finish
         if not isinstance(exc, UserError):
             _finish(league, version, "rejected", "", f"submission interrupted: "
-                    f"{type(exc).__name__}: {exc}"[:MAX_REASON_CHARS])
+                    f"{type(exc).__name__}: {exc}"[:MAX_REASON_CHARS], tell=tell)
         raise
 
 
@@ -142,49 +228,49 @@ def _installed_cmd(cmd: list[str]) -> list[str]:
 
 
 def _accept(league: LeagueDir, settings: LeagueSettings, sub: Submission, version: Version,
-            say: Say, check_timeout: float | None) -> Version:
+            tell: Tell, check_timeout: float | None) -> Version:
     if sub.upload is None:
-        return _accept_folder(league, settings, sub, version, say, check_timeout, sub.folder,
+        return _accept_folder(league, settings, sub, version, tell, check_timeout, sub.folder,
                               sub.folder)
     name = sub.upload_name or sub.upload.name
-    say(f"{version.label}: unpacking {name}")
+    tell(Unpacking(version.label, name))
     league.store.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=store.UPLOAD_PREFIX, dir=league.store) as scratch:
         dest = Path(scratch) / "upload"
         try:
             source = unpack(sub.upload, name, dest, upload_limits(settings.policy))
         except ArchiveRefused as exc:
-            return _reject(league, version, "upload", str(exc), say)
+            return _reject(league, version, "upload", str(exc), tell)
         shown = Path(name) if source == dest else Path(name) / source.relative_to(dest)
-        return _accept_folder(league, settings, sub, version, say, check_timeout, source,
+        return _accept_folder(league, settings, sub, version, tell, check_timeout, source,
                               shown)
 
 
 def _accept_folder(league: LeagueDir, settings: LeagueSettings, sub: Submission,
-                   version: Version, say: Say, check_timeout: float | None,
+                   version: Version, tell: Tell, check_timeout: float | None,
                    source: Path | None, shown: Path | None) -> Version:
     """The steps from the copy on: ``source`` is the folder to copy (None for an installed
     engine), ``shown`` its name in messages (the author's folder, or the upload's name)."""
     folder = league.version_dir(version.name, version.number)
     rel = folder.relative_to(league.root)
     if source is not None and shown is not None:
-        say(f"{version.label}: copying {shown}")
+        tell(Copying(version.label, str(shown)))
         try:
             incoming = store.copy_in(league.store, source, shown)
         except store.StoreError as exc:
-            return _reject(league, version, "copy", str(exc), say)
+            return _reject(league, version, "copy", str(exc), tell)
         try:
             bot_file = read_bot_file(incoming.tree, shown)
         except ConfigError as exc:
             store.discard(incoming)
-            return _reject(league, version, "bot.toml", str(exc), say)
+            return _reject(league, version, "bot.toml", str(exc), tell)
         version = msgspec.structs.replace(
             version, source=incoming.digest, build=list(bot_file.build or []),
             protocol=sub.protocol or bot_file.protocol or "native",
             options={**bot_file.options, **sub.options},
             author=sub.author if sub.author is not None else bot_file.author or "")
         log = folder / BUILD_LOG
-        built: UploadLimits | None = None
+        built: store.FolderLimits | None = None
         if store.is_stored(league.store, incoming.digest):
             store.discard(incoming)
             log.write_text(f"[arena] the same content is stored already (store/"
@@ -192,7 +278,7 @@ def _accept_folder(league: LeagueDir, settings: LeagueSettings, sub: Submission,
         elif not version.build:
             log.write_text("[arena] no build: bot.toml names none\n")
         else:
-            say(f"{version.label}: building ({' '.join(version.build)})")
+            tell(Building(version.label, list(version.build)))
             store.open_for_build(incoming)
             spec = build_spec(f"{version.label} build", version.build, incoming.tree,
                               settings.policy.build_memory_mb, settings.file.sandbox)
@@ -200,36 +286,35 @@ def _accept_folder(league: LeagueDir, settings: LeagueSettings, sub: Submission,
             version = msgspec.structs.replace(version, build_seconds=round(result.seconds, 3))
             if not result.ok:
                 store.discard(incoming)
-                return _reject(league, version, "build", result.reason, say)
-            built = upload_limits(settings.policy)
+                return _reject(league, version, "build", result.reason, tell)
+            limits = upload_limits(settings.policy)
+            built = store.FolderLimits(limits.files, limits.unpacked_bytes)
         try:  # what a build left is held to the rules of an upload before it is kept
             stored = store.commit(league.store, incoming, built)
         except store.StoreError as exc:
-            return _reject(league, version, "build" if built else "copy", str(exc), say)
+            return _reject(league, version, "build" if built else "copy", str(exc), tell)
         cmd = sub.cmd or bot_file.cmd
         if cmd is None:
             try:
                 cmd = infer_cmd(stored, shown)
             except UserError as exc:
-                return _reject(league, version, "bot.toml", str(exc), say)
+                return _reject(league, version, "bot.toml", str(exc), tell)
         version = msgspec.structs.replace(version, cmd=list(cmd))
     with league_lock(league):
         write_version(league, version)
-    say(f"{version.label}: checking (arena check-bot {settings.file.game})")
+    tell(Checking(version.label, settings.file.game))
     ok, reason = _check(league, settings, version, folder / CHECK_LOG, str(rel / CHECK_LOG),
                         check_timeout)
     if not ok:
-        return _reject(league, version, "check", reason, say)
-    return _finish(league, version, "active", "", "", say=say)
+        return _reject(league, version, "check", reason, tell)
+    return _finish(league, version, "active", "", "", tell=tell)
 
 
 def _check(league: LeagueDir, settings: LeagueSettings, version: Version, log_path: Path,
            shown_log: str, timeout: float | None) -> tuple[bool, str]:
     """check-bot on the version as a night starts it: (passed, one-line reason)."""
-    lines: list[str] = []
     with open(log_path, "w", encoding="utf-8") as log:
         def out(line: str) -> None:
-            lines.append(line)
             log.write(line + "\n")
             log.flush()
 
@@ -249,17 +334,15 @@ def _check(league: LeagueDir, settings: LeagueSettings, version: Version, log_pa
         with tempfile.TemporaryDirectory(prefix="arena-league-check-") as tmp:
             stderr = Path(tmp) / "stderr.log"
             try:
-                ok = trio.run(check, spec, settings.file.game, stderr, out, timeout)
+                result = trio.run(check, spec, settings.file.game, stderr, out, timeout)
             except SandboxSetupError as exc:  # the machine's fault: say so, submit again
                 out(f"[arena] {exc}")
                 return False, _one_line(f"the machine could not start the sandbox ({exc}); "
                                         "submit again")
             _append_stderr(log, stderr)
-    if ok:
+    if result.passed:
         return True, ""
-    failed = next((line for line in lines if line.startswith("FAIL")), "FAIL a step")
-    step = failed.removeprefix("FAIL").strip()
-    return False, _one_line(f"step {step}", f"; see {shown_log}")
+    return False, _one_line(result.reason, f"; see {shown_log}")
 
 
 def _append_stderr(sink: TextIO, stderr: Path) -> None:
@@ -284,17 +367,17 @@ def _one_line(text: str, tail: str = "") -> str:
     return flat + tail
 
 
-def _reject(league: LeagueDir, version: Version, step: Step, reason: str, say: Say) -> Version:
-    return _finish(league, version, "rejected", step, _one_line(reason), say=say)
+def _reject(league: LeagueDir, version: Version, step: Step, reason: str, tell: Tell) -> Version:
+    return _finish(league, version, "rejected", step, _one_line(reason), tell=tell)
 
 
 def _finish(league: LeagueDir, version: Version, state: State, step: Step, reason: str,
-            say: Say | None = None) -> Version:
+            tell: Tell | None = None) -> Version:
     final = msgspec.structs.replace(version, state=state, step=step, reason=reason,
                                     checked_at=time.time())
     with league_lock(league):
         write_version(league, final)
         settle_claims(league)  # accepted: the name is the author's; rejected: free again
-    if say is not None:
-        say(f"{final.label}: {state}" + (f" at {step}: {reason}" if reason else ""))
+    if tell is not None:
+        tell(Finished(final.label, state, step, reason))
     return final

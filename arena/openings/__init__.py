@@ -3,7 +3,7 @@
 An opening is a position text (empty: the game's standard start) and moves forced on both
 bots from there. The schedule gets them from an openings file (:mod:`arena.openings.book`,
 which reads every format: our own ``fen``/``moves`` lines, EPD, PGN and PDN, and checks each
-opening with the real rules), or draws random plies (:mod:`arena.schedule`).
+opening with the real rules), or draws random plies (:mod:`arena.formats.schedule`).
 """
 
 from __future__ import annotations

@@ -5,10 +5,10 @@ Formats (``[openings] format``, else from the file's suffix, as cutechess-cli's
 ``-openings file=... format=epd|pgn``):
 
 * ``lines`` (any other suffix, e.g. ``openings.txt``): our own ``fen ...``/``moves ...`` lines
-  (:mod:`arena.openings.lines`);
+  (:mod:`arena.openings.linebook`);
 * ``epd`` (``.epd``, ``.fen``): one position text per line (:mod:`arena.openings.epd`);
 * ``pgn`` (``.pgn``) and ``pdn`` (``.pdn``, draughts only): game files
-  (:mod:`arena.openings.pgn`), each game an opening: its ``FEN`` tag (else the start) and
+  (:mod:`arena.openings.pgnbook`), each game an opening: its ``FEN`` tag (else the start) and
   its moves, the first ``plies`` of them when ``plies`` is set.
 
 Every opening's position is read and every move played by the game's rules here: a position
@@ -28,8 +28,8 @@ from typing import Final
 
 from arena.errors import UserError
 from arena.openings import BookEntry, BookFormat, BookOrder, Opening
-from arena.rundir.lines import Bounds, LastLine, LineReader
 from arena.rundir.results import MAX_PGN_LINE_BYTES, pgn_lines
+from arena.rundir.textlines import Bounds, LastLine, LineReader
 from referee.games import Game, GameError, get_game
 
 SUFFIX_FORMATS: Final[dict[str, BookFormat]] = {
@@ -96,8 +96,8 @@ _WHAT: Final[dict[str, str]] = {
 def _entries(path: Path, fmt: BookFormat, rules: type[Game], options: dict[str, str],
              plies: int | None) -> Iterator[BookEntry]:
     from arena.openings.epd import read_epd
-    from arena.openings.lines import read_lines
-    from arena.openings.pgn import read_pgn
+    from arena.openings.linebook import read_lines
+    from arena.openings.pgnbook import read_pgn
 
     shown = str(path)
     if fmt in ("pgn", "pdn"):

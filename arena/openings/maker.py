@@ -33,13 +33,13 @@ import msgspec
 
 from arena.errors import UserError
 from arena.openings.candidates import Candidate, candidates
-from arena.rundir.lines import LastLine, LineReader
+from arena.rundir.textlines import LastLine, LineReader
 from protocol.messages import Go
 from referee.botspec import BotSpec
 from referee.connection import BotConnection, BotError, Turn
 from referee.games import get_game
 from referee.match import open_bot
-from referee.process.errors import BotStartError
+from referee.process.boterrors import BotStartError
 from referee.process.faults import SandboxSetupError
 from referee.timecontrol import TimeControl, TimeControlError
 

@@ -32,20 +32,20 @@ import contextlib
 import errno
 import os
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 import msgspec
 
 from arena.errors import DuplicateGameError, UserError
-from arena.rundir.lines import Bounds, LastLine, Line, LineReader
+from arena.rundir.textlines import Bounds, LastLine, Line, LineReader
+from arena.say import Say
 from referee.record import GameRecord, decode_record, encode_record
 
 if TYPE_CHECKING:
     import trio
 
-Warn = Callable[[str], None]
 
 APPEND_RETRIES: Final = 5
 """Attempts at one append when the failure may pass (too many open files, no memory)."""
@@ -107,7 +107,7 @@ class Journal:
         """One writer at a time, made by the first :meth:`append` (see the module's doc)."""
 
     @classmethod
-    def open(cls, path: Path, warn: Warn) -> Journal:
+    def open(cls, path: Path, warn: Say) -> Journal:
         """Read (and if needed repair) the journal at ``path``; create it when missing."""
         summaries = load(path, warn, repair=True)
         if not path.exists():
@@ -213,7 +213,7 @@ def write_records(path: Path, records: Iterable[GameRecord]) -> int:
     return count
 
 
-def load(path: Path, warn: Warn, *, repair: bool = False) -> list[GameRecord]:
+def load(path: Path, warn: Say, *, repair: bool = False) -> list[GameRecord]:
     """Every record of a journal file in order, as summaries (no moves); [] when it is missing.
 
     A torn or undecodable *last* line is dropped with a warning (and truncated from the file
@@ -280,7 +280,7 @@ def _fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def _drop_tail(path: Path, keep: int, number: int, why: str, warn: Warn, repair: bool) -> None:
+def _drop_tail(path: Path, keep: int, number: int, why: str, warn: Say, repair: bool) -> None:
     if repair:
         with open(path, "r+b") as f:
             f.truncate(keep)

@@ -1,4 +1,5 @@
-"""The names of a run directory's files, in one place, and :class:`RunDir`, which gives their paths.
+"""The names of a run directory's files, in one place, and :class:`RunDir`, which gives their
+paths (its base :class:`ReportedDir` is a league directory's too).
 
 A run directory is what ``arena run`` writes and everything else reads (``arena ratings``,
 ``arena report``, ``arena serve``, a cluster worker's scratch folder, the benchmarks); every
@@ -12,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from referee.gamefiles import stderr_path, transcript_path
+
 JOURNAL_FILE: Final = "games.jsonl"
 """The journal: one game record per JSON line, the source of truth (:mod:`.journal`)."""
 PGN_FILE: Final = "games.pgn"
@@ -23,7 +26,7 @@ TRANSCRIPTS_DIR: Final = "transcripts"
 CONFIG_COPY: Final = "config.toml"
 """The copy of the config the run was played with."""
 SCHEDULE_FILE: Final = "schedule.json"
-"""The games and the fingerprint that guards resume (:mod:`.prepare`)."""
+"""The games and the fingerprint that guards resume (:mod:`arena.run.prepare`)."""
 LOCK_FILE: Final = ".lock"
 """Held by the one ``arena run`` that writes the directory."""
 LIVE_DIR: Final = "live"
@@ -50,10 +53,28 @@ WORKERS_CSV: Final = "workers.csv"
 
 
 @dataclass(frozen=True)
-class RunDir:
-    """The files of one run, all under ``root``."""
+class ReportedDir:
+    """What every directory the arena writes has: its files under ``root``, the lock its one
+    writer holds, and its report (a run's, or a league's over its nights)."""
 
     root: Path
+
+    @property
+    def lock(self) -> Path:
+        return self.root / LOCK_FILE
+
+    @property
+    def report_page(self) -> Path:
+        return self.root / REPORT_PAGE
+
+    @property
+    def report_dir(self) -> Path:
+        return self.root / REPORT_DIR
+
+
+@dataclass(frozen=True)
+class RunDir(ReportedDir):
+    """The files of one run, all under ``root``."""
 
     @property
     def journal(self) -> Path:
@@ -72,6 +93,22 @@ class RunDir:
         """Protocol transcripts of ``debug`` bots, one file per game."""
         return self.root / TRANSCRIPTS_DIR
 
+    def stderr_log(self, bot: str, game_id: str = "") -> Path:
+        """Where bot ``bot``'s stderr is logged: its pooled process's log, or with
+        ``game_id`` the log of that game's own process (the referee's names,
+        :func:`referee.gamefiles.stderr_path`)."""
+        path = stderr_path(self.logs, bot, game_id)
+        assert path is not None  # a log folder gives a path
+        return path
+
+    def game_transcript(self, game_id: str) -> Path:
+        """Where game ``game_id``'s protocol transcript is written."""
+        return transcript_path(self.transcripts, game_id)
+
+    def transcript(self, name: str) -> Path:
+        """The transcript a game's record names (its ``transcript`` tag, a file name)."""
+        return self.transcripts / name
+
     @property
     def config(self) -> Path:
         return self.root / CONFIG_COPY
@@ -81,24 +118,12 @@ class RunDir:
         return self.root / SCHEDULE_FILE
 
     @property
-    def lock(self) -> Path:
-        return self.root / LOCK_FILE
-
-    @property
     def live(self) -> Path:
         return self.root / LIVE_DIR
 
     @property
     def sessions(self) -> Path:
         return self.root / SESSIONS_FILE
-
-    @property
-    def report_page(self) -> Path:
-        return self.root / REPORT_PAGE
-
-    @property
-    def report_dir(self) -> Path:
-        return self.root / REPORT_DIR
 
     @property
     def report_index(self) -> Path:

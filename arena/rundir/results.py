@@ -19,7 +19,7 @@ leave it.
 from __future__ import annotations
 
 import codecs
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
 
@@ -28,7 +28,8 @@ import msgspec
 from arena.errors import UserError
 from arena.rundir.journal import GameIds, journal_lines
 from arena.rundir.layout import JOURNAL_FILE, RunDir
-from arena.rundir.lines import Bounds, LastLine, LineReader
+from arena.rundir.textlines import Bounds, LastLine, LineReader
+from arena.say import Say
 from ratings.sources import GameResult, SourceError, pgn_tags, record_result, tags_result
 from referee.record import decode_record
 
@@ -43,10 +44,9 @@ _EXPECTED = f"a {JOURNAL_FILE} journal or a PGN file"
 JOURNAL_BOUNDS: Final = Bounds(MAX_JOURNAL_LINE_BYTES, f"{JOURNAL_FILE} journal", _EXPECTED)
 PGN_BOUNDS: Final = Bounds(MAX_PGN_LINE_BYTES, "PGN file", _EXPECTED)
 
-Warn = Callable[[str], None]
 
 
-def read_results(path: str | Path, warn: Warn | None = None) -> list[GameResult]:
+def read_results(path: str | Path, warn: Say | None = None) -> list[GameResult]:
     """Every finished game of a run directory, a ``.jsonl`` journal or a PGN file.
 
     ``warn`` hears of a journal's last line that is still being written (left out)."""
@@ -74,7 +74,7 @@ def _rated(results: Iterator[GameResult]) -> list[GameResult]:
         raise UserError(str(exc)) from None
 
 
-def journal_results(path: Path, warn: Warn | None = None) -> Iterator[GameResult]:
+def journal_results(path: Path, warn: Say | None = None) -> Iterator[GameResult]:
     """Games of a ``games.jsonl`` journal: one ``referee.record.GameRecord`` per line."""
     ids = GameIds()
     lines = journal_lines(path, bounds=JOURNAL_BOUNDS)

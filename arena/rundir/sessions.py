@@ -6,13 +6,13 @@ a failure to write it is a warning, never a lost tournament."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
 import msgspec
 
 from arena.rundir.layout import RunDir
+from arena.say import Say
 
 
 class Session(msgspec.Struct, omit_defaults=True):
@@ -33,7 +33,7 @@ def arena_version() -> str:
 
 
 def log_session(
-    run_dir: Path, event: Literal["start", "end"], concurrency: int, warn: Callable[[str], None]
+    run_dir: Path, event: Literal["start", "end"], concurrency: int, warn: Say
 ) -> None:
     line = Session(event, time.time(), arena_version(), concurrency)
     path = RunDir(run_dir).sessions

@@ -2,5 +2,5 @@
 
 Starlette apps served by Hypercorn's trio worker: :mod:`arena.web.watch` follows a run
 directory's files, :mod:`arena.web.app` pushes its snapshots to the page (server-sent events),
-:mod:`arena.web.human` is the human seat of a game played in the browser.
+:mod:`arena.web.humanplay` is the human seat of a game played in the browser.
 """

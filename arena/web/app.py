@@ -41,6 +41,7 @@ from arena.web.guard import TOKEN_META, SameOriginGuard, new_token
 from arena.web.livepage import live_body, no_script_head
 from arena.web.runfiles import run_files
 from arena.web.watch import RunWatcher
+from reports.htmlkit import Html, document, escape
 
 KEEPALIVE_SECONDS: Final = 10.0
 FIRST_PAINT_WAIT_SECONDS: Final = 10.0
@@ -94,19 +95,16 @@ def event_stream(wait: Callable[[int, float], Awaitable[dict[str, Any] | None]],
 
 
 def page(title: str, script: str, body: str, token: str, head: str = "") -> str:
-    """The HTML of a page: ``token`` is this server start's (:mod:`arena.web.guard`), which the
-    page's script sends back with every request that changes something; ``head`` goes into
-    the head as it is."""
-    return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="{TOKEN_META}" content="{token}">{head}
-<title>{title}</title><link rel="icon" href="data:,">
-<link rel="stylesheet" href="/assets/report.css"><link rel="stylesheet" href="/assets/live.css">
-</head><body>{body}
-<script src="/assets/board.js"></script><script src="/assets/{script}"></script>
-</body></html>
-"""
+    """The HTML of a page (:func:`reports.htmlkit.document`, with the web's stylesheets and
+    scripts): ``token`` is this server start's (:mod:`arena.web.guard`), which the page's
+    script sends back with every request that changes something; ``head`` (markup) goes into
+    the head as it is, ``body`` (markup) into the body."""
+    return document(title, Html(f"""{body}
+<script src="/assets/board.js"></script><script src="/assets/{escape(script)}"></script>
+"""), head=Html(
+        f'\n<meta name="{TOKEN_META}" content="{escape(token)}">{head}\n'
+        '<link rel="stylesheet" href="/assets/report.css">'
+        '<link rel="stylesheet" href="/assets/live.css">'))
 
 
 def guarded(routes: list[BaseRoute], token: str, *,

@@ -4,31 +4,28 @@ transcripts).
 
 The numbers are the league report's (:func:`reports.league_data.read_league`: the fit over
 the closed nights, ``history.jsonl``), filtered to the author's versions, never recomputed;
-the games come from the nights' journals (:func:`reports.journal.summarise_journal`), each
+the games come from the nights' journals (:func:`reports.journal_summary.summarise_journal`), each
 linked into its night's report, where the viewer opens it.
 
 Which files are the author's (:func:`own_file`): a version's ``build.log``/``check.log`` when
 the bot is theirs; a night's stderr log when its name is the one the runner gives their
-version's process (:func:`referee.match.stderr_path`); a transcript when a game of that night
-between their version and another names it. A transcript holds both sides' protocol lines:
+version's process (:meth:`arena.rundir.layout.RunDir.stderr_log`); a transcript when a game of that
+night between their version and another names it. A transcript holds both sides' protocol lines:
 the opponent's side is its moves and search info, which the game record shows anyway.
 """
 
 from __future__ import annotations
 
-import html
-import math
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 from urllib.parse import quote
 
 from arena.league.authors import bots_of
-from arena.league.layout import BUILD_LOG, CHECK_LOG, LeagueDir
-from arena.league.versions import Version, read_versions
-from referee.match import stderr_path
-from reports.journal import GameSummary, JournalError, summarise_journal
+from arena.leaguedir.directory import BUILD_LOG, CHECK_LOG, LeagueDir
+from arena.leaguedir.versions import Version, read_versions
+from reports.htmlkit import Cell, Html, Row, escape, join, link, number, table, when
+from reports.journal_summary import GameSummary, JournalError, summarise_journal
 from reports.league_data import LeagueData, read_league
 
 MAX_GAMES: Final = 300
@@ -74,10 +71,8 @@ def own_file(league: LeagueDir, author: str, night: str, kind: str, relative: st
     run = league.night(night)
     if kind == "logs":
         for label in labels:
-            pooled = stderr_path(run.logs, label)
-            per_game = stderr_path(run.logs, label, "g")
-            if pooled is None or per_game is None:
-                continue
+            pooled = run.stderr_log(label)
+            per_game = run.stderr_log(label, "g")
             allowed = (pooled.relative_to(run.logs).as_posix(),)
             folder = per_game.parent.relative_to(run.logs).as_posix()
             parts = relative.split("/")
@@ -89,22 +84,23 @@ def own_file(league: LeagueDir, author: str, night: str, kind: str, relative: st
     if kind == "transcripts":
         for item in own_games(league, labels, limit=10**9):
             if item.night == night and item.game.transcript == relative:
-                return run.transcripts / relative
+                return run.transcript(relative)
     return None
 
 
-def _num(x: float | None, fmt: str = "{:+.0f}") -> str:
-    return "-" if x is None or math.isnan(x) else fmt.format(x)
+def _elo(x: float | None) -> str:
+    return number(x, ".0f", signed=True) or "-"
 
 
-def _when(t: float | None) -> str:
-    return "-" if t is None else time.strftime("%Y-%m-%d %H:%M", time.gmtime(t))
+def _score(x: float) -> str:
+    shown = number(100 * x, ".0f")
+    return f"{shown}%" if shown else "-"
 
 
 def author_body(league: LeagueDir, author: str, pending_per_author: int,
                 upload_mb: float) -> str:
     """The page's HTML body (the submission form, then one section per bot)."""
-    e = html.escape
+    e = escape
     versions = author_versions(league, author)
     data: LeagueData = read_league(league.root)
     labels = {v.label for v in versions}
@@ -139,70 +135,61 @@ pattern="[A-Za-z0-9][A-Za-z0-9._\\-]{{0,63}}"></label>
         rows = []
         for v in mine:
             s = standing.get(v.label)
-            logs = " ".join(
-                f'<a class="log" href="{base}/logs/{quote(v.name)}/{v.number}/{log}">{log}</a>'
-                for log in (BUILD_LOG, CHECK_LOG)
-                if (league.version_dir(v.name, v.number) / log).is_file())
-            rows.append(
-                f'<tr data-version="{e(v.label)}"><td>{e(v.label)}</td>'
-                f'<td class="state">{e(v.state)}</td><td>{_when(v.submitted_at)}</td>'
-                f'<td class="rating">{_num(s.rating if s else None)}</td>'
-                f'<td class="games">{s.games if s else 0}</td>'
-                f"<td>{e(v.step)}{': ' if v.step else ''}{e(v.reason)}</td><td>{logs}</td></tr>")
-        history = [
-            f'<tr><td>{e(p.night)}</td><td>{e(p.version)}</td><td>{_num(p.rating)}</td>'
-            f'<td>{_num(p.error, "± {:.0f}")}</td><td>{p.games}</td></tr>'
-            for p in data.points if p.version in {v.label for v in mine}]
+            logs = join((link(f"{base}/logs/{quote(v.name)}/{v.number}/{log}", log,
+                              class_="log")
+                         for log in (BUILD_LOG, CHECK_LOG)
+                         if (league.version_dir(v.name, v.number) / log).is_file()), " ")
+            rows.append(Row([
+                v.label, Cell(v.state, "state"), when(v.submitted_at, missing="-"),
+                Cell(_elo(s.rating if s else None), "rating"), Cell(s.games if s else 0, "games"),
+                f"{v.step}{': ' if v.step else ''}{v.reason}", logs], {"version": v.label}))
+        history = [[p.night, p.version, _elo(p.rating),
+                    "-" if p.error is None else f"± {number(p.error, '.0f')}", p.games]
+                   for p in data.points if p.version in {v.label for v in mine}]
         results = []
         for v in mine:
             for other in players:
                 stats = data.pair(v.label, other) if other != v.label else None
                 if stats is not None and stats.games:
-                    results.append(
-                        f'<tr data-pair="{e(v.label)} vs {e(other)}"><td>{e(v.label)}</td>'
-                        f'<td>{e(other)}</td><td class="wins">{stats.wins}</td>'
-                        f'<td class="draws">{stats.draws}</td>'
-                        f'<td class="losses">{stats.losses}</td>'
-                        f'<td>{_num(100 * stats.score, "{:.0f}%")}</td></tr>')
+                    results.append(Row([
+                        v.label, other, Cell(stats.wins, "wins"), Cell(stats.draws, "draws"),
+                        Cell(stats.losses, "losses"), _score(stats.score)],
+                        {"pair": f"{v.label} vs {other}"}))
         bot_games = []
         for item in games:
             g = item.game
             if not {g.p1, g.p2} & {v.label for v in mine}:
                 continue
             night = quote(item.night)
-            links = [f'<a class="view" href="/league/nights/{night}/report.html#game='
-                     f'{quote(g.key)}">view</a>']
+            links = [link(f"/league/nights/{night}/report.html#game={quote(g.key)}", "view",
+                          class_="view")]
             run = league.night(item.night)
             for label in {g.p1, g.p2} & {v.label for v in mine}:
-                for path in (stderr_path(run.logs, label), stderr_path(run.logs, label, g.id)):
-                    if path is not None and path.is_file():
+                for path in (run.stderr_log(label), run.stderr_log(label, g.id)):
+                    if path.is_file():
                         rel = path.relative_to(run.logs).as_posix()
-                        links.append(f'<a class="stderr" href="{base}/nights/{night}/logs/'
-                                     f'{quote(rel)}">stderr</a>')
+                        links.append(link(f"{base}/nights/{night}/logs/{quote(rel)}", "stderr",
+                                          class_="stderr"))
             if g.transcript:
-                links.append(f'<a class="transcript" href="{base}/nights/{night}/transcripts/'
-                             f'{quote(g.transcript)}">transcript</a>')
-            bot_games.append(
-                f'<tr data-game="{e(g.key)}"><td>{e(item.night)}</td><td>{e(g.id)}</td>'
-                f"<td>{e(g.p1)}</td><td>{e(g.p2)}</td><td>{e(g.result)}</td>"
-                f"<td>{e(g.termination)}</td><td>{g.plies}</td><td>{' '.join(links)}</td></tr>")
+                links.append(link(f"{base}/nights/{night}/transcripts/{quote(g.transcript)}",
+                                  "transcript", class_="transcript"))
+            bot_games.append(Row([item.night, g.id, g.p1, g.p2, g.result, g.termination,
+                                  g.plies, join(links, " ")], {"game": g.key}))
         out.append(f"""<section class="bot" data-bot="{e(name)}"><h2>{e(name)}</h2>
-<h3>Versions</h3><div class="scroll"><table class="data versions"><thead><tr><th>version</th>
-<th>state</th><th>submitted (UTC)</th><th>Elo</th><th>games</th><th>why</th><th>logs</th></tr>
-</thead><tbody>{''.join(rows)}</tbody></table></div>
-<h3>Rating history</h3>{_table("history", "<th>night</th><th>version</th><th>Elo</th>"
-                               "<th>error</th><th>games</th>", history)}
-<h3>Results against each opponent</h3>{_table("results", "<th>version</th><th>opponent</th>"
-    "<th>W</th><th>D</th><th>L</th><th>score</th>", results)}
-<h3>Games</h3>{_table("games", "<th>night</th><th>id</th><th>p1</th><th>p2</th><th>result"
-                      "</th><th>ending</th><th>plies</th><th></th>", bot_games)}
+<h3>Versions</h3>{table(["version", "state", "submitted", "Elo", "games", "why", "logs"],
+                        rows, class_="versions")}
+<h3>Rating history</h3>{_table("history", ["night", "version", "Elo", "error", "games"],
+                               history)}
+<h3>Results against each opponent</h3>{_table(
+    "results", ["version", "opponent", "W", "D", "L", "score"], results)}
+<h3>Games</h3>{_table("games", ["night", "id", "p1", "p2", "result", "ending", "plies", ""],
+                      bot_games)}
 </section>""")
     out.append("</main>")
     return "\n".join(out)
 
 
-def _table(kind: str, head: str, rows: list[str]) -> str:
+def _table(kind: str, head: list[str], rows: list[Row] | list[list[object]]) -> Html:
     if not rows:
-        return f'<p class="hint {kind}">None yet (after a night).</p>'
-    return (f'<div class="scroll"><table class="data {kind}"><thead><tr>{head}</tr></thead>'
-            f"<tbody>{''.join(rows)}</tbody></table></div>")
+        return Html(f'<p class="hint {kind}">None yet (after a night).</p>')
+    return table(head, rows, class_=kind)

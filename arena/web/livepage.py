@@ -12,9 +12,10 @@ every :data:`NO_SCRIPT_REFRESH_SECONDS`.
 from __future__ import annotations
 
 import time
-from html import escape
 from typing import Any, Final
 from urllib.parse import quote
+
+from reports.htmlkit import Cell, Html, Row, escape, link, table, time_of_day
 
 NO_SCRIPT_REFRESH_SECONDS: Final = 10
 """A page without JavaScript gets no pushed snapshot: it reloads itself this often."""
@@ -24,14 +25,6 @@ def game_pgn_url(key: str) -> str:
     """Where the live server sends a finished game's PGN (it exists as soon as the game is
     journaled, before the report's viewer has the game)."""
     return f"/game/{quote(key, safe='')}.pgn"
-
-
-def _text(value: object) -> str:
-    return escape("" if value is None else str(value))
-
-
-def _row(cells: list[object]) -> str:
-    return "<tr>" + "".join(f"<td>{_text(c)}</td>" for c in cells) + "</tr>"
 
 
 def progress_text(snap: dict[str, Any]) -> str:
@@ -75,44 +68,47 @@ def running_hint(game: dict[str, Any]) -> str:
 
 def _board_card(game: dict[str, Any]) -> str:
     diagram = game.get("diagram") or (game.get("doc") or {}).get("error") or "no board yet"
-    return (f'<div class="board-card" data-game="{_text(game["id"])}">'
-            f'<h3>{_text(game["id"])}: {_text(game["p1"])} vs {_text(game["p2"])}</h3>'
-            f'<div class="hint">{_text(running_hint(game))}</div>'
-            f'<div class="live-board"><pre class="diagram">{_text(diagram)}</pre></div></div>')
+    return (f'<div class="board-card" data-game="{escape(game["id"])}">'
+            f'<h3>{escape(game["id"])}: {escape(game["p1"])} vs {escape(game["p2"])}</h3>'
+            f'<div class="hint">{escape(running_hint(game))}</div>'
+            f'<div class="live-board"><pre class="diagram">{escape(diagram)}</pre></div></div>')
 
 
-def _standings(rows: list[dict[str, Any]]) -> str:
-    return "".join(_row([
+STANDINGS_HEAD: Final = ("rank", "bot", "Elo", "games", "W", "D", "L", "score %", "note")
+FINISHED_HEAD: Final = ("", "id", "p1", "p2", "result", "ending", "plies", "reason")
+
+
+def _standings(rows: list[dict[str, Any]]) -> Html:
+    return table(STANDINGS_HEAD, [[
         s["rank"], s["bot"], s["elo"], s["games"], s["wins"], s["draws"], s["losses"],
-        "" if s["score_pct"] is None else f"{s['score_pct']:.1f}", s["note"]]) for s in rows)
+        "" if s["score_pct"] is None else f"{s['score_pct']:.1f}", s["note"]] for s in rows],
+        id="standings-table")
 
 
-def _crosstable(cross: dict[str, Any] | None) -> tuple[str, str]:
+def _crosstable(cross: dict[str, Any] | None) -> Html:
+    """The crosstable (its head and body empty until the first game: the script fills them)."""
     if not cross:
-        return "", ""
-    head = "<tr><th></th>" + "".join(f"<th>{_text(b)}</th>" for b in cross["bots"]) + "</tr>"
-    body = "".join(
-        f"<tr><th>{_text(bot)}</th>" + "".join(f"<td>{_text(c)}</td>" for c in cells) + "</tr>"
-        for bot, cells in zip(cross["bots"], cross["cells"], strict=False))
-    return head, body
+        return Html('<div class="scroll"><table class="data" id="crosstable-table">'
+                    "<thead></thead><tbody></tbody></table></div>")
+    return table(["", *cross["bots"]], [
+        [Cell(bot, header=True), *cells]
+        for bot, cells in zip(cross["bots"], cross["cells"], strict=False)],
+        id="crosstable-table")
 
 
-def finished_link(game: dict[str, Any]) -> str:
+def finished_link(game: dict[str, Any]) -> Html:
     """The first cell of a finished game: the report's viewer once it has the game, its PGN
     until then (never a link to nothing)."""
     if game.get("viewer"):
         href = f"/run/report.html#game={quote(game['key'], safe='')}&ply=0"
-        return f'<a href="{_text(href)}" target="_blank" class="view">view</a>'
-    return (f'<a href="{_text(game_pgn_url(game["key"]))}" target="_blank" '
-            'class="pgn">PGN</a>')
+        return link(href, "view", target="_blank", class_="view")
+    return link(game_pgn_url(game["key"]), "PGN", target="_blank", class_="pgn")
 
 
-def _finished(games: list[dict[str, Any]]) -> str:
-    return "".join(
-        f'<tr data-key="{_text(g["key"])}"><td>{finished_link(g)}</td>'
-        + "".join(f"<td>{_text(v)}</td>" for v in (g["id"], g["p1"], g["p2"], g["result"],
-                                                   g["termination"], g["plies"], g["reason"]))
-        + "</tr>" for g in games)
+def _finished(games: list[dict[str, Any]]) -> Html:
+    return table(FINISHED_HEAD, [
+        Row([finished_link(g), g["id"], g["p1"], g["p2"], g["result"], g["termination"],
+             g["plies"], g["reason"]], {"key": g["key"]}) for g in games], id="finished-table")
 
 
 def no_script_head() -> str:
@@ -124,11 +120,10 @@ def no_script_head() -> str:
 def live_body(snap: dict[str, Any]) -> str:
     """The page's body with ``snap`` drawn in."""
     running = snap.get("running") or []
-    cross_head, cross_body = _crosstable(snap.get("crosstable"))
-    shown_at = time.strftime("%H:%M:%S", time.localtime())
+    shown_at = time_of_day(time.time())
     return f"""
-<header><h1>Arena live: <span id="run-name">{_text(snap.get("run", ""))}</span></h1>
-<div class="meta"><span id="progress">{_text(progress_text(snap))}</span> ·
+<header><h1>Arena live: <span id="run-name">{escape(snap.get("run", ""))}</span></h1>
+<div class="meta"><span id="progress">{escape(progress_text(snap))}</span> ·
 <span id="conn">as of {shown_at}</span> ·
 <a href="/run/report.html" id="report-link">full report</a></div>
 <noscript><p class="hint">Without JavaScript this page shows the run as it was when loaded
@@ -141,17 +136,12 @@ progress.</p></section>
 <section id="standings"><h2>Standings</h2>
 <p class="hint">Updated as games finish. Elo: maximum-likelihood fit with 95% error
 (≥/≤: a bound, for a bot that won or lost every game).</p>
-<div class="scroll"><table class="data" id="standings-table"><thead><tr><th>rank</th><th>bot</th>
-<th>Elo</th><th>games</th><th>W</th><th>D</th><th>L</th><th>score %</th><th>note</th></tr></thead>
-<tbody>{_standings(snap.get("standings") or [])}</tbody></table></div></section>
+{_standings(snap.get("standings") or [])}</section>
 <section id="crosstable"><h2>Crosstable</h2><p class="hint">Points of the row bot against the
-column bot / games played.</p><div class="scroll"><table class="data" id="crosstable-table">
-<thead>{cross_head}</thead><tbody>{cross_body}</tbody></table></div></section>
+column bot / games played.</p>{_crosstable(snap.get("crosstable"))}</section>
 <section id="finished"><h2>Finished games</h2>
 <p class="hint">Newest first; "view" opens the game in the report's viewer once the report
 has it (it is rebuilt a few seconds after games finish), "PGN" its record until then.</p>
-<div class="scroll"><table class="data" id="finished-table"><thead><tr><th></th><th>id</th>
-<th>p1</th><th>p2</th><th>result</th><th>ending</th><th>plies</th><th>reason</th></tr></thead>
-<tbody>{_finished(snap.get("finished") or [])}</tbody></table></div></section>
+{_finished(snap.get("finished") or [])}</section>
 </main>
 """

@@ -6,8 +6,11 @@ does (a bomb unpacked, a build that loops, a check that hangs) costs the child, 
 server's memory or its event loop; the server only waits for the child and reads its output.
 
 One folder per submission under ``submissions/<id>/``: ``job.json`` (who, what, its state
-here), ``progress.log`` (the child's output: ``NAME@N: building ...``, ``NAME@N: checking``,
-``NAME@N: active`` or ``rejected at STEP: REASON``) and, until the child is done, the upload.
+here), ``events.jsonl`` (the child's steps as typed events, ``arena league submit --events``:
+submitted, building, checking, finished with the version's state, step and reason; decoded
+with :func:`arena.league.submit.decode_event`, never parsed from text), ``progress.log``
+(anything else the child wrote: its warnings, an ``arena: error:`` line) and, until the child
+is done, the upload.
 
 Rate limits: an author has at most ``[league] pending_per_author`` submissions waiting or
 running; their submissions run one at a time, in order (a fair :class:`trio.Lock` per
@@ -21,7 +24,6 @@ says so itself (:func:`arena.league.submit.submit` marks an interrupted version 
 from __future__ import annotations
 
 import os
-import re
 import secrets
 import shutil
 import signal
@@ -33,25 +35,32 @@ from typing import Any, Final, Literal
 import msgspec
 import trio
 
+from arena.atomicfile import write_atomic
 from arena.errors import UserError
-from arena.league.layout import BUILD_LOG, CHECK_LOG, VERSION_FILE, LeagueDir
-from arena.league.versions import Version
+from arena.league.submit import (
+    Building,
+    Checking,
+    Finished,
+    SubmitEvent,
+    Submitted,
+    decode_event,
+)
+from arena.leaguedir.directory import BUILD_LOG, CHECK_LOG, LeagueDir
+from arena.leaguedir.versions import parse_label
 
 MAX_RUNNING: Final = 2
 """Submissions processed at once, over all authors (a build may use a core)."""
 JOB_FILE: Final = "job.json"
+EVENTS_FILE: Final = "events.jsonl"
+"""The child's steps, one JSON event per line (its stdout)."""
 PROGRESS_LOG: Final = "progress.log"
+"""Anything else the child wrote (its stderr)."""
 UPLOAD_DIR: Final = "upload"
 MAX_PROGRESS_BYTES: Final = 64 << 10
-"""Bytes of ``progress.log`` read for the page (the first and the last half of it)."""
+"""Bytes of ``progress.log`` (or of the events) read for the page (the first and the last
+half of it)."""
 INTERRUPT_GRACE_S: Final = 10.0
 """After Ctrl-C, how long a child may take to mark its version rejected before it is killed."""
-LINE: Final = re.compile(r"^(?P<label>[A-Za-z0-9][A-Za-z0-9._-]*@\d+): (?P<word>[a-z]+)"
-                         r"(?: at (?P<step>[^:]+): (?P<reason>.*)|\b.*)$")
-"""A line of :func:`arena.league.submit.submit`'s progress."""
-STAGE_OF_WORD: Final = {"submitted": "submitted", "copying": "submitted", "unpacking": "submitted",
-                        "building": "building", "checking": "checking", "active": "accepted",
-                        "rejected": "rejected"}
 
 JobState = Literal["queued", "running", "done", "failed"]
 
@@ -101,10 +110,7 @@ class SubmissionQueue:
         return self.folder(job) / UPLOAD_DIR / job.filename
 
     def _save(self, job: Job) -> None:
-        path = self.folder(job) / JOB_FILE
-        tmp = path.with_name(JOB_FILE + ".tmp")
-        tmp.write_bytes(msgspec.json.encode(job))
-        os.replace(tmp, path)
+        write_atomic(self.folder(job) / JOB_FILE, msgspec.json.encode(job))
 
     def _load(self) -> None:
         """The jobs of earlier starts; those left unfinished are failed now."""
@@ -162,17 +168,19 @@ class SubmissionQueue:
     def argv(self, job: Job) -> list[str]:
         return [self.python, "-u", "-m", "arena.cli", "league", "submit",
                 str(self.league.root.resolve()), job.bot, str(self.upload_path(job).resolve()),
-                "--author", job.author]
+                "--author", job.author, "--events"]
 
     async def _process(self, job: Job) -> None:
         lock = self._locks.setdefault(job.author, trio.Lock())
         async with lock, self._limiter:
             job.state = "running"
             self._save(job)
-            with open(self.folder(job) / PROGRESS_LOG, "wb") as log:
+            folder = self.folder(job)
+            with open(folder / EVENTS_FILE, "wb") as events, \
+                    open(folder / PROGRESS_LOG, "wb") as log:
                 try:
                     done = await trio.run_process(
-                        self.argv(job), stdin=None, stdout=log, stderr=log, check=False,
+                        self.argv(job), stdin=None, stdout=events, stderr=log, check=False,
                         deliver_cancel=_interrupt_then_kill)
                     job.exit_status = done.returncode
                     job.state = "done"
@@ -193,54 +201,67 @@ class SubmissionQueue:
 
     def status(self, job: Job) -> dict[str, Any]:
         """What the page shows of a job: its stage, the progress lines, and once done the
-        version's state, step, reason and logs."""
+        version's state, step, reason and logs (from the child's events)."""
+        events = self.events(job)
         # The child names files by absolute path: shown relative to the league.
         root = f"{self.league.root.resolve()}/"
-        lines = [line.replace(root, "") for line in _progress_lines(self.folder(job) /
-                                                                    PROGRESS_LOG)]
+        lines = [line.replace(root, "") for line in
+                 [event.text() for event in events]
+                 + _progress_lines(self.folder(job) / PROGRESS_LOG)]
         label, stage, seen = "", "queued" if job.state == "queued" else "started", []
         step = reason = ""
-        for line in lines:
-            match = LINE.match(line)
-            if match is None:
-                continue
-            label = match["label"]
-            stage = STAGE_OF_WORD.get(match["word"], stage)
+        for event in events:
+            label = event.label
+            stage = stage_of(event)
             if stage not in seen:
                 seen.append(stage)
-            if match["word"] == "rejected":
-                step, reason = match["step"] or "", match["reason"] or ""
-        version = self._version(label) if label and job.state != "queued" else None
-        if version is not None and job.state in ("done", "failed"):
-            stage = {"active": "accepted", "retired": "accepted"}.get(version.state,
-                                                                      version.state)
-            step, reason = version.step, version.reason
-        elif job.state in ("done", "failed") and stage not in ("accepted", "rejected"):
+            if isinstance(event, Finished):
+                step, reason = event.step, event.reason
+        if job.state in ("done", "failed") and stage not in ("accepted", "rejected"):
             stage = "failed"
             reason = job.note or _error_line(lines) or f"the submission exited with status " \
                 f"{job.exit_status}"
         logs = {}
         if label:
-            name, _, number = label.rpartition("@")
+            name, number = parse_label(label)
             for log in (BUILD_LOG, CHECK_LOG):
-                if (self.league.version_dir(name, int(number)) / log).is_file():
+                if (self.league.version_dir(name, number or 0) / log).is_file():
                     logs[log] = f"/authors/{job.author}/logs/{name}/{number}/{log}"
         return {"id": job.id, "bot": job.bot, "filename": job.filename,
                 "submitted_at": job.submitted_at, "state": job.state, "stage": stage,
                 "seen": seen, "label": label, "step": step, "reason": reason, "logs": logs,
                 "lines": lines[-40:]}
 
-    def _version(self, label: str) -> Version | None:
-        name, _, number = label.rpartition("@")
-        path = self.league.version_dir(name, int(number)) / VERSION_FILE
-        try:
-            return msgspec.json.decode(path.read_bytes(), type=Version)
-        except (OSError, msgspec.DecodeError, ValueError):
-            return None
+    def events(self, job: Job) -> list[SubmitEvent]:
+        """The child's events so far (a torn last line, the child still writing it, is left
+        for the next look; a line that is no event is not the child's and is skipped)."""
+        found: list[SubmitEvent] = []
+        for line in _progress_lines(self.folder(job) / EVENTS_FILE, cut=None):
+            try:
+                found.append(decode_event(line))
+            except msgspec.DecodeError:
+                continue
+        return found
 
 
-def _progress_lines(path: Path) -> list[str]:
-    """The lines of a progress log, the middle of a huge one left out."""
+def stage_of(event: SubmitEvent) -> str:
+    """The page's stage for an event: submitted, building, checking, accepted, rejected."""
+    match event:
+        case Building():
+            return "building"
+        case Checking():
+            return "checking"
+        case Finished(state="active"):
+            return "accepted"
+        case Finished(state=state):
+            return state
+        case Submitted() | _:
+            return "submitted"
+
+
+def _progress_lines(path: Path, cut: int | None = 500) -> list[str]:
+    """The lines of a progress log, the middle of a huge one left out, each cut to ``cut``
+    characters (None: whole)."""
     try:
         with open(path, "rb") as f:
             size = os.fstat(f.fileno()).st_size
@@ -252,7 +273,7 @@ def _progress_lines(path: Path) -> list[str]:
                 data = head + b"\n[...]\n" + f.read()
     except OSError:
         return []
-    return [line[:500] for line in data.decode("utf-8", errors="replace").splitlines()]
+    return [line[:cut] for line in data.decode("utf-8", errors="replace").splitlines()]
 
 
 def _error_line(lines: list[str]) -> str:

@@ -1,7 +1,7 @@
 """The run directory's files over HTTP (``/run/...``), each sent as one whole version.
 
 The runner rebuilds the report while ``arena serve`` serves it. Every report file is replaced
-atomically (written beside, then renamed: :mod:`reports.files`), but a server that takes a
+atomically (written beside, then renamed: :mod:`arena.atomicfile`), but a server that takes a
 file's size from its name and then opens the name can announce one version's length and send
 the other's bytes; the browser then drops the file (``ERR_CONTENT_LENGTH_MISMATCH`` on a chart,
 seen with Starlette's ``StaticFiles`` while a periodic report was written). Here the file is

@@ -37,7 +37,7 @@ from starlette.responses import (
 from starlette.routing import BaseRoute, Route
 
 from arena.league.authors import author_of_token, may_submit, owner_of
-from arena.league.layout import BUILD_LOG, CHECK_LOG, NAME_PATTERN, LeagueDir
+from arena.leaguedir.directory import BUILD_LOG, CHECK_LOG, NAME_PATTERN, LeagueDir
 from arena.web.app import page as html_page
 from arena.web.author_page import author_body, author_versions, own_file
 from arena.web.bodylimit import DEFAULT_LIMIT, BodyTooLarge

@@ -26,8 +26,8 @@ import msgspec
 import trio
 
 from arena.rundir.layout import RunDir
-from arena.rundir.lines import LastLine, LineReader
 from arena.rundir.live_files import LiveHeader
+from arena.rundir.textlines import LastLine, LineReader
 from arena.web.snapshots import Snapshots
 from referee.record import GameRecord, MoveRecord, Termination
 
@@ -100,7 +100,7 @@ class RunWatcher(Snapshots):
     """Snapshots of one run directory, refreshed by :meth:`run` (a trio task)."""
 
     def __init__(self, run_dir: Path, *, rebuild_report: bool = True) -> None:
-        from reports.journal import JournalSummary
+        from reports.journal_summary import JournalSummary
 
         super().__init__()
         self.run_dir = run_dir
@@ -121,7 +121,7 @@ class RunWatcher(Snapshots):
 
     # ----- reading ---------------------------------------------------------------------
     def _poll_journal(self) -> bool:
-        from reports.journal import JournalError, update_summary
+        from reports.journal_summary import JournalError, update_summary
 
         path = self._journal.path
         try:
@@ -153,7 +153,7 @@ class RunWatcher(Snapshots):
         journal = self._journal
         games = tables.games_frame(journal)
         bots = journal.bots
-        ranking = rating_tables.rank(games, bots)
+        ranking = rating_tables.rank(games, bots, rating_tables.fit_journal(journal))
         standings, order = ranking.standings, ranking.order
         points, count = tables.crosstable(games, order)
         cross = tables.crosstable_display(points, count)
@@ -236,7 +236,7 @@ class RunWatcher(Snapshots):
     def pgn(self, key: str) -> str | None:
         """The PGN of the finished game ``key`` (the page's link before the report's viewer
         has it), read back from the journal; None when there is no such game."""
-        from reports.journal import read_record
+        from reports.journal_summary import read_record
         from reports.pgn import game_to_pgn
 
         game = next((g for g in reversed(self._journal.games) if g.key == key), None)

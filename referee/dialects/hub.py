@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from protocol import hub
+from protocol import hubtext
 from protocol.bounds import (
     MAX_ID_CHARS,
     MAX_INFO_STRING_CHARS,
@@ -49,16 +49,16 @@ _TYPES = {"bool": "check", "int": "spin", "enum": "combo", "string": "string", "
 def hub_position(board: Any) -> str:
     """The draughts ``board`` as a Hub position text."""
     squares = {}
-    for sq in range(1, hub.SQUARES + 1):
+    for sq in range(1, hubtext.SQUARES + 1):
         piece = board.piece_at(sq)
         if piece is not None:
             squares[sq] = _PIECE_LETTERS[piece]
-    return hub.position_text(board.side_to_move == 0, squares)
+    return hubtext.position_text(board.side_to_move == 0, squares)
 
 
 def hub_move(move: Any) -> str:
     """A draughts move object (start, end, captured squares) in Hub form."""
-    return hub.format_move(move.start, move.end, move.captured)
+    return hubtext.format_move(move.start, move.end, move.captured)
 
 
 def reversible_tail(board: Any) -> tuple[Any, list[str]]:
@@ -103,8 +103,8 @@ def level_line(go: Go, side: int) -> str:
         if inc:
             args["inc"] = inc / 1000
     if go.infinite or not args:
-        return hub.format_line("level", args, "infinite")
-    return hub.format_line("level", args)
+        return hubtext.format_line("level", args, "infinite")
+    return hubtext.format_line("level", args)
 
 
 def _number(line: str, name: str, value: str) -> float:
@@ -128,7 +128,7 @@ class HubConnection(BotConnection):
         return ["hub"]
 
     def option_lines(self, options: Mapping[str, object]) -> list[str]:
-        return [hub.format_line("set-param", {"name": k, "value": option_text(v)})
+        return [hubtext.format_line("set-param", {"name": k, "value": option_text(v)})
                 for k, v in options.items()]
 
     def init_lines(self) -> list[str]:
@@ -145,13 +145,13 @@ class HubConnection(BotConnection):
 
     def search_lines(self, turn: Turn) -> list[str]:
         base, tail = reversible_tail(turn.board)
-        pos = hub.format_line("pos", {"pos": hub_position(base),
+        pos = hubtext.format_line("pos", {"pos": hub_position(base),
                                       "moves": " ".join(tail) if tail else None})
         return [pos, level_line(turn.go, turn.board.side_to_move), "go think"]
 
     # ----- what is read ---------------------------------------------------------------------
     def parse(self, line: str) -> Reply | None:
-        parsed = hub.parse_line(line)
+        parsed = hubtext.parse_line(line)
         if parsed is None:
             return None
         command, args = parsed
@@ -230,7 +230,7 @@ class HubConnection(BotConnection):
             return text
         board = turn.board
         try:
-            wanted = hub.parse_move(text)
+            wanted = hubtext.parse_move(text)
         except ValueError as exc:
             raise BotIllegalMove(self.name, f"bot {self.name!r} played {text!r}: {exc}") from None
         fits = [m for m in board.moves()

@@ -8,7 +8,7 @@ bot sees (:mod:`~referee.process.sandbox`, :mod:`~referee.process.botview`,
 process tree (:mod:`~referee.process.proctree`), the running process and its pipes
 (:mod:`~referee.process.botprocess`, :mod:`~referee.process.child`,
 :mod:`~referee.process.linereader`, :mod:`~referee.process.stderrlog`), and whose fault a
-failed start is (:mod:`~referee.process.faults`, :mod:`~referee.process.errors`).
+failed start is (:mod:`~referee.process.faults`, :mod:`~referee.process.boterrors`).
 
 This package's ``__init__`` imports nothing: ``arena run`` starts its first bots
 (:mod:`~referee.process.spawn`, which does not import trio) before it imports trio.

@@ -28,8 +28,8 @@ import trio
 
 from protocol.lines import MAX_LINE_BYTES, BadLine
 from referee.botspec import BotSpec
+from referee.process.boterrors import BotExited, BotStartError
 from referee.process.child import ChildProcess
-from referee.process.errors import BotExited, BotStartError
 from referee.process.linereader import CappedLineReader
 from referee.process.proctree import descendants, kill_escaped
 from referee.process.spawn import Launched, launch

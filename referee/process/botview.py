@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Final
 
 from referee.botspec import BotSpec
-from referee.process.errors import BotStartError
+from referee.process.boterrors import BotStartError
 
 SYSTEM_DIRS: Final = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc",
                       "/opt")

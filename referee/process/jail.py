@@ -27,8 +27,8 @@ from functools import cache
 from pathlib import Path
 from typing import Final
 
+from referee.process.boterrors import BotStartError
 from referee.process.botview import BotView, is_system
-from referee.process.errors import BotStartError
 from referee.process.rootfs import mount_steps
 
 INIT_SCRIPT: Final = str(Path(__file__).with_name("jail_init.py"))

@@ -13,7 +13,7 @@ from collections.abc import Callable
 import trio
 
 from protocol.lines import MAX_LINE_BYTES, BadLine, decode_line
-from referee.process.errors import BotExited
+from referee.process.boterrors import BotExited
 
 READ_CHUNK = 65536
 

@@ -32,8 +32,8 @@ from functools import cache
 from typing import Final, Literal
 
 from referee.botspec import BotSpec
+from referee.process.boterrors import BotStartError
 from referee.process.botview import contained
-from referee.process.errors import BotStartError
 from referee.process.faults import SandboxSetupError
 from referee.process.jail import uid_problem
 from referee.process.rootfs import mount_steps

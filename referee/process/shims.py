@@ -15,7 +15,7 @@ import subprocess
 from functools import cache
 from typing import Final
 
-from referee.process.errors import BotStartError
+from referee.process.boterrors import BotStartError
 
 SHIM_HEAD: Final = 8192
 """Bytes of a program read to tell whether it is a shim (shims are a few hundred bytes)."""

@@ -43,9 +43,9 @@ from typing import Final
 
 from referee.botspec import BotSpec, Limits
 from referee.process import cgroup as cgroups
+from referee.process.boterrors import BotStartError
 from referee.process.botview import contained
 from referee.process.cgroup import BotCgroup
-from referee.process.errors import BotStartError
 from referee.process.faults import MachineFault, SandboxSetupError
 from referee.process.jail import jail_argv
 from referee.process.sandbox import (
@@ -176,7 +176,7 @@ def resolve_program_like_execvp(spec: BotSpec) -> str:
     """``cmd[0]`` as an absolute path by ``execvp``'s rules: relative to ``cwd`` when it holds
     a slash, else on the runner's PATH only; a missing or non-executable program is a
     :class:`BotStartError`. (The config has already made ``cmd[0]`` absolute for a bot it
-    loaded: :func:`arena.config.resolve_program_cwd_first`.)"""
+    loaded: :func:`arena.settings.config.resolve_program_cwd_first`.)"""
     if not spec.cmd:
         raise BotStartError(f"bot {spec.name!r} has an empty command")
     program = spec.cmd[0]

@@ -18,7 +18,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
-from protocol import hub  # noqa: E402
+from protocol import hubtext  # noqa: E402
 from referee.games import get_game  # noqa: E402
 
 
@@ -39,7 +39,7 @@ def main() -> int:
     infinite = False
     pending: str | None = None
     for raw in sys.stdin:
-        line = hub.parse_line(raw.strip())
+        line = hubtext.parse_line(raw.strip())
         if line is None:
             continue
         command, fields = line
@@ -53,9 +53,9 @@ def main() -> int:
         elif command == "ping":
             say("pong")
         elif command == "pos":
-            board = rules.from_position(hub.position_to_fen(fields.get("pos", "")))
+            board = rules.from_position(hubtext.position_to_fen(fields.get("pos", "")))
             for text in fields.get("moves", "").split():
-                wanted = hub.parse_move(text)
+                wanted = hubtext.parse_move(text)
                 board.push(next(m for m in board.moves() if m.start == wanted.start
                                 and m.end == wanted.end
                                 and frozenset(m.captured) == wanted.captured))
@@ -86,7 +86,7 @@ def choose(board: object, rng: random.Random, mode: str) -> str:
     best = [m for m in moves if len(m.captured) == most]
     move = rng.choice(best)
     text = (f"{move.start}x{move.end}" if mode == "short" and move.captured
-            else hub.format_move(move.start, move.end, move.captured))
+            else hubtext.format_move(move.start, move.end, move.captured))
     score = most - (0 if not move.captured else 0)
     return f"info depth=1 score={score:.2f} nodes={len(moves)}\ndone move={text}"
 
