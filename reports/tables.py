@@ -7,6 +7,7 @@ Everything here is plain counting over the journal summary; ratings (Elo, LOS) c
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -168,6 +169,13 @@ def _source(tag: str) -> str:
     return "random" if tag.startswith("random:") else tag
 
 
+def _natural(column: pd.Series) -> pd.Series:
+    """A sort key that puts ``book.pgn:22`` before ``book.pgn:141`` (numbers by value)."""
+    if pd.api.types.is_numeric_dtype(column):
+        return column
+    return column.map(lambda text: re.sub(r"\d+", lambda m: m[0].zfill(12), str(text)))
+
+
 def openings(games: pd.DataFrame) -> pd.DataFrame:
     """Per opening played: its moves, where it came from (``book.pgn:12``), and how p1 (who
     moves first from the game's start) and p2 scored from it, most unbalanced first.
@@ -208,7 +216,8 @@ def openings(games: pd.DataFrame) -> pd.DataFrame:
     table = pd.DataFrame(rows, columns=OPENING_COLUMNS)
     if len(table):
         table = table.sort_values(["imbalance %", "games", "source", "opening"],
-                                  ascending=[False, False, True, True], kind="stable")
+                                  ascending=[False, False, True, True], kind="stable",
+                                  key=_natural)
     return table.reset_index(drop=True)
 
 
