@@ -23,9 +23,10 @@ Target (issue 39): for every game, the book's first-mover score is closer to 50%
 random openings' and its spread is smaller. Donkan is played with ``target = 1`` (one partie
 decides the round): the opening shapes only the first partie of a longer round.
 
-``python -m bench openings [GAME...]``; ``BENCH_OPENINGS=N`` openings of each kind per game
-(default 60), ``BENCH_QUICK=1`` 12 as a smoke test; ``--summary`` only reads runs already
-played.
+``python -m bench openings`` (all five games) or ``python -m bench.bench_openings GAME...``
+(``python -m bench`` takes its arguments as benchmark names); ``BENCH_OPENINGS=N`` openings
+of each kind per game (default 60, at most the book's), ``BENCH_QUICK=1`` 12 as a smoke
+test; ``--summary`` only reads runs already played.
 """
 
 from __future__ import annotations
@@ -43,18 +44,11 @@ import numpy as np
 
 from arena.openings.book import read_book
 from arena.openings.scoring import FirstMover, OpeningKeys, Tally
+from arena.openings.shipped import BOOKS, FOLDER
 from arena.rundir.journal import iter_records
 from arena.rundir.layout import RunDir
 
 ROOT: Final = Path(__file__).resolve().parent.parent
-BOOKS: Final = {
-    "draughts": "draughts.pdn",
-    "jungle": "jungle.epd",
-    "dobutsu": "dobutsu.pgn",
-    "dvonn": "dvonn.txt",
-    "donkan": "donkan.txt",
-}
-"""The shipped book of each game, in examples/openings/."""
 DEPTH: Final = {"draughts": 2, "jungle": 2, "dobutsu": 3, "dvonn": 2, "donkan": 2}
 """The bots' search depth: shallow, so that a game takes a second or two."""
 GAME_OPTIONS: Final = {"donkan": {"target": "1"}}
@@ -99,11 +93,18 @@ def balance(results: list[FirstMover], seed: int = 1) -> Balance:
 
 
 def book_path(game: str) -> Path:
-    return ROOT / "examples" / "openings" / BOOKS[game]
+    return FOLDER / BOOKS[game]
 
 
-def run_dir(game: str, kind: str) -> Path:
-    return ROOT / "runs" / "bench-openings" / f"{game}-{kind}"
+def run_dir(game: str, kind: str, count: int) -> Path:
+    """One tournament's folder, by its number of openings: a run is resumed only with the
+    config it began with, so another ``BENCH_OPENINGS`` is another run."""
+    return ROOT / "runs" / "bench-openings" / f"{game}-{kind}-{count}"
+
+
+def book_size(game: str) -> int:
+    """How many openings the book holds: no more are played from it (nor at random)."""
+    return len(read_book(book_path(game), game, GAME_OPTIONS.get(game, {})))
 
 
 def book_plies(game: str) -> int:
@@ -145,17 +146,17 @@ def config_text(game: str, kind: str, count: int) -> str:
 
 def play(game: str, kind: str, count: int) -> int:
     """Play (or finish) one tournament with ``arena run``."""
-    out = run_dir(game, kind)
+    out = run_dir(game, kind, count)
     out.mkdir(parents=True, exist_ok=True)
-    config = out.parent / f"{game}-{kind}.toml"
+    config = out.parent / f"{game}-{kind}-{count}.toml"
     config.write_text(config_text(game, kind, count), encoding="utf-8")
     cmd = [sys.executable, "-m", "arena.cli", "run", str(config), "--output", str(out),
            "--plain", "--no-report"]
     return subprocess.run(cmd, cwd=ROOT, check=False, stdout=subprocess.DEVNULL).returncode
 
 
-def measured(game: str, kind: str) -> Balance | None:
-    journal = RunDir(run_dir(game, kind)).journal
+def measured(game: str, kind: str, count: int) -> Balance | None:
+    journal = RunDir(run_dir(game, kind, count)).journal
     if not journal.is_file():
         return None
     keys = OpeningKeys(game, GAME_OPTIONS.get(game, {}))
@@ -175,15 +176,18 @@ def main(argv: list[str] | None = None) -> None:
     unknown = [g for g in games if g not in BOOKS]
     if unknown:
         parser.error(f"unknown game(s) {', '.join(unknown)}; known: {', '.join(BOOKS)}")
-    count = 12 if os.environ.get("BENCH_QUICK") else int(os.environ.get("BENCH_OPENINGS", "60"))
+    wanted = 12 if os.environ.get("BENCH_QUICK") else int(os.environ.get("BENCH_OPENINGS", "60"))
+    counts = {game: min(wanted, book_size(game)) for game in games}
     for game in games:
         for kind in ("book", "random"):
             if not args.summary:
-                print(f"-- {game} {kind}: {count} openings x 2 colours", flush=True)
-                play(game, kind, count)
+                print(f"-- {game} {kind}: {counts[game]} openings x 2 colours", flush=True)
+                if (status := play(game, kind, counts[game])) != 0:
+                    raise SystemExit(f"arena run of {game} {kind} failed (exit {status}); see "
+                                     f"{run_dir(game, kind, counts[game])}")
     print("first mover's score (p1) and the openings' spread around 50% (RMS), 95% intervals:")
     for game in games:
-        book, rand = measured(game, "book"), measured(game, "random")
+        book, rand = (measured(game, kind, counts[game]) for kind in ("book", "random"))
         print(f"  {game:9} book   {book.text() if book else 'not played'}")
         print(f"  {'':9} random {rand.text() if rand else 'not played'}")
         if book and rand:
@@ -191,7 +195,6 @@ def main(argv: list[str] | None = None) -> None:
             smaller = book.spread < rand.spread
             print(f"  {'':9} book closer to 50%: {'yes' if closer else 'NO'}; spread smaller: "
                   f"{'yes' if smaller else 'NO'}")
-
 
 if __name__ == "__main__":
     main(sys.argv[1:])
