@@ -66,12 +66,14 @@ def test_the_ready_config_plays_the_shipped_book(game: str) -> None:
     assert len(sources) == len(schedule.games) // 2  # one opening per colour pair
 
 
-def test_a_new_league_starts_with_its_games_book(tmp_path: Path) -> None:
-    assert main(["league", "init", str(tmp_path / "a"), "--game", "jungle", "--tc", "1+0"]) == 0
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_a_new_league_starts_with_its_games_book(tmp_path: Path, game: str) -> None:
+    book = BOOKS[game]
+    assert main(["league", "init", str(tmp_path / "a"), "--game", game, "--tc", "1+0"]) == 0
     text = (tmp_path / "a" / "league.toml").read_text()
-    assert '[openings]\nfile = "jungle.epd"' in text
-    assert (tmp_path / "a" / "jungle.epd").read_bytes() == (FOLDER / "jungle.epd").read_bytes()
-    assert main(["league", "init", str(tmp_path / "b"), "--game", "jungle", "--tc", "1+0",
+    assert f'[openings]\nfile = "{book}"' in text
+    assert (tmp_path / "a" / book).read_bytes() == (FOLDER / book).read_bytes()
+    assert main(["league", "init", str(tmp_path / "b"), "--game", game, "--tc", "1+0",
                  "--random-plies", "0"]) == 0
     assert "[openings]" not in (tmp_path / "b" / "league.toml").read_text()
-    assert not list((tmp_path / "b").glob("*.epd"))
+    assert sorted(p.name for p in (tmp_path / "b").iterdir()) == ["league.toml"]
