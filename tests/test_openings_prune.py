@@ -20,6 +20,7 @@ from arena.openings.candidates import candidates
 from arena.openings.pruner import prune
 from arena.openings.scoring import FirstMover
 from arena.rundir.journal import write_records
+from referee.games import get_game
 from referee.record import GameRecord, Termination
 
 PAIRS = 8
@@ -140,3 +141,37 @@ def test_runs_of_another_game_or_no_run_are_errors(
     path, _ = book(tmp_path)
     assert main(["openings", "prune", str(path), str(tmp_path / "nowhere")]) == 2
     assert "nowhere: not a run directory (no games.jsonl)" in capsys.readouterr().err
+
+
+def test_a_book_is_read_with_the_game_options_the_runs_played(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A Donkan run to one point (``target = 1``): its records' positions are not those the
+    book leads to in the default round of 10, so the runs' own options are the book's unless
+    --option says otherwise; a book none of whose openings the games began from is an
+    error, not an empty verdict."""
+    options = {"target": "1", "draw_rules": "true"}
+    lines = [c.moves for c in itertools.islice(candidates("donkan", options, 4, 5), 6)]
+    path = tmp_path / "donkan.txt"
+    path.write_text("".join(f"moves {' '.join(m)}\n" for m in lines))
+    start = get_game("donkan").new(None, (), **options).position()  # as the runner writes it
+    records = [GameRecord(game="donkan", p1=p1, p2=p2, result="1-0" if i == 0 else result,
+                          termination=Termination.NORMAL, reason="", id=f"g{i}-{p1}",
+                          winner=0 if i == 0 or result == "1-0" else 1, opening=list(moves),
+                          start_position=start, options=options)
+               for i, moves in enumerate(lines) for _ in range(PAIRS)
+               for (p1, p2), result in ((("alpha", "beta"), "1-0"), (("beta", "alpha"), "0-1"))]
+    out = tmp_path / "run"
+    out.mkdir()
+    write_records(out / "games.jsonl", records)
+    assert main(["openings", "prune", str(path), str(out)]) == 0
+    said = capsys.readouterr().out
+    assert "6 openings, 6 played in 96 games of 1 run(s); 1 found unbalanced" in said
+    assert f"dropped donkan.txt:1 (moves {' '.join(lines[0])})" in said
+    # Read with the default options (a round of 10), the openings lead to other positions.
+    other = tmp_path / "other.txt"
+    other.write_text("".join(f"moves {' '.join(c.moves)}\n"
+                             for c in itertools.islice(candidates("donkan", {}, 4, 6), 6)))
+    assert main(["openings", "prune", str(other), str(out)]) == 2
+    assert ("none of the 96 games of the runs began from an opening of "
+            f"{other} (game options draw_rules=true target=1): another book, or other game "
+            "options (--option KEY=VALUE)") in capsys.readouterr().err

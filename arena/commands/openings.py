@@ -28,10 +28,11 @@ from arena.errors import UserError
 from arena.openings import BookFormat, Opening
 from arena.openings.book import book_format, format_problem
 from referee.botspec import BotSpec, Protocol
-from referee.games import game_names, is_game
+from referee.games import GameError, game_names, is_game
 
 if TYPE_CHECKING:
     from arena.openings.maker import MakeProgress
+    from referee.record import GameRecord
 
 DEFAULT_PLIES: Final = 4
 DEFAULT_COUNT: Final = 100
@@ -115,7 +116,8 @@ def _register_prune(inner: argparse._SubParsersAction) -> None:  # type: ignore[
                    "at most this (default 0.05)")
     p.add_argument("--game", help="the book's game (default: the runs' game)")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
-                   help="a game option the book was played with (repeatable)")
+                   help="a game option the book was played with (repeatable; default: those "
+                   "of the runs' first game)")
     p.set_defaults(func=prune)
 
 
@@ -326,10 +328,19 @@ def prune(args: argparse.Namespace) -> int:
         if not journal.is_file():
             raise UserError(f"{run}: not a run directory (no {journal.name})")
         journals.append(journal)
-    game = args.game or _runs_game(journals)
+    first = _first_record(journals)
+    game = args.game or (first.game if first is not None else None)
+    if game is None:
+        raise UserError("the runs have no games; give --game to read the book anyway")
     if not is_game(game):
         raise UserError(f"unknown game {game!r}; known games: {', '.join(game_names())}")
-    options = game_options_for(game, key_values(args.option, "--option"))
+    given = dict(key_values(args.option, "--option"))
+    if not given and first is not None and first.game == game:
+        given = dict(first.options)  # the options the runs played with (Donkan's target...)
+    try:
+        options = game_options_for(game, given)
+    except GameError as exc:
+        raise UserError(f"--option: {exc}") from None
     openings = read_book(args.book, game, options, fmt=args.format)
     keys = OpeningKeys(game, options)
     tally = Tally()
@@ -340,6 +351,11 @@ def prune(args: argparse.Namespace) -> int:
     verdicts = verdicts_of(openings, book_keys, tally.by_key, args.alpha)
     dropped = [v for v in verdicts if v.dropped]
     played = sum(1 for v in verdicts if v.results.games)
+    if tally.counted and not played:
+        shown = " ".join(f"{k}={v}" for k, v in sorted(options.items())) or "none"
+        raise UserError(f"none of the {tally.counted} games of the runs began from an opening "
+                        f"of {args.book} (game options {shown}): another book, or other game "
+                        "options (--option KEY=VALUE)")
     print(f"{args.book}: {len(openings)} openings, {played} played in {tally.counted} games of "
           f"{len(journals)} run(s); {len(dropped)} found unbalanced (false discovery rate "
           f"{args.alpha:g})")
@@ -368,14 +384,14 @@ def prune(args: argparse.Namespace) -> int:
     return 0
 
 
-def _runs_game(journals: Sequence[Path]) -> str:
-    """The game the runs played (the first record's); --game when they have none."""
+def _first_record(journals: Sequence[Path]) -> GameRecord | None:
+    """The runs' first game: its game and options are the book's unless given."""
     from arena.rundir.journal import iter_records
 
     for journal in journals:
         for record in iter_records(journal):
-            return record.game
-    raise UserError("the runs have no games; give --game to read the book anyway")
+            return record
+    return None
 
 
 def _shown(opening: Opening) -> str:
