@@ -32,6 +32,7 @@ COMMANDS: tuple[str, ...] = (
     "report",
     "serve",
     "league",
+    "openings",
 )
 
 SUMMARIES: dict[str, tuple[str, str]] = {
@@ -49,6 +50,8 @@ SUMMARIES: dict[str, tuple[str, str]] = {
     "serve": ("serve", "a live web page of a run (or, with --play, a game against a bot)"),
     "league": ("league", "a league: bots submitted over time, played every night, rated over all "
                "nights"),
+    "openings": ("openings", "make a balanced opening book with an engine, or prune one by "
+                 "its games"),
 }
 """Module -> (command, one-line help) for ``arena --help``; a command missing here is imported
 to list it."""

@@ -6,6 +6,11 @@ writes an openings file (``moves m1 m2 ...`` lines, read by ``[openings] file = 
 positions the alpha-beta search scores within ``--margin`` centipawns at ``--depth``.
 
 ``python -m bench.strength_openings dobutsu --plies 4 --count 100 > examples/openings/...``
+
+Kept to reproduce ``examples/openings/dobutsu-balanced.txt``, which the strength configs and
+the cutechess benchmark use (their measured figures were made with it). New books are made by
+``arena openings make`` (:mod:`arena.openings.maker`), which does this for every game and
+any engine, through the protocol.
 """
 
 from __future__ import annotations

@@ -130,6 +130,10 @@ class GameStart:
     """The start position's text (before the opening), as the record keeps it."""
     _initial: Game[Any]
     """The start before the opening: shared between games, never played on."""
+    opening_parties: tuple[Partie, ...] = ()
+    """The ``partie`` lines of the parties the opening itself ended (Donkan: a book line or
+    random plies in which a king falls), each with the round's score after it: the bots
+    are told of them before the first search, as of any other partie's end."""
 
     def initial(self) -> Game[Any]:
         """A copy of the board before the opening (what a game that never began shows)."""
@@ -142,19 +146,21 @@ def prepare_start(order: GameOrder) -> GameStart:
 
     A tournament plays the same few starts over and over: each is read, checked and played
     once per process (:func:`_prepared`), and every game gets its own copy of the board."""
-    initial, board, book, text = _prepared(
+    initial, board, book, text, parties = _prepared(
         get_game(order.game), order.start_position, order.opening,
         tuple(sorted(order.game_options.items())))
-    return GameStart(board.copy(), book, int(board.side_to_move), text, initial)
+    return GameStart(board.copy(), book, int(board.side_to_move), text, initial, parties)
 
 
 @functools.lru_cache(maxsize=256)
 def _prepared(rules: type[Game[Any]], start_position: str | None, opening: tuple[str, ...],
               options: tuple[tuple[str, str], ...]
-              ) -> tuple[Game[Any], Game[Any], tuple[tuple[int, str], ...], str]:
+              ) -> tuple[Game[Any], Game[Any], tuple[tuple[int, str], ...], str,
+                         tuple[Partie, ...]]:
     """The start of :func:`prepare_start`: the boards before and after the opening, the book
-    moves and the start's text; the boards are never handed out themselves (callers get
-    copies), and the rules class is part of the key, so a game registered anew is read anew."""
+    moves, the start's text and the parties the opening ended; the boards are never handed
+    out themselves (callers get copies), and the rules class is part of the key, so a game
+    registered anew is read anew."""
     game_options = dict(options)
     if start_position in (None, "", "startpos"):
         initial = rules.start(**game_options)
@@ -162,6 +168,8 @@ def _prepared(rules: type[Game[Any]], start_position: str | None, opening: tuple
         initial = rules.from_position(start_position, **game_options)  # type: ignore[arg-type]
     board = initial.copy()
     book: list[tuple[int, str]] = []
+    parties: list[Partie] = []
+    seen = len(_parties(board)[0])
     for index, move in enumerate(opening):
         if board.outcome() is not None:
             raise GameError(f"opening move {index + 1} {move!r}: the game is already over")
@@ -172,7 +180,11 @@ def _prepared(rules: type[Game[Any]], start_position: str | None, opening: tuple
             raise GameError(f"opening move {index + 1} {move!r}: {exc}") from None
         book.append((side, board.format_move(parsed)))
         board.push(parsed)
-    return initial, board, tuple(book), initial.position()
+        ended, score = _parties(board)
+        if len(ended) > seen:
+            seen = len(ended)
+            parties.append(_partie_line(ended[-1], score))
+    return initial, board, tuple(book), initial.position(), tuple(parties)
 
 
 async def play_game(order: GameOrder, bots: BotSource | None = None, *,
@@ -303,6 +315,13 @@ def _parties(board: Game[Any]) -> tuple[list[PartieRecord], list[int]]:
     return list(state.parties), list(state.score)
 
 
+def _partie_line(last: PartieRecord, score: Sequence[int]) -> Partie:
+    """The ``partie`` line of the partie that just ended, with the round's ``score`` after it."""
+    return Partie(winner="none" if last.winner is None else _SIDE_WORDS[last.winner],
+                  points=last.points, score1=score[0] if score else 0,
+                  score2=score[1] if len(score) > 1 else 0)
+
+
 async def play_on(
     order: GameOrder,
     connections: tuple[BotConnection, BotConnection],
@@ -359,6 +378,9 @@ async def _play_on(
             moves.append(book)
             if on_move is not None:
                 on_move(book)
+        for partie in start.opening_parties:  # ended by book moves: told before any search
+            for connection in connections:
+                await connection.partie(partie)
         await _play_moves(board, connections, names, clocks, fen, played, moves,
                           order.adjudication, on_move, overheads)
     except _End as end:
@@ -495,11 +517,7 @@ async def _play_moves(
             parties, score = _parties(board)
             if len(parties) > parties_seen:
                 parties_seen = len(parties)
-                last = parties[-1]
-                notice = Partie(
-                    winner="none" if last.winner is None else _SIDE_WORDS[last.winner],
-                    points=last.points, score1=score[0] if score else 0,
-                    score2=score[1] if len(score) > 1 else 0)
+                notice = _partie_line(parties[-1], score)
                 for other in connections:
                     await other.partie(notice)
 

@@ -21,6 +21,7 @@ import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -41,11 +42,16 @@ from reports.game_stats import game_statistics, partie_endings, partie_games, pa
 from reports.htmlkit import (
     Cell,
     Html,
+    Row,
     asset,
+    data_value,
     document,
+    element,
     escape,
     frame_table,
+    hint,
     image,
+    number,
     section,
     table,
     when,
@@ -478,24 +484,53 @@ OPENINGS_SHOWN = 200
 heavy, and the most unbalanced ones, those worth a look, come first."""
 
 
+OPENING_HEAD = ("opening", "source", "games", "p1 wins", "draws", "p2 wins", "p1 score",
+                "p2 score", "p1 score %", "95% interval", "imbalance %", "favours")
+
+
 def _openings_section(openings: pd.DataFrame | None) -> str:
-    """Results per opening, most unbalanced first."""
+    """Results per opening, most unbalanced first: each named by its moves and its source
+    line, with the first mover's score and its interval."""
     if openings is None:
         return ""
-    more = ""
+    more: Html | str = ""
     if len(openings) > OPENINGS_SHOWN:
-        more = (f'<p class="hint">The {OPENINGS_SHOWN} most unbalanced of {len(openings)} '
-                f"openings; the <code>opening_source</code> column of {GAMES_CSV} names every "
-                "game's.</p>")
+        more = hint(f"The {OPENINGS_SHOWN} most unbalanced of {len(openings)} openings; the ",
+                    element("code", "opening"), ", ", element("code", "start_position"),
+                    " and ", element("code", "opening_source"), f" columns of {GAMES_CSV} "
+                    "name every game's.")
         openings = openings.head(OPENINGS_SHOWN)
-    return f"""<section id="openings"><h2>Results by opening</h2>
-<p class="hint">Each opening is played by pairs of games with colours swapped, so a sound one
-gives p1 (who moves first from the game's start) and p2 about half the points each, whichever
-bot sits where. Imbalance: the difference between the two sides' score % (0: even, 100: one
-side won every game); the most unbalanced openings come first: look there for broken ones.
-</p>
-{frame_table(openings, "openings-table")}{more}
-</section>"""
+    return section(
+        "openings", "Results by opening",
+        hint("Each opening is played by pairs of games with colours swapped, so a sound one "
+             "gives p1 (who moves first from the game's start) and p2 about half the points "
+             "each, whichever bot sits where. An opening is named by its moves (or the "
+             "position it starts from), its source by the book's file and line. The interval "
+             "bounds p1's score % (95%, Wilson, draws as half points): a score in bold is "
+             "lopsided beyond what its games explain, by this opening alone (",
+             element("code", "arena openings prune"), " weighs the whole book). Imbalance: "
+             "the difference between the two sides' score % (0: even, 100: one side won "
+             "every game); the most unbalanced openings come first: look there for broken "
+             "ones."),
+        table(OPENING_HEAD, [_opening_row(row) for row in openings.to_dict("records")],
+              id="openings-table"),
+        more)
+
+
+def _opening_row(row: dict[str, Any]) -> Row:
+    """One opening's row; p1's score is bold when its interval leaves out 50%."""
+    low, high, share = (float(row[k]) for k in ("p1 low %", "p1 high %", "p1 score %"))
+    lopsided = low > 50.0 or high < 50.0
+    score = number(share)
+    return Row([
+        Cell(element("code", row["opening"]), class_="opening"),
+        row["source"], row["games"], row["p1 wins"], row["draws"], row["p2 wins"],
+        number(row["p1 score"]), number(row["p2 score"]),
+        Cell(element("strong", score) if lopsided else score,
+             data={"value": data_value(share)}),
+        f"{number(low)}–{number(high)}", number(row["imbalance %"]),
+        row["favours"],
+    ], class_="lopsided" if lopsided else None)
 
 
 def _parties_html(journal: JournalSummary, order: list[str]) -> str:

@@ -64,6 +64,10 @@ class GameSummary:
     started_at: float
     ended_at: float
     opening: str
+    """The opening's moves, space-separated (book or random plies; empty for none)."""
+    start_position: str
+    """The position the game began from when it is not the game's own start (an EPD book's
+    opening, a ``fen`` line), else empty."""
     opening_source: str
     """Which opening the game was played from, for the openings table: the runner's tag
     (``book.pgn:12``, ``random: m1 m2``), else its moves, else its start position."""
@@ -121,8 +125,9 @@ class JournalSummary:
     if the file still holds the same bytes there (the runner only ever appends)."""
 
 
-CACHE_VERSION = 7
-"""7: msgpack (:class:`_CachedSummary`); up to 6 the cache was a pickle, never read now."""
+CACHE_VERSION = 8
+"""7: msgpack (:class:`_CachedSummary`); up to 6 the cache was a pickle, never read now.
+8: :attr:`GameSummary.start_position`."""
 _CHECK_BYTES = 4096
 _CACHE_SLACK = 1 << 20
 """A cache is read only if it is at most twice the journal's size plus this (a summary is far
@@ -357,6 +362,7 @@ def _summarise(journal: JournalSummary) -> None:
                 started_at=rec.started_at,
                 ended_at=rec.ended_at,
                 opening=" ".join(rec.opening),
+                start_position="" if _standard_start(rec) else rec.start_position,
                 opening_source=opening_source(rec),
                 pair=next((rec.tags[t] for t in PAIR_TAGS if rec.tags.get(t)), None),
                 transcript=rec.tags.get("transcript") or None,
@@ -383,10 +389,15 @@ def opening_source(rec: GameRecord) -> str:
         return tag
     if rec.opening:
         return " ".join(rec.opening)
-    if rec.start_position in ("", "startpos") or (
-            is_game(rec.game) and rec.start_position == get_game(rec.game).START_POSITION):
+    if _standard_start(rec):
         return "start position"
     return rec.start_position
+
+
+def _standard_start(rec: GameRecord) -> bool:
+    """Did the game begin from its game's own start (however the record writes it)?"""
+    return rec.start_position in ("", "startpos") or (
+        is_game(rec.game) and rec.start_position == get_game(rec.game).START_POSITION)
 
 
 def read_record(journal: JournalSummary, game: GameSummary) -> GameRecord:

@@ -7,6 +7,7 @@ Everything here is plain counting over the journal summary; ratings (Elo, LOS) c
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,7 +22,7 @@ DECISIVE_OR_DRAWN = ("1-0", "0-1", "1/2-1/2")
 GAME_COLUMNS = [
     "key", "id", "game", "round", "p1", "p2", "result", "winner", "termination", "reason",
     "plies", "time_control", "started_at", "ended_at", "duration_s", "opening",
-    "opening_source",
+    "start_position", "opening_source",
 ]
 
 
@@ -45,6 +46,7 @@ def games_frame(journal: JournalSummary) -> pd.DataFrame:
             "started_at": np.fromiter((x.started_at for x in g), dtype=float, count=len(g)),
             "ended_at": np.fromiter((x.ended_at for x in g), dtype=float, count=len(g)),
             "opening": [x.opening for x in g],
+            "start_position": [x.start_position for x in g],
             "opening_source": [x.opening_source for x in g],
         },
         columns=[c for c in GAME_COLUMNS if c != "duration_s"],
@@ -147,38 +149,75 @@ def colours(games: pd.DataFrame) -> pd.DataFrame:
 
 
 OPENING_COLUMNS = [
-    "opening", "games", "p1 wins", "draws", "p2 wins", "p1 score", "p2 score", "p1 score %",
-    "imbalance %", "favours",
+    "opening", "source", "games", "p1 wins", "draws", "p2 wins", "p1 score", "p2 score",
+    "p1 score %", "p1 low %", "p1 high %", "imbalance %", "favours",
 ]
+OPENING_CONFIDENCE = 0.95
+"""The confidence of the first mover's score interval in the openings table."""
+
+
+def opening_name(moves: str, start_position: str) -> str:
+    """An opening as a person reads it: its moves (``b2b3 b4a3``), the position it starts
+    from when that is not the game's start (an EPD book's), both when it has both."""
+    if start_position and moves:
+        return f"{start_position}, then {moves}"
+    return moves or start_position or "start position"
+
+
+def _source(tag: str) -> str:
+    """Where an opening came from, for its column: a book's ``FILE:LINE``, ``random``."""
+    return "random" if tag.startswith("random:") else tag
+
+
+def _natural(column: pd.Series) -> pd.Series:
+    """A sort key that puts ``book.pgn:22`` before ``book.pgn:141`` (numbers by value)."""
+    if pd.api.types.is_numeric_dtype(column):
+        return column
+    return column.map(lambda text: re.sub(r"\d+", lambda m: m[0].zfill(12), str(text)))
 
 
 def openings(games: pd.DataFrame) -> pd.DataFrame:
-    """Per opening (its source: ``book.pgn:12``, the moves, the position): how p1 (who moves
-    first from the game's start) and p2 scored from it, most unbalanced first.
+    """Per opening played: its moves, where it came from (``book.pgn:12``), and how p1 (who
+    moves first from the game's start) and p2 scored from it, most unbalanced first.
 
     Each opening is played by colour-swapped pairs, so a sound one gives each side about
-    half the points whoever plays it; ``imbalance %`` is the difference between the two
-    sides' score % (0: even, 100: one side won every game), the user's way to spot a broken
-    opening. Ties keep the better-sampled opening first."""
+    half the points whoever plays it. ``p1 low %``/``p1 high %`` bound p1's score % (the
+    Wilson interval at :data:`OPENING_CONFIDENCE`, draws as half points, as ``arena
+    openings prune`` counts them): with a handful of games even a sound opening can look
+    lopsided, and the interval says how far that goes. ``imbalance %`` is the difference
+    between the two sides' score % (0: even, 100: one side won every game), the user's way
+    to spot a broken opening. Ties keep the better-sampled opening first.
+
+    Openings are told apart by the runner's ``opening`` tag (a book's line, the random
+    plies), else by their moves or start position."""
+    from arena.openings.scoring import FirstMover
+
     done = finished(games)
     rows = []
-    for source, part in done.groupby("opening_source", sort=True):
-        n = len(part)
-        p1 = int((part["result"] == "1-0").sum())
-        p2 = int((part["result"] == "0-1").sum())
-        draws = n - p1 - p2
-        p1_score = p1 + 0.5 * draws
-        share = 100.0 * p1_score / n
+    for tag, part in done.groupby("opening_source", sort=True):
+        first = part.iloc[0]
+        results = FirstMover(wins=int((part["result"] == "1-0").sum()),
+                             draws=int((part["result"] == "1/2-1/2").sum()),
+                             losses=int((part["result"] == "0-1").sum()))
+        n = results.games
+        share = 100.0 * results.points / n
+        low, high = results.interval(OPENING_CONFIDENCE)
+        name = opening_name(str(first["opening"]), str(first["start_position"]))
+        source = _source(str(tag))
         rows.append({
-            "opening": source, "games": n, "p1 wins": p1, "draws": draws, "p2 wins": p2,
-            "p1 score": p1_score, "p2 score": n - p1_score, "p1 score %": round(share, 1),
+            "opening": name, "source": "" if source == name else source, "games": n,
+            "p1 wins": results.wins, "draws": results.draws, "p2 wins": results.losses,
+            "p1 score": results.points, "p2 score": n - results.points,
+            "p1 score %": round(share, 1), "p1 low %": round(100 * low, 1),
+            "p1 high %": round(100 * high, 1),
             "imbalance %": round(abs(2 * share - 100.0), 1),
             "favours": "p1" if share > 50 else ("p2" if share < 50 else ""),
         })
     table = pd.DataFrame(rows, columns=OPENING_COLUMNS)
     if len(table):
-        table = table.sort_values(["imbalance %", "games", "opening"],
-                                  ascending=[False, False, True], kind="stable")
+        table = table.sort_values(["imbalance %", "games", "source", "opening"],
+                                  ascending=[False, False, True, True], kind="stable",
+                                  key=_natural)
     return table.reset_index(drop=True)
 
 

@@ -8,6 +8,7 @@ read back as books, so the readers accept what the arena itself writes.
 from __future__ import annotations
 
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -211,9 +212,29 @@ def test_a_book_game_played_to_its_end_asks_for_plies(tmp_path: Path) -> None:
         moves.append(rng.choice(position.legal_moves()))
         position.play(moves[-1])
     book = write(tmp_path, "whole.pgn", f'[Event "x"]\n\n{" ".join(moves)} *\n')
-    with pytest.raises(UserError, match=r"whole\.pgn:1: the opening ends the game; .*plies"):
+    last = len(moves)
+    with pytest.raises(UserError, match=rf"whole\.pgn:3: move '{re.escape(moves[-1])}' \(ply "
+                       rf"{last} of the opening at line 1\) ends the game \(p[12] wins: .*\); "
+                       rf".*plies = {last - 1} "):
         read_book(book, "dobutsu", {})
     assert read_book(book, "dobutsu", {}, plies=1)[0].moves == tuple(moves[:1])
+
+
+def test_the_error_names_the_move_that_ends_the_game(tmp_path: Path) -> None:
+    """Issue 39: the error named the opening's first line, not the move on line 4."""
+    book = write(tmp_path, "dobutsu-ends.pgn",
+                 '[Event "x"]\n\n1. b2b3 a4a3\n2. b3b4+ *\n\n[Event "y"]\n\n1. b1c2 *\n')
+    with pytest.raises(UserError, match=r"^\S*dobutsu-ends\.pgn:4: move 'b3b4\+' \(ply 3 of the "
+                       r"opening at line 1\) ends the game \(p1 wins: lion-captured\); .*"
+                       r"plies = 2 "):
+        read_book(book, "dobutsu", {})
+
+
+def test_a_finished_position_is_named_by_its_line(tmp_path: Path) -> None:
+    book = write(tmp_path, "over.txt", "moves b1c2\nfen 1+Ce/g2/3/ELG[LC] b - - 0 2\n")
+    with pytest.raises(UserError, match=r"over\.txt:2: the position already ends the game "
+                       r"\(p1 wins: .*\)"):
+        read_book(book, "dobutsu", {})
 
 
 def test_binary_bytes_are_refused_at_once(tmp_path: Path) -> None:

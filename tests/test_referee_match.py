@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -335,3 +336,42 @@ async def test_donkan_round_with_target_option_records_parties(autojump_clock: M
     assert sum(p.points for p in record.parties if p.winner == record.winner) == max(record.score)
     assert sum(p.plies for p in record.parties) <= record.plies
     check_consistent(record)
+
+
+async def test_donkan_partie_ended_by_the_opening_is_announced(autojump_clock: MockClock) -> None:
+    """Issue 39: a king taken by a book move ended a partie that no ``partie`` line announced
+    (the referee counted parties only after the opening). Both bots hear of it, with the
+    round's score after it, before the first search; the record keeps it."""
+    bots = ScriptedBots(native("a"), native("b"))
+    with trio.fail_after(30):
+        record = await play_scripted("donkan", bots.bots["a"], bots.bots["b"], tc=FAST,
+                                     bots=bots, opening=["c1c2", "d7c7", "c2c7"],
+                                     adjudication=Adjudication(max_plies=5))
+    assert record.parties[0].reason == "king" and record.parties[0].winner == 0
+    assert record.moves[2].book and not record.moves[3].book
+    for name in ("a", "b"):
+        sent = bots.channels[name][0].sent
+        assert "partie p1 1 1 0" in sent, sent
+        assert sent.index("partie p1 1 1 0") < next(
+            i for i, line in enumerate(sent) if line.startswith("go"))
+        assert sent.count("partie p1 1 1 0") == 1
+
+
+async def test_donkan_parties_inside_the_game_are_announced_once(
+        autojump_clock: MockClock) -> None:
+    """The same partie ended by a bot's own move: one line, after that move, not before."""
+    def takes_the_king(legal: Sequence[str], made: int) -> list[str]:
+        return [f"bestmove {'c2c7' if 'c2c7' in legal else legal[0]}"]
+
+    bots = ScriptedBots(ScriptedBot("a", lambda: NativeBot(takes_the_king, name="a")),
+                        native("b"))
+    with trio.fail_after(30):
+        record = await play_scripted("donkan", bots.bots["a"], bots.bots["b"], tc=FAST,
+                                     bots=bots, opening=["c1c2", "d7c7"],
+                                     adjudication=Adjudication(max_plies=4))
+    assert [p.reason for p in record.parties] == ["king"] and not record.moves[2].book
+    for name in ("a", "b"):
+        sent = bots.channels[name][0].sent
+        assert [line for line in sent if line.startswith("partie")] == ["partie p1 1 1 0"]
+    sent = bots.channels["a"][0].sent
+    assert sent.index("partie p1 1 1 0") > next(i for i, x in enumerate(sent) if x.startswith("go"))

@@ -33,9 +33,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--concurrency", type=int, default=1, help="games at once (default 1)")
     p.add_argument("--openings", metavar="FILE",
                    help="openings file (copied into DIR; each opening played twice, colours "
-                   "swapped)")
+                   "swapped); default: the game's book in examples/openings/")
     p.add_argument("--random-plies", type=int, metavar="N",
-                   help="random openings of N plies instead of a file")
+                   help="random openings of N plies instead of a file (0: the start position)")
     p.add_argument("--max-plies", type=int, help="adjudicate a draw after this many plies")
     p.add_argument("--night-games", type=int, default=DEFAULT_NIGHT_GAMES,
                    help=f"games in a night given no --until/--hours/--games (default "
@@ -116,18 +116,25 @@ def league_toml(args: argparse.Namespace, openings_name: str | None) -> str:
     return "\n".join(lines)
 
 
+def _random(plies: int | None) -> str:
+    return f"{plies} random plies" if plies else "the start position"
+
+
 def run(args: argparse.Namespace) -> int:
     league = LeagueDir(args.dir)
     if not is_game(args.game):
         raise UserError(f"unknown game {args.game!r}; known games: {', '.join(game_names())}")
     if league.config.exists():
         raise UserError(f"{league.config} exists already; a league is made once")
-    if args.openings and args.random_plies:
+    if args.openings and args.random_plies is not None:
         raise UserError("give either --openings or --random-plies, not both")
     league.root.mkdir(parents=True, exist_ok=True)
+    from arena.openings.shipped import shipped_book
+
     openings_name = None
-    if args.openings:
-        source = Path(args.openings)
+    source = Path(args.openings) if args.openings else \
+        shipped_book(args.game) if args.random_plies is None else None
+    if source is not None:
         try:
             data = source.read_bytes()
         except OSError as exc:
@@ -135,12 +142,14 @@ def run(args: argparse.Namespace) -> int:
         openings_name = source.name
         (league.root / openings_name).write_bytes(data)
     text = league_toml(args, openings_name)
+
     def checked(tmp: Path) -> None:  # a league.toml that would not load is never written
         tmp.write_text(text, encoding="utf-8")
         load_settings(tmp)
 
     write_with(league.config, checked)
-    print(f"arena: league {league.root} made ({args.game}, tc {args.tc}); next: "
+    print(f"arena: league {league.root} made ({args.game}, tc {args.tc}, openings "
+          f"{openings_name or _random(args.random_plies)}); next: "
           f"`arena league submit {league.root} NAME FOLDER`, then `arena league run "
           f"{league.root}`")
     return 0

@@ -136,23 +136,33 @@ def _checked(entry: BookEntry, rules: type[Game], options: dict[str, str], path:
         position = rules.new(position_text or None, (), **options)
     except GameError as exc:
         raise UserError(f"{where}: not a {rules.NAME} position: {exc}") from None
+    if position.is_over():
+        raise UserError(f"{where}: the position already ends the game ({_ended(position)}); "
+                        "choose an unfinished position")
     moves = entry.moves if plies is None else entry.moves[:plies]
     for ply, move in enumerate(moves, start=1):
-        if position.is_over():
-            raise UserError(f"{path}:{move.line}: move {move.text!r} (ply {ply} of the opening "
-                            f"at line {entry.line}) comes after the game has ended")
+        at = f"{path}:{move.line}: move {move.text!r} (ply {ply} of the opening at line " \
+             f"{entry.line})"
         try:
             position.play(move.text)
         except GameError as exc:
-            raise UserError(f"{path}:{move.line}: move {move.text!r} (ply {ply} of the opening "
-                            f"at line {entry.line}): {exc}") from None
-    if position.is_over():
-        hint = "; set [openings] plies to use only its first moves" \
-            if moves and plies is None else ""
-        raise UserError(f"{where}: the opening ends the game; choose an unfinished "
-                        f"position{hint}")
+            raise UserError(f"{at}: {exc}") from None
+        if position.is_over():
+            hint = "" if ply == 1 else f"; set [openings] plies = {ply - 1} (or fewer) to " \
+                "stop before it"
+            raise UserError(f"{at} ends the game ({_ended(position)}); a book opening must "
+                            f"leave it unfinished{hint}")
     return Opening(start_position=position_text, moves=tuple(m.text for m in moves),
                    source=f"{name}:{entry.line}")
+
+
+def _ended(position: Game) -> str:  # type: ignore[type-arg]
+    """How a finished position ended, for an error: ``p1 wins (lion-captured)``."""
+    outcome = position.outcome()
+    if outcome is None:
+        return "game over"
+    who = "draw" if outcome.winner is None else f"p{outcome.winner + 1} wins"
+    return f"{who}: {outcome.reason}"
 
 
 def _check_tags(entry: BookEntry, game: str, where: str) -> None:

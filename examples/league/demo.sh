@@ -16,9 +16,10 @@ python=${PYTHON:-$here/.venv/bin/python}
 league=${1:-runs/demo-league}
 
 rm -rf "$league"
+# Openings: the shipped book, examples/openings/dobutsu.pgn (the default; --openings FILE
+# for another).
 "$arena" league init "$league" --game dobutsu --tc 2+0.02 --concurrency 2 --max-plies 200 \
-    --openings "$here/examples/openings/dobutsu-balanced.txt" --placement-opponents 2 \
-    --event "demo league"
+    --placement-opponents 2 --event "demo league"
 # The verdict's H1 for bots hundreds of points apart (the default, +30, suits small changes
 # and needs hundreds of games): the demo's one night of tests decides.
 sed -i 's/^elo1 = 30$/elo1 = 200/' "$league/league.toml"
