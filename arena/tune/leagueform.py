@@ -58,9 +58,13 @@ def league_tune_config(root: Path, label: str, tune_file: Path) -> tuple[LoadedC
     placeholder = BotSpec(name="check", cmd=["true"])  # a night needs two bots
     night = versions_config(settings, league, [version], others=(placeholder,))
     spec = night.bots[0]
+    openings = night.config.openings
+    if openings.file is not None:  # league.toml's paths are the league's, not the tune file's
+        openings = msgspec.structs.replace(
+            openings, file=str(settings.path.parent / openings.file))
     config = msgspec.structs.replace(
         night.config, bots=[spec], tune=msgspec.structs.replace(tune, bot=spec.name),
-        event=f"{settings.event}: tune of {version.label}")
+        openings=openings, event=f"{settings.event}: tune of {version.label}")
     text = raw.decode("utf-8", errors="replace")
     return check_config(tune_file.resolve(), text, config, shown_as=tune_file), version
 
