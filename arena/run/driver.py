@@ -270,7 +270,8 @@ def drive(plan: RunPlan, settings: PlaySettings) -> Played:
     from arena.run.runner import RunResult, Tournament
 
     try:
-        report = ReportHook(out.root, say, warn, enabled=settings.report)
+        report = ReportHook(out.root, say, warn, enabled=settings.report,
+                            periodic=loaded.config.report_every > 0)
 
         def on_record(record: GameRecord) -> None:
             source.record(record)
@@ -394,18 +395,25 @@ class ReportHook:
     """Rebuilds the HTML report every ``report_every`` games and at the end. A report that
     fails is a warning: it must never cost a tournament its games or its exit status."""
 
-    def __init__(self, run_dir: Path, say: Say, warn: Say, *, enabled: bool = True) -> None:
+    def __init__(self, run_dir: Path, say: Say, warn: Say, *, enabled: bool = True,
+                 periodic: bool = False) -> None:
         self.run_dir = run_dir
         self.say = say
         self.warn = warn
         self.enabled = enabled
         self._build: Callable[..., Path] | None = None
-        if enabled:
-            # Imported here, in the main thread before any game starts (pandas, matplotlib),
-            # not in the worker thread that runs the periodic rebuilds.
+        if enabled and periodic:
+            # Rebuilt during the games: imported here, in the main thread before any game
+            # starts (pandas, matplotlib), not in the worker thread that runs the rebuilds,
+            # where the import would hold the interpreter while the games' clocks run.
+            self._load()
+
+    def _load(self) -> Callable[..., Path]:
+        if self._build is None:
             from reports.html import build_report
 
             self._build = build_report
+        return self._build
 
     def build_quietly(self) -> None:
         """The periodic rebuild during a run (called from a worker thread)."""
@@ -413,10 +421,10 @@ class ReportHook:
 
     def build(self, *, final: bool, rated: RatedJournal | None = None) -> None:
         """Build the report (``rated``: the journal read and fitted already, else here)."""
-        if self._build is None:
+        if not self.enabled:
             return
         try:
-            where = self._build(self.run_dir, rated=rated)
+            where = self._load()(self.run_dir, rated=rated)
         except Exception as exc:  # a report problem must not lose a tournament's exit status
             self.warn(f"report not built: {type(exc).__name__}: {exc}")
             return
