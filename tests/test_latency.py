@@ -5,6 +5,7 @@ with or without them read back (old journals have none)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 import pytest
 import trio
@@ -76,3 +77,44 @@ def test_records_with_and_without_latency_read_back(with_latency: bool) -> None:
             SideLatency()], referee="r2")
     again = decode_record(encode_record(record))
     assert again == record
+
+
+def _record_line(p1: str, p2: str, gid: str, p50: tuple[float, float], referee: str) -> bytes:
+    record = decode_record(
+        b'{"game":"dobutsu","p1":"a","p2":"b","result":"1-0","termination":"normal",'
+        b'"reason":"x"}')
+    record.p1, record.p2, record.id = p1, p2, gid
+    record.latency = GameLatency(sides=[
+        SideLatency(first_line=Spread(n=9, p50_ms=p50[0], p99_ms=4 * p50[0], max_ms=9.0)),
+        SideLatency(first_line=Spread(n=9, p50_ms=p50[1], p99_ms=4 * p50[1], max_ms=5.0),
+                    turnaround=Spread(n=9, p50_ms=0.1, p99_ms=0.3, max_ms=0.5))],
+        referee=referee)
+    return encode_record(record) + b"\n"
+
+
+def test_the_report_tables_group_by_bot_and_by_referee(tmp_path: Path) -> None:
+    from reports.html import _latency_section
+    from reports.journal_summary import summarise_journal
+    from reports.latency_tables import latency_tables
+
+    old = (b'{"game":"dobutsu","p1":"a","p2":"b","result":"1-0","termination":"normal",'
+           b'"reason":"x"}\n')
+    (tmp_path / "games.jsonl").write_bytes(old)
+    assert latency_tables(summarise_journal(tmp_path)) is None  # journals from before
+    assert _latency_section(None) == ""
+    (tmp_path / "games.jsonl").write_bytes(
+        old + _record_line("a", "b", "g1", (1.0, 2.0), "r1")
+        + _record_line("b", "a", "g2", (3.0, 5.0), "r2")
+        + _record_line("a", "b", "g3", (2.0, 7.0), "r2"))
+    tables = latency_tables(summarise_journal(tmp_path))
+    assert tables is not None
+    by_bot, by_referee = tables
+    assert by_bot.loc["a", "games"] == 3 and by_bot.loc["b", "games"] == 3
+    assert by_bot.loc["a", "to first line p50 ms"] == 2.0  # medians 1, 5, 2
+    assert by_bot.loc["a", "to first line p99 ms"] == 20.0
+    assert by_bot.loc["b", "referee max ms"] == 0.5
+    assert list(by_referee.index) == ["r1", "r2"]
+    assert by_referee.loc["r2", "games"] == 2
+    assert by_referee.loc["r2", "to first line max ms"] == 9.0
+    html = _latency_section(tables)
+    assert 'id="latency-bots"' in html and 'id="latency-referees"' in html
