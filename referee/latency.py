@@ -45,11 +45,10 @@ class SideLatency(msgspec.Struct, omit_defaults=True):
 
 
 class GameLatency(msgspec.Struct, omit_defaults=True):
-    """A game's delays: one :class:`SideLatency` per side (p1, p2), and the referee process
-    that played it (empty when one process referees every game)."""
+    """A game's delays: one :class:`SideLatency` per side (p1, p2). The referee process that
+    played it is the record's ``worker`` (None: the runner's own process)."""
 
     sides: list[SideLatency] = []
-    referee: str = ""
 
 
 def percentile(ordered: Sequence[float], fraction: float) -> float:

@@ -27,7 +27,8 @@ KINDS = ("turnaround", "first_line", "unreported")
 HEADERS = {"turnaround": "referee", "first_line": "to first line", "unreported": "unreported"}
 """Column headings (``referee``: the referee's own time before the ``go``)."""
 MAIN = "main"
-"""The referee process's name when one process refereed every game."""
+"""The runner's own process, which referees the games of a run without ``--referees`` or
+a cluster (a game's ``worker`` names the others)."""
 
 
 def _columns(spreads: dict[str, list[Spread]]) -> dict[str, object]:
@@ -62,7 +63,7 @@ def latency_tables(journal: JournalSummary) -> tuple[pd.DataFrame, pd.DataFrame]
         latency = game.latency
         if latency is None:
             continue
-        referee = latency.referee or MAIN
+        referee = game.worker or MAIN
         referee_games[referee] += 1
         for name, side in zip((game.p1, game.p2), latency.sides, strict=False):
             bot_games[name] += 1

@@ -55,6 +55,7 @@ from arena.formats.schedule import (
 )
 from arena.run.prepare import lock_run_dir, prepare_run_dir, write_schedule_file
 from arena.run.progress import Progress
+from arena.run.referees import referees_for
 from arena.rundir.journal import Journal, iter_records
 from arena.rundir.layout import RunDir
 from arena.rundir.sessions import log_session
@@ -89,6 +90,9 @@ class PlaySettings:
     config's own ``concurrency`` key is written)."""
     cluster: str | None = None
     """Play the games on a Dask cluster: ``local:N`` or ``tcp://HOST:8786``."""
+    referees: int | None = None
+    """Referee processes on this machine (:mod:`arena.run.referees`); None: from the cores
+    and the concurrency. Not with ``cluster``, whose workers are the referees."""
     plain: bool = False
     """One line per game even on a terminal (no live display)."""
     report: bool = True
@@ -255,7 +259,18 @@ def drive(plan: RunPlan, settings: PlaySettings) -> Played:
     cluster = contextlib.ExitStack()  # the cluster, if any, lives until the games are played
     executor = None
     address = settings.cluster or plan.cluster
-    if address and anything:
+    if address and settings.referees is not None:
+        raise UserError(f"--referees {settings.referees} with a cluster ({address}): the "
+                        "cluster's workers are the referees; give one or the other")
+    referees = referees_for(settings.referees, concurrency) if not address else None
+    cap = cluster_cap(settings.concurrency, loaded)
+    if referees is not None and referees.count > 1 and anything:
+        from arena.cluster.executor import open_cluster
+
+        executor = cluster.enter_context(open_cluster(
+            referees.local_cluster, loaded, out.root, warn, games_each=referees.games_each))
+        cap = concurrency
+    elif address and anything:
         from arena.cluster.executor import open_cluster
 
         executor = cluster.enter_context(open_cluster(address, loaded, out.root, warn))
@@ -300,8 +315,7 @@ def drive(plan: RunPlan, settings: PlaySettings) -> Played:
             stop_when=source.stop_when,
             periodic=report.build_quietly if report.enabled else None,
             periodic_every=loaded.config.report_every,
-            concurrency=(concurrency if executor is None
-                         else cluster_cap(settings.concurrency, loaded)),
+            concurrency=concurrency if executor is None else cap,
             executor=executor,
             prestarted=launched,
         )
