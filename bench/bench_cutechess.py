@@ -82,6 +82,9 @@ class Run:
     status: int = 0
     lengths: dict[tuple[str, str], int] = field(default_factory=dict)
     """Plies per game by (start position in cutechess's FEN, first player)."""
+    no_move: int = 0
+    """Games that ended before their first move (the arena's journal; counted apart so that
+    the openings' lengths still compare)."""
     move_ms: list[float] = field(default_factory=list)
     """Every bot move's time as the runner measured it (its clock's view)."""
     turnaround_ms: list[float] = field(default_factory=list)
@@ -203,11 +206,12 @@ def arena_run(match: Match, work: Path, engine: str, openings: Path, tag: str,
             "--no-report", *extra]
     run = measure(argv, cwd=ROOT, log=work / f"{tag}.log")
     for record in iter_records(RunDir(out).journal):
-        if not record.plies:  # no move played: nothing to count (as before: such a record
-            continue          # leaves out its plies)
+        run.forfeits += record.termination == "time-forfeit"
+        if not record.plies:  # no move played (a forfeit at the first move under load):
+            run.no_move += 1  # a game for games/min, nothing for the plies
+            continue
         run.games += 1
         run.plies += record.plies
-        run.forfeits += record.termination == "time-forfeit"
         run.lengths[cutechess_fen(record.start_position), record.p1] = record.plies
         run.move_ms.extend(move.elapsed_ms for move in record.moves if not move.book)
         for side in record.latency.sides if record.latency is not None else ():
@@ -449,6 +453,9 @@ def startup(work: Path, cutechess: str | None) -> None:
 # ----------------------------------------------------------------------------- many games at once
 BUSY_PROCESSES = 8
 """The busy loops of the loaded half of the concurrency section."""
+RUNNER_BOUND = 16
+"""Games at once of the runner-bound setting (``nodes=1``: the engines answer at once, the
+referee's work is all there is), where N referee processes must beat one."""
 
 
 @contextlib.contextmanager
@@ -479,7 +486,8 @@ def load_text() -> str:
 
 def many_at_once(work: Path, engine: str, ours_openings: Path, their_openings: Path,
                  cutechess: str | None) -> None:
-    """st=0.02 at concurrency 16, 32 and 64 (``BENCH_CONCURRENCY=16,32`` to choose): the
+    """``nodes=1`` at concurrency 16 (runner-bound), then st=0.02 at concurrency 16, 32 and 64
+    (``BENCH_CONCURRENCY=16,32`` to choose, empty for none): the
     arena with one referee process and with N (:mod:`arena.run.referees`), and cutechess;
     once quiet and once with :data:`BUSY_PROCESSES` busy loops. Per run: games/min, time
     forfeits, the move times as the runner measured them (p50/p99), and the arena's own
@@ -488,15 +496,17 @@ def many_at_once(work: Path, engine: str, ours_openings: Path, their_openings: P
     shared machine, and the load average is printed with each."""
     cores = os.cpu_count() or 1
     levels = [int(x) for x in os.environ.get("BENCH_CONCURRENCY", "16,32,64").split(",") if x]
-    print(f"-- many games at once: st=0.02 timemargin=20, {cores} cores, one run each "
+    print(f"-- many games at once: {cores} cores, one run each "
           "(noisy: read with the load average)", flush=True)
-    ratios: list[tuple[int, int, str, float]] = []
+    ratios: list[tuple[str, int, str, float]] = []
     for label, count in (("quiet", 0), (f"{BUSY_PROCESSES} busy processes", BUSY_PROCESSES)):
         with busy(count):
-            for level in levels:
-                games = level if QUICK else 2 * level
-                match = Match(f"st=0.02 c{level}", games, level, "st=0.02 timemargin=20",
-                              ["st=0.02", "timemargin=20"])
+            settings = [("nodes=1", "inf nodes=1", ["tc=inf", "nodes=1"], RUNNER_BOUND)] + [
+                ("st=0.02", "st=0.02 timemargin=20", ["st=0.02", "timemargin=20"], level)
+                for level in levels]
+            for tc_name, tc, cutechess_tc, level in settings:
+                games = (level if QUICK else 2 * level) * (4 if tc_name == "nodes=1" else 1)
+                match = Match(f"{tc_name} c{level}", games, level, tc, cutechess_tc)
                 many = max(2, referees_for(None, level, cores).count)
                 runs: list[tuple[str, Run, str]] = []
                 for name, extra in (("arena 1 referee", ("--referees", "1")),
@@ -509,26 +519,31 @@ def many_at_once(work: Path, engine: str, ours_openings: Path, their_openings: P
                     runs.append(("cutechess", cutechess_run(match, work, cutechess, engine,
                                                             their_openings, f"many-c{level}"),
                                  load))
-                print(f"   c={level} {games} games, {label}:", flush=True)
+                print(f"   {tc_name} c={level} {games} games, {label}:", flush=True)
                 for name, run, load in runs:
                     extra_text = ""
                     if run.turnaround_ms or run.first_line_ms:
                         extra_text = (f" referee p99 {max(run.turnaround_ms, default=0):.1f} ms,"
                                       f" go->first line p99 "
                                       f"{max(run.first_line_ms, default=0):.1f} ms")
-                    print(f"     {name:18} {run.games_per_min:7.0f} games/min "
+                    if run.status != 0:
+                        extra_text += f"  exit status {run.status}"
+                    done = run.games + run.no_move
+                    print(f"     {name:18} {60 * done / run.wall:7.0f} games/min "
                           f"{run.forfeits:4d} forfeits  move p50 "
                           f"{percentile(run.move_ms, 0.5):6.1f} p99 "
                           f"{percentile(run.move_ms, 0.99):6.1f} ms{extra_text}  ({load})",
                           flush=True)
                 one, spread_ = runs[0][1], runs[1][1]
-                if one.games_per_min:
-                    ratios.append((level, many, label, spread_.games_per_min / one.games_per_min))
+                if one.games + one.no_move:
+                    ratios.append((f"{tc_name} c={level}", many, label,
+                                   (spread_.games + spread_.no_move) * one.wall
+                                   / ((one.games + one.no_move) * spread_.wall)))
     print(f"-- how referee processes scale: the runner's work for a game is done by its "
           f"referee process, so N processes can use N cores; here {cores} cores, shared "
           "with the engines (at st=0.02 the engines, not the referee, fill the cores)")
-    for level, many, label, value in ratios:
-        print(f"   c={level} {label}: {many} referees / 1 = {value:.2f}x games/min")
+    for setting, many, label, value in ratios:
+        print(f"   {setting} {label}: {many} referees / 1 = {value:.2f}x games/min")
     print(f"   on a machine with K cores, --referees K (the default gives one per "
           f"{GAMES_PER_REFEREE} games at once, at most K) should approach min(K, c/"
           f"{GAMES_PER_REFEREE})x where the runner is the bottleneck (nodes=1, fast bots)",
