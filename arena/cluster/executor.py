@@ -570,8 +570,9 @@ def open_cluster(address: str, loaded: LoadedConfig, run_dir: Path, warn: Say, *
             print(f"arena: cluster {client.scheduler.address}: {len(executor.workers())} "
                   f"workers, {executor.slots} threads", flush=True)
         else:
+            games = "1 game" if games_each == 1 else f"{games_each} games"
             print(f"arena: referees {client.scheduler.address}: {len(executor.workers())} "
-                  f"processes, {games_each} games at once each", flush=True)
+                  f"processes, {games} at once each", flush=True)
         yield executor
 
 
