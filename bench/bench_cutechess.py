@@ -544,9 +544,10 @@ def many_at_once(work: Path, engine: str, ours_openings: Path, their_openings: P
           "with the engines (at st=0.02 the engines, not the referee, fill the cores)")
     for setting, many, label, value in ratios:
         print(f"   {setting} {label}: {many} referees / 1 = {value:.2f}x games/min")
-    print(f"   on a machine with K cores, --referees K (the default gives one per "
-          f"{GAMES_PER_REFEREE} games at once, at most K) should approach min(K, c/"
-          f"{GAMES_PER_REFEREE})x where the runner is the bottleneck (nodes=1, fast bots)",
+    print(f"   on a machine with K cores, --referees K/2 (the default: one per "
+          f"{GAMES_PER_REFEREE} games at once, at most one per two cores) should approach "
+          f"min(K/2, c/{GAMES_PER_REFEREE})x where the runner is the bottleneck (nodes=1, "
+          "fast bots), less the local cluster's start (seconds: measure it with few games)",
           flush=True)
 
 

@@ -31,11 +31,12 @@ from arena.run.referees import GAMES_PER_REFEREE, Referees, referees_for
 from referee.record import Termination
 
 
-def test_the_default_is_one_process_per_eight_games_at_once_and_at_most_one_per_core() -> None:
+def test_the_default_is_one_process_per_eight_games_at_once_and_two_cores() -> None:
     assert referees_for(None, 2, cores=2) == Referees(1, 2)
-    assert referees_for(None, GAMES_PER_REFEREE, cores=2) == Referees(1, 8)
-    assert referees_for(None, 16, cores=2) == Referees(2, 8)
-    assert referees_for(None, 64, cores=2) == Referees(2, 32)
+    assert referees_for(None, GAMES_PER_REFEREE, cores=8) == Referees(1, 8)
+    assert referees_for(None, 64, cores=2) == Referees(1, 64)  # no core to spare here
+    assert referees_for(None, 16, cores=4) == Referees(2, 8)
+    assert referees_for(None, 64, cores=8) == Referees(4, 16)
     assert referees_for(None, 64, cores=64) == Referees(8, 8)
     assert referees_for(3, 16, cores=2) == Referees(3, 6)  # asked: as asked
     assert referees_for(4, 2, cores=8) == Referees(2, 1)  # never more than the games at once

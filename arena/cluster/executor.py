@@ -55,6 +55,7 @@ from distributed.diagnostics.plugin import WorkerPlugin
 
 from arena.cluster.batching import BatchEvents
 from arena.cluster.botfiles import BotFiles, code_hash, describe
+from arena.cluster.loop import SHARED_ENV
 from arena.cluster.worker import (
     RUN_SUBDIRS,
     Problem,
@@ -543,7 +544,7 @@ def open_cluster(address: str, loaded: LoadedConfig, run_dir: Path, warn: Say, *
             # ":0": the scheduler's HTTP server takes a free port (8787 may be taken).
             cluster = stack.enter_context(LocalCluster(
                 n_workers=count, threads_per_worker=games_each or 1, processes=True,
-                dashboard_address=":0",
+                dashboard_address=":0", env={SHARED_ENV: "1"} if games_each else {},
                 memory_limit=0, silence_logs=logging.ERROR,
             ))  # fmt: skip
             client = stack.enter_context(Client(cluster))

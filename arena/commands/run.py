@@ -48,7 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         type=int,
         metavar="N",
         help="referee processes here, each playing whole games with its own bots (default: "
-        "one per 8 games at once, at most one per core)",
+        "one per 8 games at once, at most one per two cores)",
     )
     parser.add_argument("--debug", action="store_true",
                         help="write every bot's protocol lines to transcripts/<game>.log "

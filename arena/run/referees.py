@@ -9,9 +9,11 @@ journaled by the one runner as before (resume, SPRT, live files, progress), a ga
 referee process that dies played again elsewhere. A referee process plays its share of the
 games at once, one trio loop per game slot.
 
-The default keeps small runs in one process (they would pay for the cluster's start, about
-a second, and gain nothing): one referee process per :data:`GAMES_PER_REFEREE` games at
-once, at most one per core.
+The default keeps small runs in one process: a local cluster takes seconds to start (3 to 15
+s measured on a loaded 2-core machine) and a second referee gains nothing without a core to
+run on. It is one referee process per :data:`GAMES_PER_REFEREE` games at once, at most one
+per two cores (the bots need the others): 1 on a 2-core machine, 8 for 64 games at once on
+64 cores.
 """
 
 from __future__ import annotations
@@ -42,11 +44,12 @@ class Referees:
 
 def referees_for(asked: int | None, concurrency: int, cores: int | None = None) -> Referees:
     """The referee processes for ``concurrency`` games at once: ``asked`` (``--referees``),
-    else one per :data:`GAMES_PER_REFEREE` games, at most one per core; never more than the
-    games. A number below 1 is a :class:`UserError`."""
+    else one per :data:`GAMES_PER_REFEREE` games, at most one per two cores; never more than
+    the games. A number below 1 is a :class:`UserError`."""
     if asked is not None and asked < 1:
         raise UserError(f"--referees {asked}: expected a positive number of processes")
     cores = cores or os.cpu_count() or 1
-    count = asked if asked is not None else min(cores, concurrency // GAMES_PER_REFEREE)
+    count = (asked if asked is not None
+             else min(cores // 2, concurrency // GAMES_PER_REFEREE))
     count = max(1, min(count, concurrency))
     return Referees(count, math.ceil(concurrency / count))
