@@ -104,3 +104,22 @@ def test_killing_a_referee_process_mid_game_loses_and_doubles_nothing(tmp_path: 
         if record.id in killed:
             assert record.worker != victim
             assert record.termination in (Termination.NORMAL, Termination.ADJUDICATION)
+
+
+@pytest.mark.slow
+def test_a_league_night_on_two_referee_processes(tmp_path: Path, tag: str) -> None:  # noqa: F811
+    """``arena league run --referees 2``: the night's games, planned as they go, come from
+    both referee processes into the night's one journal."""
+    from test_league_night import arena as league_arena
+    from test_league_night import journal as night_journal
+    from test_league_night import make_league, submit_random
+
+    league = make_league(tmp_path)
+    submit_random(league, "alpha", 1)
+    submit_random(league, "beta", 2)
+    done = league_arena("league", "run", str(league.root), "--games", "8", "--night", "n1",
+                        "--plain", "--no-report", "--referees", "2")
+    assert "arena: referees tcp://" in done.stdout, done.stdout
+    records = night_journal(league, "n1")
+    assert len(records) == 8 and len({r.id for r in records}) == 8
+    assert len({r.worker for r in records}) == 2, {r.worker for r in records}
