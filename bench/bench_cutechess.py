@@ -39,6 +39,7 @@ games differ from run to run anyway; plies/min is the figure to read there.
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import re
 import select
@@ -48,10 +49,11 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from arena.run.referees import GAMES_PER_REFEREE, referees_for
 from arena.rundir.journal import iter_records
 from arena.rundir.layout import RunDir
 
@@ -59,6 +61,8 @@ ROOT = Path(__file__).resolve().parent.parent
 OPENINGS = ROOT / "examples" / "openings" / "dobutsu-balanced.txt"
 QUICK = os.environ.get("BENCH_QUICK") == "1"
 REPEATS = 2 if QUICK else 3
+PART = os.environ.get("BENCH_CUTECHESS_PART", "")
+"""``startup`` or ``many``: that section alone (else every section)."""
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 MAX_PLIES = 400
 
@@ -78,6 +82,15 @@ class Run:
     status: int = 0
     lengths: dict[tuple[str, str], int] = field(default_factory=dict)
     """Plies per game by (start position in cutechess's FEN, first player)."""
+    no_move: int = 0
+    """Games that ended before their first move (the arena's journal; counted apart so that
+    the openings' lengths still compare)."""
+    move_ms: list[float] = field(default_factory=list)
+    """Every bot move's time as the runner measured it (its clock's view)."""
+    turnaround_ms: list[float] = field(default_factory=list)
+    """The arena's own: each game's p99 of the referee's time before a ``go``."""
+    first_line_ms: list[float] = field(default_factory=list)
+    """The arena's own: each game's p99 of the time from ``go`` to the bot's first line."""
 
     @property
     def games_per_min(self) -> float:
@@ -178,7 +191,8 @@ class Match:
     """The same, as cutechess ``-each`` arguments."""
 
 
-def arena_run(match: Match, work: Path, engine: str, openings: Path, tag: str) -> Run:
+def arena_run(match: Match, work: Path, engine: str, openings: Path, tag: str,
+              extra: Sequence[str] = ()) -> Run:
     config = work / f"{tag}.toml"
     out = work / f"{tag}-out"
     shutil.rmtree(out, ignore_errors=True)
@@ -189,15 +203,22 @@ def arena_run(match: Match, work: Path, engine: str, openings: Path, tag: str) -
         f"concurrency = {match.concurrency}\n[openings]\nfile = \"{openings}\"\n"
         f"[adjudication]\nmax_plies = {MAX_PLIES}\n{bots}")
     argv = [sys.executable, "-m", "arena.cli", "run", str(config), "-o", str(out), "--plain",
-            "--no-report"]
+            "--no-report", *extra]
     run = measure(argv, cwd=ROOT, log=work / f"{tag}.log")
     for record in iter_records(RunDir(out).journal):
-        if not record.plies:  # no move played: nothing to count (as before: such a record
-            continue          # leaves out its plies)
+        run.forfeits += record.termination == "time-forfeit"
+        if not record.plies:  # no move played (a forfeit at the first move under load):
+            run.no_move += 1  # a game for games/min, nothing for the plies
+            continue
         run.games += 1
         run.plies += record.plies
-        run.forfeits += record.termination == "time-forfeit"
         run.lengths[cutechess_fen(record.start_position), record.p1] = record.plies
+        run.move_ms.extend(move.elapsed_ms for move in record.moves if not move.book)
+        for side in record.latency.sides if record.latency is not None else ():
+            if side.turnaround is not None:
+                run.turnaround_ms.append(side.turnaround.p99_ms)
+            if side.first_line is not None:
+                run.first_line_ms.append(side.first_line.p99_ms)
     return run
 
 
@@ -223,6 +244,7 @@ def cutechess_run(match: Match, work: Path, cutechess: str, engine: str, opening
         if fen and white and plies:
             run.lengths[fen.group(1), white.group(1)] = int(plies.group(1))
     run.forfeits = len(re.findall(r'\[Termination "time forfeit"\]', text))
+    run.move_ms = [1000 * float(t) for t in re.findall(r"[{ ](\d+(?:\.\d+)?)s}", text)]
     return run
 
 
@@ -428,6 +450,107 @@ def startup(work: Path, cutechess: str | None) -> None:
         print(f"   {'':18} floor {spread(f, ' s', 3):26}{what}", flush=True)
 
 
+# ----------------------------------------------------------------------------- many games at once
+BUSY_PROCESSES = 8
+"""The busy loops of the loaded half of the concurrency section."""
+RUNNER_BOUND = 16
+"""Games at once of the runner-bound setting (``nodes=1``: the engines answer at once, the
+referee's work is all there is), where N referee processes must beat one."""
+
+
+@contextlib.contextmanager
+def busy(count: int) -> Iterator[None]:
+    """``count`` Python busy loops while the block runs (the machine under load)."""
+    procs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
+    try:
+        yield
+    finally:
+        for proc in procs:
+            proc.kill()
+        for proc in procs:
+            proc.wait()
+
+
+def percentile(values: Sequence[float], fraction: float) -> float:
+    """Nearest rank; nan for no values."""
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[max(1, math.ceil(fraction * len(ordered))) - 1]
+
+
+def load_text() -> str:
+    one, five, _ = os.getloadavg()
+    return f"load {one:.1f}/{five:.1f}"
+
+
+def many_at_once(work: Path, engine: str, ours_openings: Path, their_openings: Path,
+                 cutechess: str | None) -> None:
+    """``nodes=1`` at concurrency 16 (runner-bound), then st=0.02 at concurrency 16, 32 and 64
+    (``BENCH_CONCURRENCY=16,32`` to choose, empty for none): the
+    arena with one referee process and with N (:mod:`arena.run.referees`), and cutechess;
+    once quiet and once with :data:`BUSY_PROCESSES` busy loops. Per run: games/min, time
+    forfeits, the move times as the runner measured them (p50/p99), and the arena's own
+    latency (the highest of the games' p99 of the referee's time before a ``go`` and of the
+    time from ``go`` to the bot's first line). One run each: the figures are noisy on a
+    shared machine, and the load average is printed with each."""
+    cores = os.cpu_count() or 1
+    levels = [int(x) for x in os.environ.get("BENCH_CONCURRENCY", "16,32,64").split(",") if x]
+    print(f"-- many games at once: {cores} cores, one run each "
+          "(noisy: read with the load average)", flush=True)
+    ratios: list[tuple[str, int, str, float]] = []
+    for label, count in (("quiet", 0), (f"{BUSY_PROCESSES} busy processes", BUSY_PROCESSES)):
+        with busy(count):
+            settings = [("nodes=1", "inf nodes=1", ["tc=inf", "nodes=1"], RUNNER_BOUND)] + [
+                ("st=0.02", "st=0.02 timemargin=20", ["st=0.02", "timemargin=20"], level)
+                for level in levels]
+            for tc_name, tc, cutechess_tc, level in settings:
+                games = (level if QUICK else 2 * level) * (4 if tc_name == "nodes=1" else 1)
+                match = Match(f"{tc_name} c{level}", games, level, tc, cutechess_tc)
+                many = max(2, referees_for(None, level, cores).count)
+                runs: list[tuple[str, Run, str]] = []
+                for name, extra in (("arena 1 referee", ("--referees", "1")),
+                                    (f"arena {many} referees", ("--referees", str(many)))):
+                    load = load_text()
+                    runs.append((name, arena_run(match, work, engine, ours_openings,
+                                                 f"many-{level}-{name[6]}", extra), load))
+                if cutechess:
+                    load = load_text()
+                    runs.append(("cutechess", cutechess_run(match, work, cutechess, engine,
+                                                            their_openings, f"many-c{level}"),
+                                 load))
+                print(f"   {tc_name} c={level} {games} games, {label}:", flush=True)
+                for name, run, load in runs:
+                    extra_text = ""
+                    if run.turnaround_ms or run.first_line_ms:
+                        extra_text = (f" referee p99 {max(run.turnaround_ms, default=0):.1f} ms,"
+                                      f" go->first line p99 "
+                                      f"{max(run.first_line_ms, default=0):.1f} ms")
+                    if run.status != 0:
+                        extra_text += f"  exit status {run.status}"
+                    done = run.games + run.no_move
+                    print(f"     {name:18} {60 * done / run.wall:7.0f} games/min "
+                          f"{run.forfeits:4d} forfeits  move p50 "
+                          f"{percentile(run.move_ms, 0.5):6.1f} p99 "
+                          f"{percentile(run.move_ms, 0.99):6.1f} ms{extra_text}  ({load})",
+                          flush=True)
+                one, spread_ = runs[0][1], runs[1][1]
+                if one.games + one.no_move:
+                    ratios.append((f"{tc_name} c={level}", many, label,
+                                   (spread_.games + spread_.no_move) * one.wall
+                                   / ((one.games + one.no_move) * spread_.wall)))
+    print(f"-- how referee processes scale: the runner's work for a game is done by its "
+          f"referee process, so N processes can use N cores; here {cores} cores, shared "
+          "with the engines (at st=0.02 the engines, not the referee, fill the cores)")
+    for setting, many, label, value in ratios:
+        print(f"   {setting} {label}: {many} referees / 1 = {value:.2f}x games/min")
+    print(f"   on a machine with K cores, --referees K/2 (the default: one per "
+          f"{GAMES_PER_REFEREE} games at once, at most one per two cores) should approach "
+          f"min(K/2, c/{GAMES_PER_REFEREE})x where the runner is the bottleneck (nodes=1, "
+          "fast bots), less the local cluster's start (seconds: measure it with few games)",
+          flush=True)
+
+
 # ----------------------------------------------------------------------------- main
 def find_cutechess() -> str | None:
     named = os.environ.get("CUTECHESS_CLI")
@@ -475,6 +598,12 @@ def main() -> None:
         if cutechess:
             positions = agreeing_openings(work, cutechess, engine, positions)
         ours_openings, their_openings = write_openings(work, positions)
+        if PART == "startup":
+            startup(work, cutechess)
+            return
+        if PART == "many":
+            many_at_once(work, engine, ours_openings, their_openings, cutechess)
+            return
         for match in matches:
             ours: list[Run] = []
             theirs: list[Run] = []
@@ -497,6 +626,7 @@ def main() -> None:
             sizes.append((ours[0], theirs[0] if theirs else None))
         cpu_split(sizes)
         startup(work, cutechess)
+        many_at_once(work, engine, ours_openings, their_openings, cutechess)
 
 
 def cpu_split(sizes: list[tuple[Run, Run | None]]) -> None:

@@ -122,6 +122,9 @@ class MoveReply:
     scored: Info | None = None
     """The latest ``info`` with a score (the last ``info`` may have none): for score
     adjudication."""
+    first_at: float | None = None
+    """trio clock when the bot's first line after the search lines was read (its ``info``,
+    or the move itself): the referee's view of the bot's latency."""
 
 
 class BotConnection:
@@ -425,13 +428,16 @@ class BotConnection:
     async def _read_move(self, turn: Turn | None, sent_at: float) -> MoveReply:
         info: Info | None = None
         scored: Info | None = None
+        first_at: float | None = None
         while True:
             reply = await self.read_reply(strict=self.strict)
             if isinstance(reply, BestMove):
                 read_at = trio.current_time()
                 move = self.move_text(reply.move, turn)
                 return MoveReply(move, (read_at - sent_at) * 1000, info, sent_at, sent_at,
-                                 read_at, scored)
+                                 read_at, scored, read_at if first_at is None else first_at)
+            if first_at is None:
+                first_at = trio.current_time()
             if isinstance(reply, Info):
                 if reply.score_cp is not None or reply.score_mate is not None:
                     scored = reply  # the latest score is all adjudication needs

@@ -45,6 +45,7 @@ from referee.gamefiles import stderr_path, transcript_path
 from referee.gameoptions import game_options_for
 from referee.games import Game, GameError, IllegalMove, MoveSyntaxError, get_game
 from referee.games.base import Outcome
+from referee.latency import LatencyLog
 from referee.order import GameOrder
 from referee.process.boterrors import BotStartError
 from referee.process.faults import MachineFault, SandboxSetupError, machine_fault
@@ -370,6 +371,7 @@ async def _play_on(
         for connection in connections:
             recorded = connection.record_to(transcript, origin) or recorded
     begun = False
+    latency = LatencyLog()
     try:
         await _new_game(order.game, connections, order.game_options, start.first)
         begun = True
@@ -382,7 +384,7 @@ async def _play_on(
             for connection in connections:
                 await connection.partie(partie)
         await _play_moves(board, connections, names, clocks, fen, played, moves,
-                          order.adjudication, on_move, overheads)
+                          order.adjudication, on_move, overheads, latency)
     except _End as end:
         final = end
     else:  # pragma: no cover - _play_moves always ends with _End
@@ -390,6 +392,7 @@ async def _play_on(
     # A game the bots never began ends where it starts, before the opening.
     record = _record(order, names, start, board if begun else start.initial(), moves, final,
                      started_at)
+    record.latency = latency.summary()
     notice = GameOver(result=record.result, termination=str(record.termination),
                       score=record.score, text=record.reason)
     try:
@@ -459,8 +462,10 @@ async def _play_moves(
     adjudication: Adjudication,
     on_move: Callable[[MoveRecord], None] | None,
     overheads: list[tuple[float, float]] | None,
+    latency: LatencyLog,
 ) -> None:
-    """The move loop; ends by raising :class:`_End`."""
+    """The move loop; ends by raising :class:`_End`. ``latency`` hears of every move's
+    delays (:mod:`referee.latency`)."""
     last_read: float | None = None
     track_parties = board.round_state() is not None
     parties_seen = len(_parties(board)[0]) if track_parties else 0
@@ -493,6 +498,11 @@ async def _play_moves(
             raise _loss(side, names[side], exc) from None
         if overheads is not None and last_read is not None:
             overheads.append((reply.sent_at - last_read, reply.written_at - last_read))
+        latency.move(side, turnaround_s=None if last_read is None else reply.written_at - last_read,
+                     first_line_s=None if reply.first_at is None
+                     else reply.first_at - reply.written_at,
+                     elapsed_ms=reply.elapsed_ms,
+                     reported_ms=None if reply.info is None else reply.info.time_ms)
         last_read = reply.read_at
         if clock.is_over(reply.elapsed_ms):
             raise _End(1 - side, Termination.TIME_FORFEIT,

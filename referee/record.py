@@ -14,6 +14,7 @@ import msgspec
 
 from protocol.messages import SearchInfo
 from referee.games.rounds import PartieRecord
+from referee.latency import GameLatency
 
 
 class Termination(StrEnum):
@@ -119,6 +120,9 @@ class GameRecord(msgspec.Struct, omit_defaults=True):
     (the move cap); empty when the game was not adjudicated."""
     worker: str | None = None
     """The Dask worker that played the game (``arena run --cluster``); None in a local run."""
+    latency: GameLatency | None = None
+    """The referee's and the bots' delays per move, summed up per side
+    (:mod:`referee.latency`); None in journals written before it was measured."""
 
 
 def result_for(winner: int | None) -> str:

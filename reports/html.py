@@ -57,6 +57,7 @@ from reports.htmlkit import (
     when,
 )
 from reports.journal_summary import JournalSummary, summarise_journal
+from reports.latency_tables import latency_tables
 from reports.rating_tables import RatedJournal
 from reports.viewer_files import DEFAULT_VIEWER_LIMIT, render_viewers
 from reports.workers import worker_table
@@ -94,11 +95,13 @@ class ReportPage:
     stats: pd.DataFrame | None = None
     sprt_text: str = ""
     by_worker: pd.DataFrame | None = None
+    latency: tuple[pd.DataFrame, pd.DataFrame] | None = None
+    """Delays per move, per bot and per referee process (:mod:`reports.latency_tables`)."""
     openings: pd.DataFrame | None = None
     known_order: str = ""
+    """The order the results prove when no rating exists across groups, as text."""
     progression_note: str = ""
     """Why the rating progression chart is not drawn (empty: it is)."""
-    """The order the results prove when no rating exists across groups, as text."""
 
 
 @dataclass
@@ -200,6 +203,7 @@ def build(run_dir: Path, viewer_limit: int | None = DEFAULT_VIEWER_LIMIT,
         count=count, pairs=pairs, faults=faults, colours=colours, advantage=advantage,
         move_table=move_table, charts=built_charts, notes=notes, context=context,
         stats=stats, sprt_text=sprt_text, by_worker=by_worker, openings=openings,
+        latency=latency_tables(journal),
         order=order, known_order=_known_order(rating), progression_note=progression_note or "",
     )
     target = files.report_page
@@ -299,6 +303,23 @@ def _worker_section(by_worker: pd.DataFrame | None) -> str:
     )
 
 
+def _latency_section(latency: tuple[pd.DataFrame, pd.DataFrame] | None) -> str:
+    """Delays per move, per bot and per referee process; nothing for an older journal."""
+    if latency is None:
+        return ""
+    by_bot, by_referee = latency
+    return (
+        '<section id="latency"><h2>Latency</h2><p class="hint">Per move, in ms: the '
+        "referee's own time from one bot's move to the next <code>go</code> (referee), from "
+        "that <code>go</code> to the bot's first line (to first line), and the move's time "
+        "that the bot's own <code>info time</code> did not count (unreported). Each game "
+        "keeps a median, a 99th percentile and a maximum; here the median of the medians "
+        "and the highest of the others.</p>"
+        + frame_table(by_bot, "latency-bots", index=True)
+        + frame_table(by_referee, "latency-referees", index=True) + "</section>"
+    )
+
+
 def render(page: ReportPage) -> Html:
     """The whole page: the header, the sections in NAV order, the viewer dialog."""
     rounds_html = _rounds_section(page.context, page.games)
@@ -315,6 +336,7 @@ def render(page: ReportPage) -> Html:
         _moves_section(page.move_table, page.stats, page.charts,
                        _parties_html(page.journal, page.order)),
         _worker_section(page.by_worker),
+        _latency_section(page.latency),
         GAMES_SECTION,
         _notes_section(page.notes),
     ]

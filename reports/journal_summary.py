@@ -35,6 +35,7 @@ from protocol.messages import SearchInfo
 from ratings.sources import PAIR_TAGS
 from referee.games import get_game, is_game
 from referee.games.rounds import PartieRecord
+from referee.latency import GameLatency
 from referee.record import GameRecord, MoveRecord, decode_record
 
 
@@ -79,6 +80,8 @@ class GameSummary:
     """The cluster worker that played the game (``arena run --cluster``), None for this machine."""
     move_ms: float
     """Milliseconds the bots took over their moves (book moves excluded)."""
+    latency: GameLatency | None
+    """The game's delays per side (:mod:`referee.latency`); None in older journals."""
     bot_moves: int
     """Moves the bots made (book moves excluded)."""
     fingerprint: str
@@ -125,9 +128,9 @@ class JournalSummary:
     if the file still holds the same bytes there (the runner only ever appends)."""
 
 
-CACHE_VERSION = 8
+CACHE_VERSION = 9
 """7: msgpack (:class:`_CachedSummary`); up to 6 the cache was a pickle, never read now.
-8: :attr:`GameSummary.start_position`."""
+8: :attr:`GameSummary.start_position`; 9: a game's latency kept."""
 _CHECK_BYTES = 4096
 _CACHE_SLACK = 1 << 20
 """A cache is read only if it is at most twice the journal's size plus this (a summary is far
@@ -287,7 +290,7 @@ _Record = projection(
     "_Record", GameRecord,
     ("game", "p1", "p2", "result", "termination", "reason", "winner", "id", "round", "opening",
      "moves", "time_control", "started_at", "ended_at", "plies", "tags", "worker",
-     "start_position", "parties"),
+     "start_position", "parties", "latency"),
     moves=GenericAlias(list, (_Move,)))
 """What a summary needs of a game record (:class:`_Move`, :class:`_Info`: of a move and its
 search report)."""
@@ -368,6 +371,7 @@ def _summarise(journal: JournalSummary) -> None:
                 transcript=rec.tags.get("transcript") or None,
                 worker=rec.worker,
                 move_ms=move_ms,
+                latency=rec.latency,
                 bot_moves=len(own),
                 fingerprint=f"{zlib.crc32(line.data):08x}",
                 parties=tuple(rec.parties),

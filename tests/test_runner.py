@@ -80,6 +80,12 @@ def pgn_results(out: Path) -> list[tuple[str, str]]:
     return list(zip(ids, results, strict=True))
 
 
+REFEREES = [pytest.param(("--referees", "1"), id="referees-1"),
+            pytest.param(("--referees", "2"), id="referees-2")]
+"""The matrix of the runner's own tests that also run with their games spread over two
+referee processes (``--referees``): resume, Ctrl-C, the SPRT stop, the live files."""
+
+
 def no_leftover_bots(text: str, wait: float = 10.0) -> bool:
     deadline = time.monotonic() + wait
     while tagged(text):
@@ -263,18 +269,21 @@ def test_the_live_header_shows_the_time_control_the_record_gets(tmp_path: Path) 
     assert set(shown.values()) == {"p1: 10+0.1 | p2: st=0.2", "p1: st=0.2 | p2: 10+0.1"}
 
 
-def test_resume_plays_only_missing_games_and_refuses_changed_schedule(tmp_path: Path) -> None:
-    head = 'game = "draughts"\ntc = "10+0.1"\nseed = 3\n[openings]\nrandom_plies = 2\n'
+@pytest.mark.parametrize("referees", REFEREES)
+def test_resume_plays_only_missing_games_and_refuses_changed_schedule(
+        tmp_path: Path, referees: tuple[str, ...]) -> None:
+    head = 'game = "draughts"\ntc = "10+0.1"\nseed = 3\nconcurrency = 2\n'
+    head += '[openings]\nrandom_plies = 2\n'
     head += "[adjudication]\nmax_plies = 40\n"
     bots = [bot(f"rnd{i}", RANDOM_BOT, "--seed", str(i)) for i in range(3)]
     config = write_config(tmp_path, head, bots)
     out = tmp_path / "out"
-    assert arena_run(config, out).returncode == 0
+    assert arena_run(config, out, *referees).returncode == 0
     first = journal(out)
     # Damage the journal: drop the last two games and tear the new last line.
     lines = (out / "games.jsonl").read_bytes().splitlines(keepends=True)
     (out / "games.jsonl").write_bytes(b"".join(lines[:-2]) + lines[-2][:30])
-    again = arena_run(config, out)
+    again = arena_run(config, out, *referees)
     assert again.returncode == 0, again.stderr
     assert "torn last line" in again.stderr
     assert "6 games (2 to play" in again.stdout
@@ -283,13 +292,13 @@ def test_resume_plays_only_missing_games_and_refuses_changed_schedule(tmp_path: 
     # A config that changes the schedule is refused, and nothing is touched.
     before = (out / "games.jsonl").read_bytes()
     config.write_text(config.read_text().replace("seed = 3", "seed = 4"))
-    refused = arena_run(config, out)
+    refused = arena_run(config, out, *referees)
     assert refused.returncode != 0
     assert "different schedule" in refused.stderr and "Traceback" not in refused.stderr
     assert (out / "games.jsonl").read_bytes() == before
     # A change that keeps the schedule (the time control) is accepted with a warning.
     config.write_text(config.read_text().replace("seed = 4", "seed = 3").replace("10+0.1", "9+0.1"))
-    accepted = arena_run(config, out)
+    accepted = arena_run(config, out, *referees)
     assert accepted.returncode == 0, accepted.stderr
     assert "differs from the copy" in accepted.stderr and "0 to play" in accepted.stdout
     assert (out / "config.toml").read_text() == config.read_text()
@@ -341,18 +350,21 @@ def test_kill_and_resume_three_times(tmp_path: Path) -> None:
         decode_record(line)  # no corrupt line anywhere
 
 
-def test_first_ctrl_c_finishes_running_games_then_resume(tmp_path: Path) -> None:
+@pytest.mark.parametrize("referees", REFEREES)
+def test_first_ctrl_c_finishes_running_games_then_resume(tmp_path: Path,
+                                                         referees: tuple[str, ...]) -> None:
     head = 'game = "dobutsu"\ntc = "10+0.1"\nconcurrency = 2\ngames_per_pairing = 10\n'
     head += "[adjudication]\nmax_plies = 20\n"
     bots = [bot(f"slow{i}", BOTS / "runner_first_bot.py", "--delay", "0.02") for i in range(2)]
     config = write_config(tmp_path, head, bots)
     out = tmp_path / "out"
-    argv = run_argv(config, out)
+    argv = run_argv(config, out, *referees)
     proc = subprocess.Popen(
         argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
     assert proc.stdout is not None
-    proc.stdout.readline()  # the header: the run has started
+    while proc.stdout.readline().startswith("arena: referees "):
+        pass  # the referee processes are up; then the header: the run has started
     proc.stdout.readline()  # the first finished game
     proc.send_signal(signal.SIGINT)
     stdout, stderr = proc.communicate(timeout=60)
@@ -361,7 +373,7 @@ def test_first_ctrl_c_finishes_running_games_then_resume(tmp_path: Path) -> None
     played = journal(out)
     assert 1 <= len(played) < 10
     assert all(r.termination != Termination.INTERRUPT for r in played)
-    resumed = arena_run(config, out)
+    resumed = arena_run(config, out, *referees)
     assert resumed.returncode == 0, resumed.stderr
     assert len(check_complete(out)) == 10
 
@@ -420,20 +432,22 @@ def test_second_ctrl_c_aborts_running_games_and_kills_their_bots(tmp_path: Path)
     assert no_leftover_bots(str(script), wait=5), tagged(str(script))
 
 
-def test_sprt_stops_a_lopsided_match_early_and_stays_stopped(tmp_path: Path) -> None:
+@pytest.mark.parametrize("referees", REFEREES)
+def test_sprt_stops_a_lopsided_match_early_and_stays_stopped(tmp_path: Path,
+                                                             referees: tuple[str, ...]) -> None:
     head = 'game = "dobutsu"\ntc = "10+0.1"\nconcurrency = 2\ngames_per_pairing = 200\n'
     head += "[sprt]\nelo0 = 0\nelo1 = 100\nalpha = 0.05\nbeta = 0.05\n"
     bots = [bot("rnd", RANDOM_BOT, "--seed", "1"), bot("crasher", BOTS / "runner_crash_bot.py")]
     config = write_config(tmp_path, head, bots)
     out = tmp_path / "out"
-    done = arena_run(config, out)
+    done = arena_run(config, out, *referees)
     assert done.returncode == 0, done.stderr
     assert "SPRT rnd vs crasher" in done.stdout and "accept-h1" in done.stdout
     assert "[pentanomial, normalized]" in done.stdout  # the config's default Elo model
     records = journal(out)
     assert 4 <= len(records) < 40  # stopped long before the 200 scheduled games
     assert all(r.termination == Termination.CRASH for r in records)
-    again = arena_run(config, out)
+    again = arena_run(config, out, *referees)
     assert again.returncode == 0, again.stderr
     assert "already decided; nothing to play" in again.stdout
     assert len(journal(out)) == len(records)

@@ -194,7 +194,7 @@ def play_batch_on_worker(
         fault: WorkerFault | None = None
         try:
             record = loop.play(partial(_play, local, loop, worker, key, moves.add))
-            files = loop.new_bytes()
+            files = loop.new_bytes(order.id)
         except GameError as exc:  # the game's own problem (bad opening...): the same anywhere
             worker.log_event(channel, {"k": "error", "b": batch, "g": order.id,
                                        "t": f"{type(exc).__name__}: {exc}"})

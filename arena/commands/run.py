@@ -43,6 +43,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="play the games on a Dask cluster: local:N (N worker processes here) or "
         "tcp://HOST:8786 (a running scheduler); everything else stays on this machine",
     )
+    parser.add_argument(
+        "--referees",
+        type=int,
+        metavar="N",
+        help="referee processes here, each playing whole games with its own bots (default: "
+        "one per 8 games at once, at most one per two cores)",
+    )
     parser.add_argument("--debug", action="store_true",
                         help="write every bot's protocol lines to transcripts/<game>.log "
                         "(as 'debug = true' on each bot)")
@@ -57,6 +64,7 @@ def run(args: argparse.Namespace) -> int:
         plain=args.plain,
         report=not args.no_report,
         cluster=args.cluster,
+        referees=args.referees,
         debug=args.debug,
         say=say_on(),
         warn=warn_on(),

@@ -37,10 +37,9 @@ from arena.formats.meetings import Progression, Results
 from arena.openings import Opening
 from arena.openings.book import ordered, read_book
 from arena.settings.config import ROUNDS_FORMATS, Config, LoadedConfig
-from ratings.sources import first_mover_points
 from referee.games import get_game
 from referee.order import GameOrder
-from referee.record import GameRecord
+from referee.record import P1_POINTS, GameRecord
 
 RANDOM_OPENING_ATTEMPTS: Final = 200
 """How often a random opening is redrawn before giving up on avoiding finished positions."""
@@ -152,11 +151,9 @@ def progression(config: Config, results: Results) -> Progression:
 
 
 def result_of(record: GameRecord) -> float | None:
-    """The first mover's points in a journaled game, None for an unfinished one."""
-    try:
-        return first_mover_points(record.result)
-    except ValueError:
-        return None
+    """The first mover's points in a journaled game, None for an unfinished one (read from
+    the record's own table: the ratings package, and numpy with it, is not loaded to play)."""
+    return P1_POINTS.get(record.result)
 
 
 def results_of(records: Iterator[GameRecord] | Sequence[GameRecord]) -> dict[str, float]:

@@ -55,6 +55,7 @@ from arena.formats.schedule import (
 )
 from arena.run.prepare import lock_run_dir, prepare_run_dir, write_schedule_file
 from arena.run.progress import Deadline, Progress
+from arena.run.referees import referees_for
 from arena.rundir.journal import Journal, iter_records
 from arena.rundir.layout import RunDir
 from arena.rundir.sessions import log_session
@@ -90,6 +91,9 @@ class PlaySettings:
     config's own ``concurrency`` key is written)."""
     cluster: str | None = None
     """Play the games on a Dask cluster: ``local:N`` or ``tcp://HOST:8786``."""
+    referees: int | None = None
+    """Referee processes on this machine (:mod:`arena.run.referees`); None: from the cores
+    and the concurrency. Not with ``cluster``, whose workers are the referees."""
     plain: bool = False
     """One line per game even on a terminal (no live display)."""
     report: bool = True
@@ -262,7 +266,18 @@ def drive(plan: RunPlan, settings: PlaySettings) -> Played:
     cluster = contextlib.ExitStack()  # the cluster, if any, lives until the games are played
     executor = None
     address = settings.cluster or plan.cluster
-    if address and anything:
+    if address and settings.referees is not None:
+        raise UserError(f"--referees {settings.referees} with a cluster ({address}): the "
+                        "cluster's workers are the referees; give one or the other")
+    referees = referees_for(settings.referees, concurrency) if not address else None
+    cap = cluster_cap(settings.concurrency, loaded)
+    if referees is not None and referees.count > 1 and anything:
+        from arena.cluster.executor import open_cluster
+
+        executor = cluster.enter_context(open_cluster(
+            referees.local_cluster, loaded, out.root, warn, games_each=referees.games_each))
+        cap = concurrency
+    elif address and anything:
         from arena.cluster.executor import open_cluster
 
         executor = cluster.enter_context(open_cluster(address, loaded, out.root, warn))
@@ -277,7 +292,8 @@ def drive(plan: RunPlan, settings: PlaySettings) -> Played:
     from arena.run.runner import RunResult, Tournament
 
     try:
-        report = ReportHook(out.root, say, warn, enabled=settings.report)
+        report = ReportHook(out.root, say, warn, enabled=settings.report,
+                            periodic=loaded.config.report_every > 0)
 
         def on_record(record: GameRecord) -> None:
             source.record(record)
@@ -308,8 +324,7 @@ def drive(plan: RunPlan, settings: PlaySettings) -> Played:
             stop_when=source.stop_when,
             periodic=report.build_quietly if report.enabled else None,
             periodic_every=loaded.config.report_every,
-            concurrency=(concurrency if executor is None
-                         else cluster_cap(settings.concurrency, loaded)),
+            concurrency=concurrency if executor is None else cap,
             executor=executor,
             prestarted=launched,
             order_of=source.order,
@@ -404,18 +419,25 @@ class ReportHook:
     """Rebuilds the HTML report every ``report_every`` games and at the end. A report that
     fails is a warning: it must never cost a tournament its games or its exit status."""
 
-    def __init__(self, run_dir: Path, say: Say, warn: Say, *, enabled: bool = True) -> None:
+    def __init__(self, run_dir: Path, say: Say, warn: Say, *, enabled: bool = True,
+                 periodic: bool = False) -> None:
         self.run_dir = run_dir
         self.say = say
         self.warn = warn
         self.enabled = enabled
         self._build: Callable[..., Path] | None = None
-        if enabled:
-            # Imported here, in the main thread before any game starts (pandas, matplotlib),
-            # not in the worker thread that runs the periodic rebuilds.
+        if enabled and periodic:
+            # Rebuilt during the games: imported here, in the main thread before any game
+            # starts (pandas, matplotlib), not in the worker thread that runs the rebuilds,
+            # where the import would hold the interpreter while the games' clocks run.
+            self._load()
+
+    def _load(self) -> Callable[..., Path]:
+        if self._build is None:
             from reports.html import build_report
 
             self._build = build_report
+        return self._build
 
     def build_quietly(self) -> None:
         """The periodic rebuild during a run (called from a worker thread)."""
@@ -423,10 +445,10 @@ class ReportHook:
 
     def build(self, *, final: bool, rated: RatedJournal | None = None) -> None:
         """Build the report (``rated``: the journal read and fitted already, else here)."""
-        if self._build is None:
+        if not self.enabled:
             return
         try:
-            where = self._build(self.run_dir, rated=rated)
+            where = self._load()(self.run_dir, rated=rated)
         except Exception as exc:  # a report problem must not lose a tournament's exit status
             self.warn(f"report not built: {type(exc).__name__}: {exc}")
             return

@@ -21,7 +21,7 @@ from __future__ import annotations
 import codecs
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import msgspec
 
@@ -30,8 +30,10 @@ from arena.rundir.journal import GameIds, journal_lines
 from arena.rundir.layout import JOURNAL_FILE, RunDir
 from arena.rundir.textlines import Bounds, LastLine, LineReader
 from arena.say import Say
-from ratings.sources import GameResult, SourceError, pgn_tags, record_result, tags_result
 from referee.record import decode_record
+
+if TYPE_CHECKING:  # the ratings package loads numpy: only the readers of results need it
+    from ratings.sources import GameResult
 
 MAX_JOURNAL_LINE_BYTES: Final = 64 << 20
 """Longest journal line read: a record of tens of thousands of moves, each with its capped
@@ -68,6 +70,8 @@ def read_results(path: str | Path, warn: Say | None = None) -> list[GameResult]:
 
 def _rated(results: Iterator[GameResult]) -> list[GameResult]:
     """The results, with the ratings' rules' errors as the person's: a :class:`UserError`."""
+    from ratings.sources import SourceError
+
     try:
         return list(results)
     except SourceError as exc:
@@ -76,6 +80,8 @@ def _rated(results: Iterator[GameResult]) -> list[GameResult]:
 
 def journal_results(path: Path, warn: Say | None = None) -> Iterator[GameResult]:
     """Games of a ``games.jsonl`` journal: one ``referee.record.GameRecord`` per line."""
+    from ratings.sources import record_result
+
     ids = GameIds()
     lines = journal_lines(path, bounds=JOURNAL_BOUNDS)
     try:
@@ -102,6 +108,8 @@ def pgn_results(path: Path) -> Iterator[GameResult]:
     A game starts at its first tag line after move text (or at the top of the file). A game
     without White, Black or Result is an error naming the line where its tags began.
     """
+    from ratings.sources import pgn_tags, tags_result
+
     ids = GameIds()
     try:
         for game in pgn_tags(pgn_lines(path), str(path)):

@@ -59,7 +59,8 @@ def league_tune_config(root: Path, label: str, tune_file: Path) -> tuple[LoadedC
     night = versions_config(settings, league, [version], others=(placeholder,))
     spec = night.bots[0]
     openings = night.config.openings
-    if openings.file is not None:  # league.toml's paths are the league's, not the tune file's
+    # league.toml's paths are the league's, not the tune file's
+    if openings is not None and openings.file is not None:
         openings = msgspec.structs.replace(
             openings, file=str(settings.path.parent / openings.file))
     config = msgspec.structs.replace(

@@ -1,0 +1,70 @@
+"""``arena run`` loads only what playing needs: no numpy before the first game, and no pandas,
+matplotlib, scipy or report builder at all when no report is built (issue 40).
+
+A real run of real bot processes in a child interpreter. The first game's bot reads its
+parent's memory map (``/proc/PPID/maps``) when it is first asked to move, which tells what
+the runner had loaded by then; the child itself lists its modules when it exits.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+pytestmark = pytest.mark.slow  # a whole (small) tournament
+
+PROBE = """
+import os, sys
+log = sys.argv[1]
+for line in sys.stdin:
+    word = line.split()[:1]
+    if word == ["uci"]:
+        print("id name probe\\nuciok", flush=True)
+    elif word == ["isready"]:
+        print("readyok", flush=True)
+    elif word == ["go"]:
+        with open("/proc/%d/maps" % os.getppid()) as maps:
+            loaded = maps.read()
+        with open(log, "a") as out:
+            out.write("numpy\\n" if "numpy" in loaded else "lean\\n")
+        print("bestmove a1a1", flush=True)
+    elif word == ["quit"]:
+        break
+"""
+
+CHILD = """
+import atexit, sys
+from arena.cli import main
+
+def heavy():
+    names = sorted(m for m in sys.modules
+                   if m.split(".")[0] in ("pandas", "matplotlib", "scipy")
+                   or m in ("reports.html", "reports.rounds", "reports.format_tables"))
+    print("HEAVY", names)
+
+atexit.register(heavy)
+sys.exit(main(["run", sys.argv[1], "--output", sys.argv[2], "--no-report", "--plain"]))
+"""
+
+
+def test_a_plain_run_without_report_loads_no_report_library(tmp_path: Path) -> None:
+    probe = tmp_path / "probe.py"
+    probe.write_text(PROBE)
+    seen = tmp_path / "seen.txt"
+    bots = "".join(
+        f'[[bots]]\nname = "p{i}"\nprotocol = "uci"\nsandbox = "none"\n'
+        f'cmd = ["{sys.executable}", "-S", "{probe}", "{seen}"]\n' for i in (1, 2))
+    config = tmp_path / "t.toml"
+    config.write_text(f'game = "dobutsu"\ngames_per_pairing = 2\ntc = "10+0.1"\n{bots}')
+    done = subprocess.run([sys.executable, "-c", CHILD, str(config), str(tmp_path / "out")],
+                          cwd=ROOT, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "HEAVY []" in done.stdout, done.stdout
+    # Every game's first go: the runner had not loaded numpy (the ratings) by then.
+    firsts = seen.read_text().split()
+    assert firsts and set(firsts) == {"lean"}, firsts
