@@ -20,10 +20,8 @@ from pathlib import Path
 from typing import Any, Final
 
 from arena.atomicfile import write_with
+from arena.openings.pgntext import comment, tag_value, wrap
 from referee.record import GameRecord, Termination
-
-LINE_WIDTH: Final = 79
-"""PGN export format: movetext lines of at most 79 characters."""
 
 # PGN's Termination tag has its own vocabulary; these are the words cutechess-cli uses.
 PGN_TERMINATION: Final[dict[str, str]] = {
@@ -37,15 +35,6 @@ PGN_TERMINATION: Final[dict[str, str]] = {
     Termination.INTERRUPT: "unterminated",
     Termination.RESIGNATION: "normal",  # PGN's word for a game resigned, as for one mated
 }
-
-
-def _tag_value(value: object) -> str:
-    return str(value).replace("\\", "\\\\").replace('"', '\\"')
-
-
-def _comment(text: str) -> str:
-    """A PGN comment cannot contain '}'."""
-    return "{" + text.replace("}", ")").replace("{", "(").strip() + "}"
 
 
 def _date(timestamp: float) -> str:
@@ -123,7 +112,7 @@ def game_to_pgn(record: GameRecord, *, event: str = "?", site: str = "?") -> str
         tags += [("SetUp", "1"), ("FEN", _fen_tag(record))]
     if record.score:
         tags.append(("Score", "-".join(str(s) for s in record.score)))
-    head = "".join(f'[{name} "{_tag_value(value)}"]\n' for name, value in tags)
+    head = "".join(f'[{name} "{tag_value(value)}"]\n' for name, value in tags)
 
     tokens: list[str] = []
     book = sum(1 for m in record.moves if m.book)
@@ -136,25 +125,11 @@ def game_to_pgn(record: GameRecord, *, event: str = "?", site: str = "?") -> str
             tokens.append(f"{at // 2 + 1}.")
         tokens.append(move)
         if book and ply == book - 1:
-            tokens.append(_comment("end of opening"))
+            tokens.append(comment("end of opening"))
     if record.reason:
-        tokens.append(_comment(record.reason))
+        tokens.append(comment(record.reason))
     tokens.append(record.result)
-    return head + "\n" + _wrap(tokens) + "\n\n"
-
-
-def _wrap(tokens: Iterable[str]) -> str:
-    lines: list[str] = []
-    line = ""
-    for token in tokens:
-        if line and len(line) + 1 + len(token) > LINE_WIDTH:
-            lines.append(line)
-            line = token
-        else:
-            line = f"{line} {token}" if line else token
-    if line:
-        lines.append(line)
-    return "\n".join(lines)
+    return head + "\n" + "\n".join(wrap(tokens)) + "\n\n"
 
 
 def write_pgn(

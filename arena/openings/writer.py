@@ -22,10 +22,9 @@ from pathlib import Path
 from typing import Final
 
 from arena.openings import BookFormat, Opening
+from arena.openings.pgntext import comment, tag_value, wrap
 from referee.games import get_game
 
-LINE_WIDTH: Final = 79
-"""PGN export format: movetext lines of at most 79 characters."""
 PDN_GAME_TYPE: Final = "20"
 
 
@@ -98,13 +97,13 @@ def _pgn_entry(fmt: BookFormat, game: str, number: int, line: BookLine) -> list[
         tags += [("SetUp", "1"), ("FEN", opening.start_position)]
         first = int(get_game(game).from_position(opening.start_position).side_to_move)
     tags.append(("Result", "*"))
-    out = [f'[{name} "{_tag_value(value)}"]' for name, value in tags]
+    out = [f'[{name} "{tag_value(value)}"]' for name, value in tags]
     out.append("")
     tokens = _numbered(opening.moves, first)
     if line.comment:
-        tokens.append("{" + line.comment.replace("}", ")").replace("{", "(") + "}")
+        tokens.append(comment(line.comment))
     tokens.append("*")
-    out.extend(_wrapped(tokens))
+    out.extend(wrap(tokens))
     out.append("")
     return out
 
@@ -121,21 +120,3 @@ def _numbered(moves: Sequence[str], first: int) -> list[str]:
             tokens.append(f"{number}...")
         tokens.append(move)
     return tokens
-
-
-def _wrapped(tokens: Sequence[str]) -> list[str]:
-    lines: list[str] = []
-    current = ""
-    for token in tokens:
-        if current and len(current) + 1 + len(token) > LINE_WIDTH:
-            lines.append(current)
-            current = token
-        else:
-            current = f"{current} {token}" if current else token
-    if current:
-        lines.append(current)
-    return lines
-
-
-def _tag_value(value: str) -> str:
-    return value.replace("\\", "\\\\").replace('"', '\\"')
