@@ -154,7 +154,7 @@ def test_arena_play_help_draw_resign_in_a_real_terminal_session(tmp_path: Path) 
         _read_until(proc, "or: help, resign, draw", seen)  # the bot answered, our turn again
         proc.stdin.write("resign\n")
         _read_until(proc, "Score of", seen)
-        assert proc.wait(timeout=30) == 0
+        assert proc.wait(timeout=120) == 0
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -186,7 +186,7 @@ def test_arena_play_interrupted_writes_the_unfinished_game(tmp_path: Path) -> No
         bot_move = _read_until(proc, "p2 random_bot", seen).split()[3]
         _read_until(proc, "or: help", seen)  # our turn again: the seat waits on stdin
         os.kill(proc.pid, signal.SIGINT)
-        assert proc.wait(timeout=30) == 130
+        assert proc.wait(timeout=120) == 130
         assert proc.stdout is not None
         seen.append(proc.stdout.read())
     finally:
@@ -240,7 +240,7 @@ def test_the_play_server_stopped_by_sigterm_writes_the_unfinished_game(tmp_path:
         finally:
             conn.close()
         os.killpg(server.pid, signal.SIGTERM)
-        assert server.wait(timeout=30) == 0
+        assert server.wait(timeout=120) == 0
     text = log.read_text()
     assert "SIGTERM: stopping" in text and "Traceback" not in text, text
     assert "written unfinished (*)" in text, text
