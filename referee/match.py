@@ -236,10 +236,11 @@ async def play_game(order: GameOrder, bots: BotSource | None = None, *,
             return record
         c1, c2 = connections
         assert c1 is not None and c2 is not None
+        debug = specs[0].debug or specs[1].debug  # only a debug bot's lines are recorded
         record = await _play_on(
             order, start, (c1, c2), on_move=on_move, overheads=None,
-            transcript=None if transcript_dir is None else transcript_path(transcript_dir,
-                                                                            order.id),
+            transcript=None if transcript_dir is None or not debug
+            else transcript_path(transcript_dir, order.id),
         )
         return record
     finally:
@@ -421,9 +422,13 @@ async def _new_game(game: str, connections: tuple[BotConnection, BotConnection],
         except BotError as exc:
             failures[side] = exc
 
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(one, 0)
-        nursery.start_soon(one, 1)
+    if connections[0].owed_bestmoves or connections[1].owed_bestmoves:
+        async with trio.open_nursery() as nursery:  # a late move to drain: both at once
+            nursery.start_soon(one, 0)
+            nursery.start_soon(one, 1)
+    else:  # lines written at once (or announced ahead already); only ``first`` is waited for
+        await one(1 - first)
+        await one(first)
     specs = (connections[0].spec, connections[1].spec)
     if failures[0] is not None or failures[1] is not None:
         raise _start_failure(specs, failures)
