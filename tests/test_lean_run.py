@@ -1,9 +1,11 @@
-"""``arena run`` loads only what playing needs: no numpy before the first game, and no pandas,
-matplotlib, scipy or report builder at all when no report is built (issue 40).
+"""``arena run`` loads only what playing needs: no numpy before the first game, and no numpy,
+pandas, matplotlib, scipy or report builder at all when no report is built, not even for the
+standings it prints at its end (issue 40).
 
 A real run of real bot processes in a child interpreter. The first game's bot reads its
 parent's memory map (``/proc/PPID/maps``) when it is first asked to move, which tells what
-the runner had loaded by then; the child itself lists its modules when it exits.
+the runner had loaded by then; the child itself lists its modules and reads its own memory
+map when it exits, after its last line.
 """
 
 from __future__ import annotations
@@ -43,9 +45,13 @@ from arena.cli import main
 
 def heavy():
     names = sorted(m for m in sys.modules
-                   if m.split(".")[0] in ("pandas", "matplotlib", "scipy")
-                   or m in ("reports.html", "reports.rounds", "reports.format_tables"))
+                   if m.split(".")[0] in ("numpy", "pandas", "matplotlib", "scipy")
+                   or m in ("reports.html", "reports.rounds", "reports.format_tables",
+                            "reports.rating_tables", "reports.journal_summary"))
     print("HEAVY", names)
+    with open("/proc/self/maps") as maps:
+        print("MAPPED", sorted({line.rsplit("/", 1)[-1].strip() for line in maps
+                                if "numpy" in line or "pandas" in line}))
 
 atexit.register(heavy)
 sys.exit(main(["run", sys.argv[1], "--output", sys.argv[2], "--no-report", "--plain"]))
@@ -65,6 +71,11 @@ def test_a_plain_run_without_report_loads_no_report_library(tmp_path: Path) -> N
                           cwd=ROOT, capture_output=True, text=True, timeout=240)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "HEAVY []" in done.stdout, done.stdout
+    assert "MAPPED []" in done.stdout, done.stdout
+    # The end-of-run text is there all the same: the standings, and the pair's Elo difference
+    # with its interval (the fit's table is the report's, and needs numpy).
+    assert "final standings" in done.stdout and "p1 vs p2: " in done.stdout, done.stdout
+    assert "Elo " in done.stdout and "+/- " in done.stdout, done.stdout
     # Every game's first go: the runner had not loaded numpy (the ratings) by then.
     firsts = seen.read_text().split()
     assert firsts and set(firsts) == {"lean"}, firsts

@@ -10,7 +10,8 @@ open:
 
 - ``arena run`` (:func:`run_tournament`): the schedule's missing games, a list, or a knockout's
   or Swiss event's :class:`~arena.formats.schedule.RoundFeed`; an SPRT that may stop a match;
-  it concludes with the standings and the report;
+  it concludes with the standings and the report (without a report, the standings alone,
+  which load no numpy: the head-to-head lines rather than the fit's table);
 - ``arena league run`` (:mod:`arena.league.night`): a night's planner, which decides each game
   as a worker is free and keeps the deadline; it concludes by closing the night.
 
@@ -205,6 +206,10 @@ class RunPlan:
     shows too (a tournament's standings, a night's closing)."""
     after_report: Callable[[RunResult, bool], None] = _nothing_after
     """After the final report (a closed night's league report, which links the night's)."""
+    fit_unreported: bool = True
+    """Read and fit the journal at the end even when no report is built (a night's closing
+    folds the fit). False: without a report, :attr:`conclude` gets None and nothing loads the
+    fit's numpy (a tournament whose end-of-run text is the standings alone)."""
 
 
 @dataclass(frozen=True)
@@ -309,7 +314,8 @@ def drive(plan: RunPlan, settings: PlaySettings) -> Played:
         progress = Progress(title=plan.title, names=list(plan.names), total=source.total(),
                             done=journal.summaries, live=False if settings.plain else None,
                             deadline=None if source.deadline is None else dataclasses.replace(
-                                source.deadline, concurrency=concurrency))
+                                source.deadline, concurrency=concurrency),
+                            fitted=settings.report)
         journal.forget_summaries()  # counted into the standings and the SPRT: no longer needed
         say(source.intro(concurrency))
         tournament = Tournament(
@@ -350,7 +356,8 @@ def close_session(plan: RunPlan, source: Source, settings: PlaySettings, report:
                               plan.out)
     complete = status == EXIT_COMPLETE
     if result.arena_fault is None:  # else the machine is short of something: stop at once
-        rated = read_rated(plan.out, settings.warn, cache=report.enabled)
+        rated = (read_rated(plan.out, settings.warn, cache=report.enabled)
+                 if report.enabled or plan.fit_unreported else None)
         plan.conclude(result, complete, rated)
         report.build(final=True, rated=rated)
         plan.after_report(result, complete)
@@ -552,7 +559,11 @@ def _run_locked(settings: RunSettings, loaded: LoadedConfig, schedule: Schedule,
                    names=[bot.name for bot in loaded.bots], source=source,
                    config_text=loaded.copy_text, config_path=loaded.path, schedule=schedule,
                    hide=(loaded.path,),
-                   conclude=conclude)
+                   conclude=conclude,
+                   # Without a report the standings are the end-of-run text, unless rounds
+                   # (a knockout's bracket, a Swiss table) or a cluster's workers are shown.
+                   fit_unreported=(loaded.config.format in ("knockout", "swiss")
+                                   or bool(settings.cluster)))
     played = drive(plan, settings)
     if feed is not None:
         total = feed.schedule.total
