@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Final
 
 import msgspec
 
+from arena import startup
 from arena.bots import prestart
 from arena.errors import UserError
 from arena.formats.schedule import (
@@ -336,6 +337,7 @@ def drive(plan: RunPlan, settings: PlaySettings) -> Played:
             order_of=source.order,
         )
         log_session(out.root, "start", concurrency, warn)
+        startup.settle()  # everything the games need is loaded: the collector back on
         try:
             with cluster, progress:
                 result: RunResult = trio.run(tournament.run) if anything else RunResult()

@@ -21,7 +21,6 @@ head-to-head table shows too).
 from __future__ import annotations
 
 import math
-import statistics
 import sys
 import time
 from collections import Counter
@@ -29,13 +28,14 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TextIO
 
-from ratings.sources import GameResult, record_result
 from referee.record import GameRecord, Termination
 
 if TYPE_CHECKING:
     from rich.console import Console, Group
     from rich.live import Live
     from rich.table import Table
+
+    from ratings.sources import GameResult
 
 FAULT_TERMINATIONS = frozenset(
     {
@@ -115,6 +115,8 @@ class Standings:
             two.draws += 1
         if record.termination in FAULT_TERMINATIONS:
             self.forfeits[str(record.termination)] += 1
+        from ratings.sources import record_result  # after the first game: not in the start-up
+
         result = record_result(record, record.id)
         if result is not None:
             self.results.append(result)
@@ -260,6 +262,8 @@ class Deadline:
         if not lengths:
             return None
         if self._median[0] != len(lengths):
+            import statistics  # a night's only (fractions, decimal): not in a run's start-up
+
             self._median[:] = [len(lengths), statistics.median(lengths)]
         return self._median[1]
 
