@@ -10,6 +10,7 @@ map when it exits, after its last line.
 
 from __future__ import annotations
 
+import functools
 import subprocess
 import sys
 from pathlib import Path
@@ -79,3 +80,48 @@ def test_a_plain_run_without_report_loads_no_report_library(tmp_path: Path) -> N
     # Every game's first go: the runner had not loaded numpy (the ratings) by then.
     firsts = seen.read_text().split()
     assert firsts and set(firsts) == {"lean"}, firsts
+
+
+@pytest.fixture
+def fresh_trial(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sandbox's trial as in a new process: not run yet, nothing started."""
+    from referee.process import sandbox
+
+    monkeypatch.setattr(sandbox, "bwrap_problem", functools.cache(
+        sandbox.bwrap_problem.__wrapped__))
+    monkeypatch.setattr(sandbox, "_trial", None)
+
+
+@pytest.mark.needs("bubblewrap")
+def test_the_sandbox_trial_started_early_gives_the_verdict_and_leaves_no_child(
+        fresh_trial: None) -> None:
+    """``arena run`` starts bwrap's trial as soon as the config is read (it then runs while
+    the runner loads); the first launch reads that trial's result rather than running one."""
+    from referee.process import sandbox
+
+    sandbox.start_bwrap_trial()
+    assert sandbox.bwrap_trial_pending()
+    trial = sandbox._trial
+    assert trial is not None
+    assert sandbox.bwrap_problem() is None
+    assert not sandbox.bwrap_trial_pending() and trial.returncode == 0  # read and reaped
+    sandbox.start_bwrap_trial()  # the verdict is known: no second trial
+    assert not sandbox.bwrap_trial_pending()
+
+
+def test_a_failing_early_trial_is_the_verdict(tmp_path: Path, fresh_trial: None,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bwrap that cannot make its namespaces here says so through the early trial, as
+    through the trial run at the first launch (the machine's fault, named)."""
+    from referee.process import sandbox
+
+    fake = tmp_path / "bwrap"
+    fake.write_text("#!/bin/sh\necho 'bwrap: No permissions to create a new namespace' >&2\n"
+                    "exit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr(sandbox, "bwrap_path", lambda: str(fake))
+    sandbox.start_bwrap_trial()
+    assert sandbox.bwrap_trial_pending()
+    problem = sandbox.bwrap_problem()
+    assert problem is not None and "No permissions to create a new namespace" in problem
+    assert not sandbox.bwrap_trial_pending()

@@ -250,6 +250,7 @@ def drive(plan: RunPlan, settings: PlaySettings) -> Played:
     """Play one session of ``plan`` into its run directory (which the caller holds locked)
     and conclude it. Raises :class:`UserError` when the directory cannot be used."""
     say, warn, out, loaded = settings.say, settings.warn, plan.out, plan.loaded
+    prestart.try_sandbox_early(loaded.bots)  # a no-op when run_tournament started it
     try:
         journal = prepare_run_dir(out, warn, config_text=plan.config_text,
                                   config_path=plan.config_path, schedule=plan.schedule,
@@ -347,6 +348,7 @@ def drive(plan: RunPlan, settings: PlaySettings) -> Played:
         return close_session(plan, source, settings, report, result, journal.count)
     finally:
         prestart.discard(launched)  # any the run did not reach (its pool ends the rest)
+        prestart.end_sandbox_trial()
 
 
 def close_session(plan: RunPlan, source: Source, settings: PlaySettings, report: ReportHook,
@@ -474,6 +476,7 @@ def run_tournament(settings: RunSettings) -> RunOutcome:
     Raises :class:`UserError` for a mistake in the config or the settings (exit status 2)."""
     loaded = (settings.config if isinstance(settings.config, LoadedConfig)
               else load_config(settings.config))
+    prestart.try_sandbox_early(loaded.bots)  # bwrap's trial runs while the schedule is built
     if loaded.config.tune is not None:
         raise UserError(f"{loaded.path} has a [tune] section: play it with `arena tune "
                         f"{loaded.path}`")
