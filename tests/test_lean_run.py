@@ -41,7 +41,8 @@ for line in sys.stdin:
 """
 
 CHILD = """
-import atexit, sys
+import atexit, gc, sys
+from arena import startup
 from arena.cli import main
 
 def heavy():
@@ -50,11 +51,13 @@ def heavy():
                    or m in ("reports.html", "reports.rounds", "reports.format_tables",
                             "reports.rating_tables", "reports.journal_summary"))
     print("HEAVY", names)
+    print("COLLECTOR", gc.isenabled(), gc.get_freeze_count() > 0)
     with open("/proc/self/maps") as maps:
         print("MAPPED", sorted({line.rsplit("/", 1)[-1].strip() for line in maps
                                 if "numpy" in line or "pandas" in line}))
 
 atexit.register(heavy)
+startup.pause()  # as the arena command starts (arena.cli.console)
 sys.exit(main(["run", sys.argv[1], "--output", sys.argv[2], "--no-report", "--plain"]))
 """
 
@@ -73,6 +76,9 @@ def test_a_plain_run_without_report_loads_no_report_library(tmp_path: Path) -> N
     assert done.returncode == 0, done.stdout + done.stderr
     assert "HEAVY []" in done.stdout, done.stdout
     assert "MAPPED []" in done.stdout, done.stdout
+    # The start-up ran without the cyclic collector; the run turned it back on for its games,
+    # with the start-up's objects frozen (arena.startup).
+    assert "COLLECTOR True True" in done.stdout, done.stdout
     # The end-of-run text is there all the same: the standings, and the pair's Elo difference
     # with its interval (the fit's table is the report's, and needs numpy).
     assert "final standings" in done.stdout and "p1 vs p2: " in done.stdout, done.stdout
@@ -125,3 +131,51 @@ def test_a_failing_early_trial_is_the_verdict(tmp_path: Path, fresh_trial: None,
     problem = sandbox.bwrap_problem()
     assert problem is not None and "No permissions to create a new namespace" in problem
     assert not sandbox.bwrap_trial_pending()
+
+
+def test_standings_without_the_fit_say_what_the_reports_head_to_head_says(
+        tmp_path: Path) -> None:
+    """The standings of a run without a report (not fitted): ranked by score per game, no Elo
+    column, and under them each pair's line, from its higher-ranked bot's side, with the
+    figures of the report's head-to-head table (one home: ratings.pairwise), numpy unloaded."""
+    import io
+
+    from arena.run.progress import Progress
+    from bench.synthetic import BotProfile, round_robin, write_journal
+
+    records = round_robin("dobutsu", (BotProfile("a"), BotProfile("b"), BotProfile("c")),
+                          games_per_pairing=4, seed=3, max_plies=60)
+    out = io.StringIO()
+    progress = Progress(title="t", names=["a", "b", "c"], total=len(records), out=out,
+                        live=False, fitted=False)
+    for record in records:
+        progress.finished(record)
+    progress.summary()
+    standings = progress.standings
+    assert [name for name, _ in standings.columns][-1] == "%"  # no Elo column
+    pcts = [s.score / s.games for _, s in standings.ranked()]
+    assert pcts == sorted(pcts, reverse=True)
+    text = out.getvalue()
+    lines = text.splitlines()
+    shown = [line for line in lines if " vs " in line]
+    assert len(shown) == 3, text
+    probe = subprocess.run([sys.executable, "-c", "import sys; from arena.run.progress import "
+                            "Standings; print('numpy' in sys.modules)"],
+                           cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert probe.stdout.strip() == "False", probe.stderr
+
+    from reports.journal_summary import summarise_journal
+    from reports.rating_tables import head_to_head
+
+    write_journal(tmp_path, records)
+    order = [name for name, _ in standings.ranked()]
+    table = head_to_head(summarise_journal(tmp_path), order)
+    assert len(table) == len(shown)
+    for line, (_, row) in zip(shown, table.iterrows(), strict=True):
+        assert line.startswith(f"{row['bot']} vs {row['opponent']}: "
+                               f"{row['W']} - {row['L']} - {row['D']} "), (line, row)
+        elo, error = line.split("Elo ")[1].split(",")[0].split(" +/- ")
+        # The same numbers, spelt for text (``inf``, ``-``) and for pages (``∞``, blank).
+        page = {"+∞": "+inf", "−∞": "-inf", "∞": "inf", "": "-"}
+        assert (elo, error) == (page.get(row["Elo diff"], row["Elo diff"]),
+                                page.get(row["+-"], row["+-"])), (line, row)

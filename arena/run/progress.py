@@ -194,8 +194,8 @@ class Standings:
         from reports.pair_text import format_pairs, ranked_pairs
 
         pairs = ranked_pairs(pairwise(self.results).values(), [n for n, _ in self.ranked()])
-        head = ("head to head (Elo difference and its 95% interval, LOS; the report and "
-                "`arena ratings` fit the ratings):")
+        head = ("head to head: Elo difference +/- its 95% interval, LOS (`arena ratings "
+                "RUN_DIR` fits the ratings)")
         if len(pairs) > PAIR_LINES:
             return f"{len(pairs)} pairs met: `arena ratings RUN_DIR --pairs` lists them"
         return head + "\n" + format_pairs(pairs).rstrip("\n")
