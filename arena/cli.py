@@ -17,6 +17,7 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
+from arena import startup
 from arena.errors import UserError
 
 # Module names under arena.commands, in the order `arena --help` lists them.
@@ -100,6 +101,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from referee.games.base import GameError
 
+    if not getattr(args, "settles", False):  # else the command does, when its work begins
+        startup.settle()
     try:
         status: int = args.func(args)
     except (UserError, GameError) as exc:
@@ -118,7 +121,9 @@ def console() -> NoReturn:
     here (0.05 s frozen). Buffers are flushed and ``atexit`` handlers (the cgroups') run as
     usual; only cyclic garbage is left to the kernel. Not in :func:`main`, which tests call
     in-process. Output cut short by its reader (``arena games | head -1``) ends the command
-    quietly, as for other Unix tools."""
+    quietly, as for other Unix tools. The command starts without the cyclic garbage collector
+    (:mod:`arena.startup`)."""
+    startup.pause()
     try:
         status = main()
         sys.stdout.flush()

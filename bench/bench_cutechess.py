@@ -15,7 +15,8 @@ the ratio arena/cutechess. What is measured, per run:
 
 Then, for the arena alone (cutechess has no counterpart worth timing): ``arena --help`` and
 the time from ``arena run``'s start to the first ``go`` a bot receives (cutechess's figure,
-with the same probe engine, is printed next to it).
+with the same probe engine, is printed next to it), the runner's CPU by then, and its RSS at
+that ``go`` and at its end, each against the floor of Python with trio alone.
 
 Fairy-Stockfish comes from the Debian package ``fairy-stockfish`` (``/usr/games``); without it
 this benchmark prints a message and returns. cutechess-cli is found through the
@@ -316,7 +317,6 @@ def report(match: Match, ours: list[Run], theirs: list[Run]) -> None:
 PROBE = """
 import os, sys, time
 log = sys.argv[1]
-ticks = os.sysconf("SC_CLK_TCK")
 for line in sys.stdin:
     word = line.split()[:1]
     if word == ["uci"] or word == ["ugi"]:
@@ -326,10 +326,12 @@ for line in sys.stdin:
         sys.stdout.write("readyok\\n"); sys.stdout.flush()
     elif word == ["go"]:
         now = time.time()
-        with open("/proc/%d/stat" % os.getppid()) as stat:
-            fields = stat.read().rsplit(")", 1)[1].split()
+        with open("/proc/%d/schedstat" % os.getppid()) as stat:
+            cpu_ns = int(stat.read().split()[0])
+        with open("/proc/%d/status" % os.getppid()) as status:
+            rss_kb = [int(x.split()[1]) for x in status if x.startswith("VmRSS:")][0]
         with open(log, "a") as f:
-            f.write("%r %r\\n" % (now, (int(fields[11]) + int(fields[12])) / ticks))
+            f.write("%r %r %r\\n" % (now, cpu_ns / 1e9, rss_kb / 1024))
         sys.stdout.write("bestmove a1a1\\n"); sys.stdout.flush()
     elif word == ["quit"]:
         break
@@ -372,20 +374,44 @@ two probe engines started, their handshake and a first ``go``, nothing else (no 
 rules, no journal). The arena's first ``go`` cannot come before this one's."""
 
 
-def first_go(argv_for: Callable[[Path], list[str]], work: Path, tag: str
-             ) -> tuple[float, float]:
-    """Seconds from starting a runner to the first ``go`` its probe engine reads, and the
-    runner's own CPU seconds by then (the probe reads its parent's /proc stat)."""
+@dataclass
+class StartUp:
+    """One runner's start, to its first ``go`` and on to its end."""
+
+    go: float
+    """Seconds from starting it to the first ``go`` its probe engine reads."""
+    cpu: float
+    """Its own CPU seconds by then (``/proc/PID/schedstat``: nanoseconds, not clock ticks)."""
+    rss_go: float
+    """Its RSS at that ``go``, MB."""
+    rss_end: float
+    """Its RSS at the last sample before it exited (every 10 ms), MB."""
+
+
+def first_go(argv_for: Callable[[Path], list[str]], work: Path, tag: str) -> StartUp:
+    """A runner's start (:class:`StartUp`): the probe reads its parent's /proc entries at its
+    first ``go``; the RSS at the end is sampled from here."""
     stamps = work / f"{tag}.stamps"
     stamps.unlink(missing_ok=True)
     started = time.time()
-    subprocess.run(argv_for(stamps), cwd=work, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL, timeout=120, check=False)
+    proc = subprocess.Popen(argv_for(stamps), cwd=work, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    pidfd = os.pidfd_open(proc.pid)
+    rss_kb = 0
+    try:
+        while os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT | os.WNOHANG) is None:
+            if time.time() - started > 120:
+                proc.kill()
+            rss_kb = _rss_kb(proc.pid) or rss_kb
+            select.select([pidfd], [], [], 0.01)
+    finally:
+        os.close(pidfd)
+        proc.wait()
     stamped = sorted(tuple(float(x) for x in line.split())
                      for line in stamps.read_text().splitlines()) if stamps.exists() else []
     if not stamped:
-        return float("nan"), float("nan")
-    return stamped[0][0] - started, stamped[0][1]
+        return StartUp(*(float("nan"),) * 4)
+    return StartUp(stamped[0][0] - started, stamped[0][1], stamped[0][2], rss_kb / 1024)
 
 
 def startup(work: Path, cutechess: str | None) -> None:
@@ -404,8 +430,7 @@ def startup(work: Path, cutechess: str | None) -> None:
             'game = "dobutsu"\ngames_per_pairing = 2\ntc = "10+0.1"\n' + "".join(
                 f'[[bots]]\nname = "p{i}"\nprotocol = "uci"\nsandbox = "none"\n'
                 f'cmd = ["{python}", "-S", "{probe}", "{stamps}"]\n' for i in (1, 2)))
-        return [python, "-m", "arena.cli", "run", str(config), "-o", str(out), "--plain",
-                "--no-report"]
+        return [*arena[:-1], "run", str(config), "-o", str(out), "--plain", "--no-report"]
 
     def theirs(stamps: Path) -> list[str]:
         engine = f"cmd={python}", "arg=-S", f"arg={probe}", f"arg={stamps}"
@@ -420,9 +445,10 @@ def startup(work: Path, cutechess: str | None) -> None:
         return [python, str(floor), str(probe), str(stamps)]
 
     help_times: list[float] = []
-    ours_go: list[tuple[float, float]] = []
-    theirs_go: list[tuple[float, float]] = []
-    floor_go: list[tuple[float, float]] = []
+    ours_go: list[StartUp] = []
+    theirs_go: list[StartUp] = []
+    floor_go: list[StartUp] = []
+    # The ``arena`` command as installed, as people run it (else through ``-m``).
     arena = [python, "-m", "arena.cli", "--help"]
     script = Path(python).with_name("arena")
     if script.exists():
@@ -437,17 +463,29 @@ def startup(work: Path, cutechess: str | None) -> None:
             theirs_go.append(first_go(theirs, work, "theirs"))
     print("-- start-up (median [min-max])")
     print(f"   arena --help       {spread(help_times, ' s', 3):26} (target < 0.2 s)")
-    for index, label in ((0, "first go (wall)"), (1, "CPU by first go")):
-        a = [pair[index] for pair in ours_go]
-        c = [pair[index] for pair in theirs_go]
-        line = f"   {label:18} arena {spread(a, ' s', 3):26}"
+    rows: list[tuple[str, Callable[[StartUp], float], str, int, str]] = [
+        ("first go (wall)", lambda r: r.go, " s", 3, " (target < 0.25 s)"),
+        ("CPU by first go", lambda r: r.cpu, " s", 3, ""),
+        ("RSS at first go", lambda r: r.rss_go, " MB", 1, ""),
+        ("RSS at the end", lambda r: r.rss_end, " MB", 1, ""),
+    ]
+    for label, get, unit, digits, target in rows:
+        a = [get(r) for r in ours_go]
+        c = [get(r) for r in theirs_go]
+        line = f"   {label:18} arena {spread(a, unit, digits):26}"
         if c:
-            line += f" cutechess {spread(c, ' s', 3):26} ratio {ratio(a, c)}"
-        print(line + (" (target < 0.25 s)" if index == 0 else ""), flush=True)
-        f = [pair[index] for pair in floor_go]
+            line += f" cutechess {spread(c, unit, digits):26} ratio {ratio(a, c)}"
+        print(line + target, flush=True)
+        f = [get(r) for r in floor_go]
         what = (" (python + trio + two engines to a first go, no arena: the least any runner on"
-                " this stack takes)" if index == 0 else "")
-        print(f"   {'':18} floor {spread(f, ' s', 3):26}{what}", flush=True)
+                " this stack takes)" if label.startswith("first") else "")
+        if unit == " MB":
+            what = f" arena/floor {ratio(a, f)} (target <= 1.5x)"
+        print(f"   {'':18} floor {spread(f, unit, digits):26}{what}", flush=True)
+    # Paired, run by run: the machine's load drifts less within a pair than over the section.
+    above = [r.go - f.go for r, f in zip(ours_go, floor_go, strict=True)]
+    print(f"   first go above the floor  {spread(above, ' s', 3):26} (target <= 0.050 s)",
+          flush=True)
 
 
 # ----------------------------------------------------------------------------- many games at once

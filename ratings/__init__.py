@@ -18,12 +18,19 @@ re-exported here:
 - ``parent_verdict(nights, VerdictSettings()) -> Verdict``: a new version against its parent,
   a pentanomial SPRT checked night by night (:mod:`ratings.verdict`).
 
+The fits, SPRT and verdicts need numpy and are imported on first use (``ratings.fit_ratings``
+loads :mod:`ratings.model` then); the pairwise statistics do not.
+
 A fit as text, CSV or JSON (``format_table``, ``format_csv``, ``format_json``) is a report's
 rendering, with the report's tables: :mod:`reports.rating_tables`.
 """
 
-from ratings.counts import Counts, aggregate, aggregate_arrays
-from ratings.model import SCALES, RatingFit, fit_ratings
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# Light and imported at once: the head-to-head statistics, the results, the scales (no numpy).
+# ``pairwise`` is both a submodule and its function: binding the function here, as an eager
+# import does, keeps ``from ratings import pairwise`` the function whoever imported first.
 from ratings.pairwise import (
     PairStats,
     Pentanomial,
@@ -34,17 +41,44 @@ from ratings.pairwise import (
     score_to_elo,
     trinomial_error,
 )
-from ratings.prior import Prior, version_parents
+from ratings.scale import SCALES
 from ratings.sources import GameResult
-from ratings.sprt import (
-    Decision,
-    Sprt,
-    SprtStatus,
-    bounds,
-    llr_pentanomial,
-    llr_trinomial,
-)
-from ratings.verdict import Outcome, Verdict, VerdictSettings, parent_verdict
+
+if TYPE_CHECKING:
+    from ratings.counts import Counts, aggregate, aggregate_arrays
+    from ratings.model import RatingFit, fit_ratings
+    from ratings.prior import Prior, version_parents
+    from ratings.sprt import (
+        Decision,
+        Sprt,
+        SprtStatus,
+        bounds,
+        llr_pentanomial,
+        llr_trinomial,
+    )
+    from ratings.verdict import Outcome, Verdict, VerdictSettings, parent_verdict
+
+_LAZY: dict[str, str] = {
+    **dict.fromkeys(("Counts", "aggregate", "aggregate_arrays"), "ratings.counts"),
+    **dict.fromkeys(("RatingFit", "fit_ratings"), "ratings.model"),
+    **dict.fromkeys(("Prior", "version_parents"), "ratings.prior"),
+    **dict.fromkeys(("Decision", "Sprt", "SprtStatus", "bounds", "llr_pentanomial",
+                     "llr_trinomial"), "ratings.sprt"),
+    **dict.fromkeys(("Outcome", "Verdict", "VerdictSettings", "parent_verdict"),
+                    "ratings.verdict"),
+}
+"""The names that need numpy (the fits, SPRT, verdicts), imported on first use: a caller that
+only counts pairs (``arena run`` without a report) never loads numpy."""
+
+
+def __getattr__(name: str) -> Any:
+    home = _LAZY.get(name)
+    if home is None:
+        raise AttributeError(f"module 'ratings' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "SCALES",

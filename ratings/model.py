@@ -40,6 +40,7 @@ from ratings import draws, uncertainty
 from ratings.counts import Counts
 from ratings.numeric import bisect_root, expit, norm, strongly_connected
 from ratings.prior import Prior
+from ratings.scale import SCALES
 from ratings.separation import Separation, find_groups, scored_against
 from ratings.solver import Pairings, solve
 
@@ -50,14 +51,6 @@ if TYPE_CHECKING:  # numpy.typing costs ~10 ms to import; annotations only
     IntArray = NDArray[np.int64]
 
 
-ORDO_POINTS = 202.0
-"""Ordo's default ``-z``: a rating difference of 202 points means an expected score of 76%."""
-
-SCALES: dict[str, float] = {
-    "ordo": math.log(0.76 / 0.24) / ORDO_POINTS,
-    "elo": math.log(10.0) / 400.0,
-}
-"""``beta`` per scale name: the expected score is ``expit(beta * difference)``."""
 
 ErrorMethod = Literal["hessian", "simulation", "none"]
 SeparatedMethod = Literal["order", "prior"]

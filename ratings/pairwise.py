@@ -8,6 +8,9 @@ smaller than the trinomial one.
 
 A colour pair is identified by the ``pair`` id the source carries (a record tag), or else by
 two consecutive games between the same two players with the colours swapped.
+
+Plain Python, no numpy: the standings ``arena run`` prints when it builds no report show
+these lines and nothing that needs the fit.
 """
 
 from __future__ import annotations
@@ -15,11 +18,9 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from statistics import NormalDist
 
-import numpy as np
-
-from ratings.model import SCALES
-from ratings.numeric import norm
+from ratings.scale import SCALES
 from ratings.sources import GameResult
 
 PAIR_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)
@@ -73,7 +74,7 @@ def score_to_elo(score: float, scale: str = "ordo") -> float:
 
 
 def _z(confidence: float) -> float:
-    return float(norm.ppf(0.5 + confidence / 2.0))
+    return NormalDist().inv_cdf(0.5 + confidence / 2.0)
 
 
 def _interval(score: float, sd: float, scale: str, confidence: float) -> float:
@@ -105,13 +106,12 @@ def trinomial_error(
 
 def pentanomial_error(penta: Pentanomial, scale: str = "ordo", confidence: float = 0.95) -> float:
     """Error (half-width, rating points) of the Elo difference from pentanomial counts."""
-    counts = np.array(penta.five(), dtype=np.float64)
-    pairs = counts.sum()
+    counts = penta.five()
+    pairs = sum(counts)
     if pairs == 0:
         return math.nan
-    x = np.array(PAIR_SCORES)
-    s = float(counts @ x / pairs)
-    var = float(counts @ (x - s) ** 2 / pairs)
+    s = sum(n * x for n, x in zip(counts, PAIR_SCORES, strict=True)) / pairs
+    var = sum(n * (x - s) ** 2 for n, x in zip(counts, PAIR_SCORES, strict=True)) / pairs
     return _interval(s, math.sqrt(var / pairs), scale, confidence)
 
 

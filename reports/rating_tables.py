@@ -51,6 +51,7 @@ from ratings.pairwise import PairStats
 from ratings.prior import Prior, version_parents
 from referee.record import P1_POINTS
 from reports.htmlkit import number
+from reports.pair_text import ranked_pairs
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -361,11 +362,8 @@ def head_to_head(journal: JournalSummary, order: list[str]) -> pd.DataFrame:
         for g in journal.games
         if g.result in DECISIVE_OR_DRAWN
     ]
-    rank = {b: i for i, b in enumerate(order)}
     rows = []
-    for stats in pairwise(results).values():
-        if rank.get(stats.player, 0) > rank.get(stats.opponent, 0):
-            stats = stats.flipped()
+    for stats in ranked_pairs(pairwise(results).values(), order):
         penta = stats.penta
         rows.append(
             {
@@ -383,7 +381,6 @@ def head_to_head(journal: JournalSummary, order: list[str]) -> pd.DataFrame:
                 if penta.pairs else "",
                 "note": f"small sample ({stats.games} games)"
                 if stats.games < SMALL_SAMPLE else "",
-                "_rank": (rank.get(stats.player, 0), rank.get(stats.opponent, 0)),
             }
         )
     frame = pd.DataFrame(rows)
@@ -391,7 +388,7 @@ def head_to_head(journal: JournalSummary, order: list[str]) -> pd.DataFrame:
         return pd.DataFrame(columns=["bot", "opponent", "games", "W", "D", "L", "score %",
                                      "Elo diff", "+-", "LOS %", "pairs 0/0.5/1/1.5/2",
                                      "note"])
-    return frame.sort_values("_rank").drop(columns="_rank").reset_index(drop=True)
+    return frame
 
 
 # ----- a fit as text, CSV and JSON (``arena ratings``) ------------------------------------
@@ -499,31 +496,3 @@ def fit_document(fit: RatingFit, pairs: Mapping[tuple[str, str], PairStats] = {}
 
 def format_json(fit: RatingFit, pairs: Mapping[tuple[str, str], PairStats] = {}) -> str:
     return json.dumps(fit_document(fit, pairs), indent=2) + "\n"
-
-
-def format_pairs(pairs: Mapping[tuple[str, str], PairStats]) -> str:
-    """One line per pair in cutechess/fastchess style (from the first-named player's view)."""
-    lines = []
-    for p in pairs.values():
-        line = (
-            f"{p.player} vs {p.opponent}: {p.wins} - {p.losses} - {p.draws} "
-            f"[{p.score:.3f}] {p.games}  Elo {_signed(p.elo)} +/- {_one(p.elo_error)}, "
-            f"LOS {100 * p.los:.1f} %"
-        )
-        if p.penta.pairs:
-            ptnml = ", ".join(str(v) for v in p.penta.five())
-            line += f", Ptnml(0-2) [{ptnml}] +/- {_one(p.penta_elo_error)}"
-        lines.append(line)
-    return "\n".join(lines) + ("\n" if lines else "")
-
-
-def _one(x: float) -> str:
-    return "-" if math.isnan(x) else "inf" if math.isinf(x) else f"{x:.1f}"
-
-
-def _signed(x: float) -> str:
-    if math.isnan(x):
-        return "-"
-    if math.isinf(x):
-        return "+inf" if x > 0 else "-inf"
-    return f"{x:+.1f}"

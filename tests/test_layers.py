@@ -61,7 +61,8 @@ LAYERS: tuple[Layer, ...] = (
     Layer("match loop", ("referee.match",), trio=True),
     Layer("ratings", ("ratings",), trio=False),
     # arena's data floors: what a run and a league are (reports reads them)
-    Layer("arena's base", ("arena.errors", "arena.filelock", "arena.atomicfile", "arena.say"),
+    Layer("arena's base", ("arena.errors", "arena.filelock", "arena.atomicfile", "arena.say",
+                           "arena.startup"),
           trio=False),
     Layer("run directory", ("arena.rundir",), trio=False),
     Layer("openings", ("arena.openings",), trio=False),

@@ -185,10 +185,14 @@ def test_crashing_and_hanging_bots_lose_their_games_and_the_tournament_finishes(
         else:
             assert record.termination == Termination.NORMAL, record.reason
     assert "crash 5" in done.stdout and "time-forfeit 5" in done.stdout  # summary forfeits
-    # The closing Elo table ranks the bots that lost every game last.
-    table = [line.split()[1] for line in done.stdout.splitlines()
-             if line.strip()[:1].isdigit() and " : " in line]
+    # The final standings rank the bots that lost every game last (without a report: by
+    # score per game, the pairs' Elo differences under the table).
+    lines = done.stdout.splitlines()
+    rows = lines[lines.index(next(x for x in lines if x.startswith("#  bot"))) + 1:]
+    table = [line.split()[1] for line in rows[:4]]
+    assert sorted(table) == ["crasher", "first", "hanger", "rnd"], done.stdout
     assert set(table[-2:]) == {"crasher", "hanger"}, done.stdout
+    assert "crasher vs hanger: " in done.stdout or "hanger vs crasher: " in done.stdout
     crasher_logs = sorted((out / "logs" / "crasher").glob("*.stderr.log"))
     assert len(crasher_logs) == 5  # one per game
     assert all("crashing on purpose" in log.read_text() for log in crasher_logs)

@@ -6,15 +6,34 @@ first, a bot loads while the runner does, and the first ``go`` goes out that muc
 processes are launched exactly as the pool would launch them (:func:`referee.process.spawn.launch`:
 same containment and limits) and handed to the :class:`arena.bots.pool.BotPool`, which ends the
 ones no game took. This module imports nothing that imports trio.
+
+Before the first launch, the sandbox is tried once (``bwrap /bin/true``: 50-100 ms on a busy
+machine). :func:`try_sandbox_early` starts that trial as soon as the config is read, so that it
+runs while this process goes on loading rather than ahead of the first bot.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from arena.formats.schedule import ScheduledGame
 from referee.botspec import BotSpec
+from referee.process.sandbox import bwrap_problem, bwrap_trial_pending, start_bwrap_trial
 from referee.process.spawn import Launched, launch
+
+
+def try_sandbox_early(specs: Iterable[BotSpec]) -> None:
+    """Start the sandbox's trial run now (without waiting for it) when a bot may run in
+    bubblewrap; :func:`prestart` (or the first game) reads its result."""
+    if any(spec.sandbox in ("auto", "bwrap") for spec in specs):
+        start_bwrap_trial()
+
+
+def end_sandbox_trial() -> None:
+    """Read the early trial's result if no launch did (nothing was played): no child is left
+    unreaped. Cheap: the trial is over by then."""
+    if bwrap_trial_pending():
+        bwrap_problem()
 
 
 def first_bots(pending: Sequence[ScheduledGame], concurrency: int,

@@ -14,7 +14,8 @@ from arena.rundir.results import read_results
 from ratings import fit_ratings
 from ratings.prior import DEFAULT_PARENT_SD, DEFAULT_SD, Prior, version_parents
 from ratings.tally import Tally, merge, tally
-from reports.rating_tables import format_csv, format_json, format_pairs, format_table
+from reports.pair_text import format_pairs
+from reports.rating_tables import format_csv, format_json, format_table
 
 DESCRIPTION = """\
 Bayesian ratings: the Ordo-style model (draws count half a point, the first mover's advantage

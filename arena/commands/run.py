@@ -53,7 +53,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser.add_argument("--debug", action="store_true",
                         help="write every bot's protocol lines to transcripts/<game>.log "
                         "(as 'debug = true' on each bot)")
-    parser.set_defaults(func=run)
+    # The collector stays off until the games begin (arena.startup): the driver settles it.
+    parser.set_defaults(func=run, settles=True)
 
 
 def run(args: argparse.Namespace) -> int:

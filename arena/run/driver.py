@@ -10,7 +10,8 @@ open:
 
 - ``arena run`` (:func:`run_tournament`): the schedule's missing games, a list, or a knockout's
   or Swiss event's :class:`~arena.formats.schedule.RoundFeed`; an SPRT that may stop a match;
-  it concludes with the standings and the report;
+  it concludes with the standings and the report (without a report, the standings alone,
+  which load no numpy: the head-to-head lines rather than the fit's table);
 - ``arena league run`` (:mod:`arena.league.night`): a night's planner, which decides each game
   as a worker is free and keeps the deadline; it concludes by closing the night.
 
@@ -44,6 +45,7 @@ from typing import TYPE_CHECKING, Final
 
 import msgspec
 
+from arena import startup
 from arena.bots import prestart
 from arena.errors import UserError
 from arena.formats.schedule import (
@@ -205,6 +207,10 @@ class RunPlan:
     shows too (a tournament's standings, a night's closing)."""
     after_report: Callable[[RunResult, bool], None] = _nothing_after
     """After the final report (a closed night's league report, which links the night's)."""
+    fit_unreported: bool = True
+    """Read and fit the journal at the end even when no report is built (a night's closing
+    folds the fit). False: without a report, :attr:`conclude` gets None and nothing loads the
+    fit's numpy (a tournament whose end-of-run text is the standings alone)."""
 
 
 @dataclass(frozen=True)
@@ -244,6 +250,7 @@ def drive(plan: RunPlan, settings: PlaySettings) -> Played:
     """Play one session of ``plan`` into its run directory (which the caller holds locked)
     and conclude it. Raises :class:`UserError` when the directory cannot be used."""
     say, warn, out, loaded = settings.say, settings.warn, plan.out, plan.loaded
+    prestart.try_sandbox_early(loaded.bots)  # a no-op when run_tournament started it
     try:
         journal = prepare_run_dir(out, warn, config_text=plan.config_text,
                                   config_path=plan.config_path, schedule=plan.schedule,
@@ -309,7 +316,8 @@ def drive(plan: RunPlan, settings: PlaySettings) -> Played:
         progress = Progress(title=plan.title, names=list(plan.names), total=source.total(),
                             done=journal.summaries, live=False if settings.plain else None,
                             deadline=None if source.deadline is None else dataclasses.replace(
-                                source.deadline, concurrency=concurrency))
+                                source.deadline, concurrency=concurrency),
+                            fitted=settings.report)
         journal.forget_summaries()  # counted into the standings and the SPRT: no longer needed
         say(source.intro(concurrency))
         tournament = Tournament(
@@ -330,6 +338,7 @@ def drive(plan: RunPlan, settings: PlaySettings) -> Played:
             order_of=source.order,
         )
         log_session(out.root, "start", concurrency, warn)
+        startup.settle()  # everything the games need is loaded: the collector back on
         try:
             with cluster, progress:
                 result: RunResult = trio.run(tournament.run) if anything else RunResult()
@@ -339,6 +348,7 @@ def drive(plan: RunPlan, settings: PlaySettings) -> Played:
         return close_session(plan, source, settings, report, result, journal.count)
     finally:
         prestart.discard(launched)  # any the run did not reach (its pool ends the rest)
+        prestart.end_sandbox_trial()
 
 
 def close_session(plan: RunPlan, source: Source, settings: PlaySettings, report: ReportHook,
@@ -350,7 +360,8 @@ def close_session(plan: RunPlan, source: Source, settings: PlaySettings, report:
                               plan.out)
     complete = status == EXIT_COMPLETE
     if result.arena_fault is None:  # else the machine is short of something: stop at once
-        rated = read_rated(plan.out, settings.warn, cache=report.enabled)
+        rated = (read_rated(plan.out, settings.warn, cache=report.enabled)
+                 if report.enabled or plan.fit_unreported else None)
         plan.conclude(result, complete, rated)
         report.build(final=True, rated=rated)
         plan.after_report(result, complete)
@@ -465,6 +476,7 @@ def run_tournament(settings: RunSettings) -> RunOutcome:
     Raises :class:`UserError` for a mistake in the config or the settings (exit status 2)."""
     loaded = (settings.config if isinstance(settings.config, LoadedConfig)
               else load_config(settings.config))
+    prestart.try_sandbox_early(loaded.bots)  # bwrap's trial runs while the schedule is built
     if loaded.config.tune is not None:
         raise UserError(f"{loaded.path} has a [tune] section: play it with `arena tune "
                         f"{loaded.path}`")
@@ -552,7 +564,11 @@ def _run_locked(settings: RunSettings, loaded: LoadedConfig, schedule: Schedule,
                    names=[bot.name for bot in loaded.bots], source=source,
                    config_text=loaded.copy_text, config_path=loaded.path, schedule=schedule,
                    hide=(loaded.path,),
-                   conclude=conclude)
+                   conclude=conclude,
+                   # Without a report the standings are the end-of-run text, unless rounds
+                   # (a knockout's bracket, a Swiss table) or a cluster's workers are shown.
+                   fit_unreported=(loaded.config.format in ("knockout", "swiss")
+                                   or bool(settings.cluster)))
     played = drive(plan, settings)
     if feed is not None:
         total = feed.schedule.total

@@ -6,16 +6,21 @@ of the games played before (:class:`Deadline`).
 
 On a terminal this is a rich live panel redrawn about once a second; when stdout is not a TTY
 (CI, a pipe, a log file) it is one plain line per finished game, so logs stay greppable. Both
-end with the same final standings table: W/D/L counts ranked by a quick rating fit (no error
-bars; :mod:`ratings` gives those), never by raw points, which favour whoever played
-more games (a gauntlet's first bot plays everyone). rich is imported only when something is
-drawn with it (the live panel, the final table), not before the first game.
+end with the same final standings table: W/D/L counts ranked by the reports' rating fit, with
+each rating's 95% interval, never by raw points, which favour whoever played more games (a
+gauntlet's first bot plays everyone). rich is imported only when something is drawn with it
+(the live panel, the final table), not before the first game.
+
+A run that builds no report does not load the fit (numpy) at all, before, during or after its
+games (:attr:`Standings.fitted` False): its table ranks by score per game and leaves the
+ratings to the head-to-head lines under it (the Elo difference of each pair that met, with its
+95% interval and LOS: :mod:`ratings.pairwise`, cutechess's figures, which the report's
+head-to-head table shows too).
 """
 
 from __future__ import annotations
 
 import math
-import statistics
 import sys
 import time
 from collections import Counter
@@ -23,12 +28,14 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TextIO
 
-from referee.record import P1_POINTS, GameRecord, Termination
+from referee.record import GameRecord, Termination
 
 if TYPE_CHECKING:
     from rich.console import Console, Group
     from rich.live import Live
     from rich.table import Table
+
+    from ratings.sources import GameResult
 
 FAULT_TERMINATIONS = frozenset(
     {
@@ -59,6 +66,10 @@ class BotScore:
 ON_PRIOR_NOTE = ("Elo: 95% interval; *: the rating rests on the prior (the results alone only "
                  "order it)")
 
+PAIR_LINES = 15
+"""The most head-to-head lines the final standings of a run without a report print (a
+round-robin of six bots); more are left to ``arena ratings DIR --pairs``."""
+
 
 @dataclass
 class Standings:
@@ -67,8 +78,11 @@ class Standings:
     bots: dict[str, BotScore] = field(default_factory=dict)
     forfeits: Counter[str] = field(default_factory=Counter)
     """Termination value -> count, for games a bot lost by its own fault."""
-    results: list[tuple[str, str, float]] = field(default_factory=list)
-    """(p1, p2, p1's score) of every finished game, for the rating fit that ranks."""
+    results: list[GameResult] = field(default_factory=list)
+    """Every finished game, for the rating fit that ranks and the head-to-head lines."""
+    fitted: bool = True
+    """Rank and rate by the reports' Bayesian fit (numpy); False: rank by score per game, and
+    the ratings are the head-to-head lines' (:meth:`pair_text`, no numpy)."""
     _elo: tuple[int, dict[str, float]] = (0, {})
     _place: dict[str, int] = field(default_factory=dict)
     """Each rated bot's place in the fit's order (which ranks separated results by group)."""
@@ -78,8 +92,9 @@ class Standings:
     """The bots whose rating rests on the prior (the results alone only order them)."""
 
     @classmethod
-    def of(cls, names: Iterable[str], records: Iterable[GameRecord] = ()) -> Standings:
-        standings = cls({name: BotScore() for name in names})
+    def of(cls, names: Iterable[str], records: Iterable[GameRecord] = (), *,
+           fitted: bool = True) -> Standings:
+        standings = cls({name: BotScore() for name in names}, fitted=fitted)
         for record in records:
             standings.add(record)
         return standings
@@ -100,18 +115,21 @@ class Standings:
             two.draws += 1
         if record.termination in FAULT_TERMINATIONS:
             self.forfeits[str(record.termination)] += 1
-        score = P1_POINTS[record.result]
-        self.results.append((record.p1, record.p2, score))
+        from ratings.sources import record_result  # after the first game: not in the start-up
+
+        result = record_result(record, record.id)
+        if result is not None:
+            self.results.append(result)
 
     def elo(self) -> dict[str, float]:
         """Ratings of the games so far (the reports' Bayesian fit: a number for every bot
         with games), refitted when games came in since the last call; bots without games
-        are absent."""
-        if self._elo[0] != len(self.results):
-            from ratings import GameResult, Prior, aggregate, fit_ratings, version_parents
+        are absent, and all of them when the standings are not :attr:`fitted`."""
+        if self.fitted and self._elo[0] != len(self.results):
+            from ratings import Prior, aggregate, fit_ratings, version_parents
             from ratings.model import ON_PRIOR
 
-            counts = aggregate([GameResult(a, b, x) for a, b, x in self.results])
+            counts = aggregate(self.results)
             fit = fit_ratings(counts, prior=Prior(parents=version_parents(counts.players)))
             played = {p for i, p in enumerate(fit.players) if fit.played[i] > 0}
             self._elo = (len(self.results), {p: float(fit.ratings[i])
@@ -124,7 +142,8 @@ class Standings:
 
     def ranked(self) -> list[tuple[str, BotScore]]:
         """Best first in the rating fit's order (bounds rank by what they bound, separated
-        results by group); then by score per game; bots without games last."""
+        results by group; not :attr:`fitted`: none); then by score per game; bots without
+        games last."""
         self.elo()
         place = self._place
 
@@ -140,8 +159,13 @@ class Standings:
         ("L", "right"), ("score", "right"), ("%", "right"), ("Elo", "right"),
     )  # fmt: skip
 
+    @property
+    def columns(self) -> tuple[tuple[str, str], ...]:
+        """The columns shown: :data:`COLUMNS`, without the Elo column when not :attr:`fitted`."""
+        return self.COLUMNS if self.fitted else self.COLUMNS[:-1]
+
     def rows(self) -> list[tuple[str, ...]]:
-        """The standings as text cells, best first (one per column of :data:`COLUMNS`)."""
+        """The standings as text cells, best first (one per column of :attr:`columns`)."""
         elo = self.elo()
         rows: list[tuple[str, ...]] = []
         for rank, (name, s) in enumerate(self.ranked(), start=1):
@@ -156,15 +180,32 @@ class Standings:
             rows.append((
                 str(rank), name, str(s.games), str(s.wins), str(s.draws), str(s.losses),
                 f"{s.score:g}", pct, shown,
-            ))  # fmt: skip
+            )[:len(self.columns)])  # fmt: skip
         return rows
+
+    def pair_text(self) -> str:
+        """The head-to-head lines of the standings that are not :attr:`fitted` (cutechess's:
+        W - L - D, score, the Elo difference with its 95% interval, LOS, the pentanomial
+        counts), each pair from its higher-ranked bot's side; empty when fitted (the fit's
+        intervals are in the table) or before any game."""
+        if self.fitted or not self.results:
+            return ""
+        from ratings.pairwise import pairwise
+        from reports.pair_text import format_pairs, ranked_pairs
+
+        pairs = ranked_pairs(pairwise(self.results).values(), [n for n, _ in self.ranked()])
+        head = ("head to head: Elo difference +/- its 95% interval, LOS (`arena ratings "
+                "RUN_DIR` fits the ratings)")
+        if len(pairs) > PAIR_LINES:
+            return f"{len(pairs)} pairs met: `arena ratings RUN_DIR --pairs` lists them"
+        return head + "\n" + format_pairs(pairs).rstrip("\n")
 
     def table(self, title: str = "Standings") -> Table:
         """The standings as a rich table (the live display)."""
         from rich.table import Table
 
         table = Table(title=title, title_justify="left")
-        for column, justify in self.COLUMNS:
+        for column, justify in self.columns:
             table.add_column(column, justify=justify)  # type: ignore[arg-type]
         for row in self.rows():
             table.add_row(*row)
@@ -175,13 +216,14 @@ class Standings:
     def text(self, title: str = "Standings") -> str:
         """The standings as plain aligned columns, for logs and pipes (``--plain``): printed
         once at the end, not worth loading rich for."""
-        cells = [tuple(name for name, _ in self.COLUMNS), *self.rows()]
-        widths = [max(len(row[i]) for row in cells) for i in range(len(self.COLUMNS))]
+        columns = self.columns
+        cells = [tuple(name for name, _ in columns), *self.rows()]
+        widths = [max(len(row[i]) for row in cells) for i in range(len(columns))]
         lines = [title]
         for row in cells:
             lines.append("  ".join(
                 cell.rjust(width) if justify == "right" else cell.ljust(width)
-                for cell, width, (_, justify) in zip(row, widths, self.COLUMNS, strict=True)
+                for cell, width, (_, justify) in zip(row, widths, columns, strict=True)
             ).rstrip())
         if self._on_prior:
             lines.append(ON_PRIOR_NOTE)
@@ -220,6 +262,8 @@ class Deadline:
         if not lengths:
             return None
         if self._median[0] != len(lengths):
+            import statistics  # a night's only (fractions, decimal): not in a run's start-up
+
             self._median[:] = [len(lengths), statistics.median(lengths)]
         return self._median[1]
 
@@ -263,6 +307,7 @@ class Progress:
         out: TextIO | None = None,
         live: bool | None = None,
         deadline: Deadline | None = None,
+        fitted: bool = True,
     ) -> None:
         self.title = title
         self.deadline = deadline
@@ -270,7 +315,9 @@ class Progress:
         self.out = out or sys.stdout
         self.total = total
         finished = list(done)
-        self.standings = Standings.of(names, finished)
+        self.standings = Standings.of(names, finished, fitted=fitted)
+        """``fitted``: ranked and rated by the reports' fit, which loads numpy (a run that
+        builds no report passes False: :attr:`Standings.fitted`)."""
         self.done = len(finished)
         self.resumed = self.done
         self.failed = 0
@@ -399,9 +446,11 @@ class Progress:
     def summary(self) -> None:
         """The final standings, printed once (also in plain mode)."""
         title = f"{self.title}: final standings"
+        pairs = [text] if (text := self.standings.pair_text()) else []
         if self.is_live:
             self.console.print(self.standings.table(title=title))
-            self.console.print(self.standings.forfeit_text(), markup=False)
+            for line in [*pairs, self.standings.forfeit_text()]:
+                self.console.print(line, markup=False, highlight=False)
         else:
-            print(self.standings.text(title), self.standings.forfeit_text(), sep="\n",
+            print(self.standings.text(title), *pairs, self.standings.forfeit_text(), sep="\n",
                   file=self.out, flush=True)

@@ -34,7 +34,6 @@ The schedule's fingerprint depends on the bots' names only, so moving a bot into
 from __future__ import annotations
 
 import dataclasses
-import difflib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -118,6 +117,8 @@ class BotsFile:
 
     def unknown(self, name: str) -> str:
         """What to say about a name that is no entry: the closest names, else all of them."""
+        import difflib  # a mistake's hint only: not in every run's start-up
+
         close = difflib.get_close_matches(name, self.names, n=1, cutoff=0.6)
         hint = f"did you mean {close[0]!r}? " if close else ""
         return f"{hint}entries of {self.shown}: {', '.join(self.names) or 'none'}"

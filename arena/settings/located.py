@@ -16,7 +16,6 @@ values a choice allows, the value as written.
 
 from __future__ import annotations
 
-import difflib
 import re
 import typing
 from collections.abc import Callable, Sequence
@@ -260,5 +259,7 @@ def literal_choices(root: type, path: KeyPath) -> list[object]:
 
 
 def _closest(word: str, candidates: Sequence[str]) -> str | None:
+    import difflib  # a mistake's hint only: not in every run's start-up
+
     found = difflib.get_close_matches(word, candidates, n=1, cutoff=0.6)
     return found[0] if found else None

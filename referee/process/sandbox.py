@@ -79,22 +79,58 @@ def bwrap_path() -> str | None:
     return shutil.which("bwrap")
 
 
+_trial: subprocess.Popen[str] | None = None
+"""The trial run :func:`start_bwrap_trial` started and :func:`bwrap_problem` has not read."""
+
+
+def _start_trial() -> subprocess.Popen[str]:
+    spec = BotSpec(name="probe", cmd=["/bin/true"])
+    return subprocess.Popen(sandbox_argv(spec, ["/bin/true"], 1_000_000_000), text=True,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+
+
+def start_bwrap_trial() -> None:
+    """Start :func:`bwrap_problem`'s trial run now, without waiting for it: bubblewrap takes
+    tens of milliseconds to make its namespaces, which a runner spends on its own start-up
+    meanwhile rather than before its first bot (the first call of :func:`bwrap_problem` reads
+    the result). Nothing when bwrap is not installed or the trial ran already."""
+    global _trial
+    if _trial is not None or bwrap_problem.cache_info().currsize or bwrap_path() is None:
+        return
+    try:
+        _trial = _start_trial()
+    except OSError:
+        _trial = None  # bwrap_problem tries again, and says why
+
+
+def bwrap_trial_pending() -> bool:
+    """Whether :func:`start_bwrap_trial` started a trial whose result nobody has read."""
+    return _trial is not None
+
+
 @cache
 def bwrap_problem() -> str | None:
     """Why bubblewrap cannot run sandboxes here (user namespaces disabled, a seccomp or
-    AppArmor policy...), or None: one trial run with the sandbox's own options, once."""
+    AppArmor policy...), or None: one trial run with the sandbox's own options, once (started
+    early by :func:`start_bwrap_trial`, or here)."""
+    global _trial
     bwrap = bwrap_path()
     if bwrap is None:
         return "bubblewrap (bwrap) is not installed"
-    spec = BotSpec(name="probe", cmd=["/bin/true"])
-    probe = sandbox_argv(spec, ["/bin/true"], 1_000_000_000)
+    trial, _trial = _trial, None
     try:
-        done = subprocess.run(probe, capture_output=True, text=True, timeout=30,
-                              stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.TimeoutExpired) as exc:
+        trial = trial or _start_trial()
+    except OSError as exc:
         return f"bwrap does not run: {exc}"
-    if done.returncode != 0:
-        return f"bwrap cannot create the sandbox here: {done.stderr.strip()[:300]}"
+    try:
+        _out, err = trial.communicate(timeout=30)
+    except subprocess.TimeoutExpired as exc:
+        trial.kill()
+        trial.communicate()
+        return f"bwrap does not run: {exc}"
+    if trial.returncode != 0:
+        return f"bwrap cannot create the sandbox here: {err.strip()[:300]}"
     return None
 
 
