@@ -77,6 +77,20 @@ def _z(confidence: float) -> float:
     return NormalDist().inv_cdf(0.5 + confidence / 2.0)
 
 
+def score_interval(points: float, games: int,
+                   confidence: float = 0.95) -> tuple[float, float]:
+    """The Wilson interval of a share of points (draws as half points) over ``games``: the
+    uncertainty of a score, bounded within [0, 1] even at 0% and 100%, where the Elo
+    difference is unbounded; (0, 1) without games."""
+    if not games:
+        return 0.0, 1.0
+    z = _z(confidence)
+    p = points / games
+    centre = (p + z * z / (2 * games)) / (1 + z * z / games)
+    half = z / (1 + z * z / games) * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games))
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
 def _interval(score: float, sd: float, scale: str, confidence: float) -> float:
     """Half-width in rating points of ``score ± z sd`` (fastchess's convention).
 

@@ -136,7 +136,8 @@ def test_a_failing_early_trial_is_the_verdict(tmp_path: Path, fresh_trial: None,
 def test_standings_without_the_fit_say_what_the_reports_head_to_head_says(
         tmp_path: Path) -> None:
     """The standings of a run without a report (not fitted): ranked by score per game, no Elo
-    column, and under them each pair's line, from its higher-ranked bot's side, with the
+    column but each score's 95% interval (every bot listed has a number with its
+    uncertainty), and under them each pair's line, from its higher-ranked bot's side, with the
     figures of the report's head-to-head table (one home: ratings.pairwise), numpy unloaded."""
     import io
 
@@ -152,9 +153,12 @@ def test_standings_without_the_fit_say_what_the_reports_head_to_head_says(
         progress.finished(record)
     progress.summary()
     standings = progress.standings
-    assert [name for name, _ in standings.columns][-1] == "%"  # no Elo column
+    assert [name for name, _ in standings.columns][-2:] == ["%", "% 95%"]  # no Elo column
     pcts = [s.score / s.games for _, s in standings.ranked()]
     assert pcts == sorted(pcts, reverse=True)
+    for row, pct in zip(standings.rows(), pcts, strict=True):
+        low, high = (float(x) for x in row[-1].split("-"))
+        assert low < 100 * pct < high and high - low > 10, row  # 8 games: a wide interval
     text = out.getvalue()
     lines = text.splitlines()
     shown = [line for line in lines if " vs " in line]

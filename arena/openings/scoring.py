@@ -20,11 +20,11 @@ coin toss": draws say nothing about which side an opening favours.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Final
 
+from ratings.pairwise import score_interval
 from ratings.sources import first_mover_points
 from referee.games import GameError, get_game
 from referee.record import GameRecord, Termination
@@ -67,14 +67,7 @@ class FirstMover:
 
     def interval(self, confidence: float = 0.95) -> tuple[float, float]:
         """The Wilson interval of the score at ``confidence`` ((0, 1) without games)."""
-        n = self.games
-        if not n:
-            return 0.0, 1.0
-        z = _z(confidence)
-        p = self.points / n
-        centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-        half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-        return max(0.0, centre - half), min(1.0, centre + half)
+        return score_interval(self.points, self.games, confidence)
 
     def p_value(self) -> float:
         """The exact two-sided binomial test of wins against losses at even odds (1.0 with no
@@ -93,12 +86,6 @@ class FirstMover:
         low, high = self.interval(confidence)
         return (f"p1 {100 * self.points / self.games:.0f}% [{100 * low:.0f}-{100 * high:.0f}%] "
                 f"of {self.games} (+{self.wins} ={self.draws} -{self.losses})")
-
-
-def _z(confidence: float) -> float:
-    from statistics import NormalDist
-
-    return NormalDist().inv_cdf(0.5 + confidence / 2)
 
 
 class OpeningKeys:

@@ -12,10 +12,11 @@ gauntlet's first bot plays everyone). rich is imported only when something is dr
 (the live panel, the final table), not before the first game.
 
 A run that builds no report does not load the fit (numpy) at all, before, during or after its
-games (:attr:`Standings.fitted` False): its table ranks by score per game and leaves the
-ratings to the head-to-head lines under it (the Elo difference of each pair that met, with its
-95% interval and LOS: :mod:`ratings.pairwise`, cutechess's figures, which the report's
-head-to-head table shows too).
+games (:attr:`Standings.fitted` False): its table ranks by score per game, each with the
+score's 95% Wilson interval (every bot listed still has a number with its uncertainty, and none
+of it rests on a prior), and leaves the ratings to the head-to-head lines under it (the Elo
+difference of each pair that met, with its 95% interval and LOS: :mod:`ratings.pairwise`,
+cutechess's figures, which the report's head-to-head table shows too).
 """
 
 from __future__ import annotations
@@ -69,6 +70,16 @@ ON_PRIOR_NOTE = ("Elo: 95% interval; *: the rating rests on the prior (the resul
 PAIR_LINES = 15
 """The most head-to-head lines the final standings of a run without a report print (a
 round-robin of six bots); more are left to ``arena ratings DIR --pairs``."""
+
+
+def _score_interval_text(score: BotScore) -> str:
+    """``52-98``: the 95% Wilson interval of a bot's score per game, in %; ``-`` without games."""
+    if not score.games:
+        return "-"
+    from ratings.pairwise import score_interval  # after the first game: not in the start-up
+
+    low, high = score_interval(score.score, score.games)
+    return f"{100 * low:.0f}-{100 * high:.0f}"
 
 
 @dataclass
@@ -159,10 +170,15 @@ class Standings:
         ("L", "right"), ("score", "right"), ("%", "right"), ("Elo", "right"),
     )  # fmt: skip
 
+    SCORE_INTERVAL_COLUMN: tuple[str, str] = ("% 95%", "right")
+    """Instead of the Elo column when not :attr:`fitted`: the score's own uncertainty, so that
+    every bot listed has a number with its interval without the fit."""
+
     @property
     def columns(self) -> tuple[tuple[str, str], ...]:
-        """The columns shown: :data:`COLUMNS`, without the Elo column when not :attr:`fitted`."""
-        return self.COLUMNS if self.fitted else self.COLUMNS[:-1]
+        """The columns shown: :data:`COLUMNS`; when not :attr:`fitted`, the score's interval
+        instead of the Elo column."""
+        return self.COLUMNS if self.fitted else (*self.COLUMNS[:-1], self.SCORE_INTERVAL_COLUMN)
 
     def rows(self) -> list[tuple[str, ...]]:
         """The standings as text cells, best first (one per column of :attr:`columns`)."""
@@ -171,7 +187,9 @@ class Standings:
         for rank, (name, s) in enumerate(self.ranked(), start=1):
             pct = f"{100 * s.score / s.games:.1f}" if s.games else "-"
             rating = elo.get(name)
-            if rating is None or not s.games:
+            if not self.fitted:
+                shown = _score_interval_text(s)
+            elif rating is None or not s.games:
                 shown = "-"
             else:
                 error = self._error.get(name, math.nan)
@@ -180,7 +198,7 @@ class Standings:
             rows.append((
                 str(rank), name, str(s.games), str(s.wins), str(s.draws), str(s.losses),
                 f"{s.score:g}", pct, shown,
-            )[:len(self.columns)])  # fmt: skip
+            ))  # fmt: skip
         return rows
 
     def pair_text(self) -> str:
