@@ -35,7 +35,7 @@ import msgspec
 from arena.errors import UserError
 from arena.formats.meetings import Progression, Results
 from arena.openings import Opening
-from arena.openings.book import ordered, read_book
+from arena.openings.book import Book, open_book, ordered
 from arena.settings.config import ROUNDS_FORMATS, Config, LoadedConfig
 from referee.games import get_game
 from referee.order import GameOrder
@@ -98,14 +98,23 @@ def pairings(bot_names: Sequence[str], format: str) -> list[tuple[str, str]]:
     ]
 
 
-def book_openings(loaded: LoadedConfig) -> list[Opening]:
-    """The openings of the config's book, in file order, checked with the rules (none
+def config_book(loaded: LoadedConfig) -> Book | None:
+    """The config's book, read and parsed, its openings checked as they are drawn (None
     without a book)."""
     if loaded.openings_file is None or loaded.config.openings is None:
-        return []
+        return None
     book = loaded.config.openings
-    return read_book(loaded.openings_file, loaded.config.game, loaded.game_options,
+    return open_book(loaded.openings_file, loaded.config.game, loaded.game_options,
                      fmt=book.format, plies=book.plies)
+
+
+def book_openings(loaded: LoadedConfig) -> list[Opening]:
+    """Every opening of the config's book, in file order, checked with the rules (none
+    without a book): for the schedules that draw openings as results come in (knockout and
+    Swiss rounds, a league night, a tuning), which must know all of them good before their
+    first game rather than stop half-way."""
+    book = config_book(loaded)
+    return [] if book is None else book.openings()
 
 
 def random_opening(game: str, plies: int, rng: random.Random, options: dict[str, str]) -> Opening:
@@ -168,16 +177,23 @@ def results_of(records: Iterator[GameRecord] | Sequence[GameRecord]) -> dict[str
 
 def build_schedule(loaded: LoadedConfig, results: Results | None = None) -> Schedule:
     """The deterministic schedule of a checked config: every game of a round-robin, gauntlet
-    or pyramid; the rounds ``results`` decide of a knockout or Swiss tournament."""
+    or pyramid; the rounds ``results`` decide of a knockout or Swiss tournament.
+
+    A round-robin's, gauntlet's or pyramid's games are all known here, so the book's
+    openings they draw are checked with the rules here, in the order the games use them, and
+    only those, before the first game: the whole file is still read and parsed, but an
+    opening no game draws is not played through (a bad one there stops no run, as it would
+    spoil none of its games; a run long enough to draw it refuses to start). A round-based
+    format checks the whole book (:func:`book_openings`)."""
     config = loaded.config
     if config.format in ROUNDS_FORMATS:
         return _rounds_schedule(loaded, results or {})
     names = [bot.name for bot in loaded.bots]
     pairs = pairings(names, config.format)
     options = loaded.game_options
-    file_openings = book_openings(loaded)
-    sequence = ordered(len(file_openings), config.openings.order if config.openings else None,
-                       config.seed)
+    book = config_book(loaded)
+    count = 0 if book is None else len(book)
+    sequence = ordered(count, config.openings.order if config.openings else None, config.seed)
     plies = config.openings.random_plies if config.openings else None
     width = max(2, len(str(len(pairs))))
     games: list[ScheduledGame] = []
@@ -187,9 +203,9 @@ def build_schedule(loaded: LoadedConfig, results: Results | None = None) -> Sche
         for k in range(pairs_per_pairing):
             for p, (a, b) in enumerate(pairs, start=1):
                 opening_index: int | None = None
-                if file_openings:
-                    opening_index = sequence[opening_counter % len(file_openings)]
-                    opening = file_openings[opening_index]
+                if book is not None:
+                    opening_index = sequence[opening_counter % count]
+                    opening = book.opening(opening_index)  # checked here, on first draw
                     opening_counter += 1
                 elif plies:
                     rng = random.Random(f"{config.seed}:{rnd}:{p}:{k}")

@@ -1,5 +1,5 @@
-"""Opening books: the one place an openings file is read, whatever its format, and every
-opening in it checked with the real rules before any bot starts.
+"""Opening books: the one place an openings file is read, whatever its format, and its
+openings checked with the real rules before any bot starts.
 
 Formats (``[openings] format``, else from the file's suffix, as cutechess-cli's
 ``-openings file=... format=epd|pgn``):
@@ -11,11 +11,17 @@ Formats (``[openings] format``, else from the file's suffix, as cutechess-cli's
   (:mod:`arena.openings.pgnbook`), each game an opening: its ``FEN`` tag (else the start) and
   its moves, the first ``plies`` of them when ``plies`` is set.
 
-Every opening's position is read and every move played by the game's rules here: a position
-the game cannot read, a move that is not its notation or not legal, a book game of another
-game (its ``Variant`` or PDN ``GameType`` tag) or an opening that ends the game is an error
-naming the file, the line and the move. ``order`` then decides the sequence the schedule uses
-them in (:func:`ordered`).
+An opening's position is read and its moves played by the game's rules here: a position the
+game cannot read, a move that is not its notation or not legal, a book game of another game
+(its ``Variant`` or PDN ``GameType`` tag) or an opening that ends the game is an error naming
+the file, the line and the move. ``order`` then decides the sequence the schedule uses them in
+(:func:`ordered`).
+
+Reading and checking are two steps (:class:`Book`): the whole file is read and parsed at once
+(a line no reader understands is an error whichever opening it holds), and an opening's moves
+are played the first time it is asked for. A tournament's schedule asks for the openings its
+games draw, in the order they play them, all before the first game; so a 2-game run of a
+400-opening book replays one opening, not 400 (:func:`read_book` still checks them all).
 """
 
 from __future__ import annotations
@@ -66,12 +72,44 @@ def format_problem(fmt: BookFormat, game: str, plies: int | None) -> str | None:
     return None
 
 
-def read_book(path: Path, game: str, options: dict[str, str], *,
-              fmt: BookFormat | None = None, plies: int | None = None) -> list[Opening]:
-    """Every opening of the book at ``path``, in file order, checked with ``game``'s rules
-    (``options``: its game options). Each opening's ``source`` is ``NAME:LINE``."""
+class Book:
+    """A book's openings as its file holds them, each played through the rules the first time
+    it is asked for (then kept): whoever draws an opening gets it checked, and an opening
+    nobody draws costs no replay."""
+
+    def __init__(self, path: Path, rules: type[Game], options: dict[str, str],
+                 entries: list[BookEntry], plies: int | None) -> None:
+        self.path = path
+        self.rules = rules
+        self.options = options
+        self.entries = entries
+        self.plies = plies
+        self._checked: dict[int, Opening] = {}
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def opening(self, index: int) -> Opening:
+        """The ``index``-th opening (0-based, file order), its moves played by the rules the
+        first time; a bad one raises :class:`UserError` naming the file, line, ply and move."""
+        if (known := self._checked.get(index)) is not None:
+            return known
+        opening = _checked(self.entries[index], self.rules, self.options, self.path,
+                           self.path.name, self.plies)
+        self._checked[index] = opening
+        return opening
+
+    def openings(self) -> list[Opening]:
+        """Every opening, in file order, each checked."""
+        return [self.opening(index) for index in range(len(self))]
+
+
+def open_book(path: Path, game: str, options: dict[str, str], *,
+              fmt: BookFormat | None = None, plies: int | None = None) -> Book:
+    """The book at ``path`` for ``game`` (``options``: its game options), read and parsed
+    whole, its openings not yet played (:meth:`Book.opening` does that). A file that cannot be
+    read, a line of no opening, or a book without openings is an error here."""
     fmt = book_format(path, fmt)
-    name = path.name
     if (problem := format_problem(fmt, game, plies)) is not None:
         raise UserError(f"{path}: {problem}")
     rules = get_game(game)
@@ -79,10 +117,16 @@ def read_book(path: Path, game: str, options: dict[str, str], *,
         entries = list(_entries(path, fmt, rules, options, plies))
     except OSError as exc:
         raise UserError(f"cannot read openings file {path}: {exc.strerror or exc}") from None
-    openings = [_checked(entry, rules, options, path, name, plies) for entry in entries]
-    if not openings:
+    if not entries:
         raise UserError(f"{path}: no openings in the file ({_WHAT[fmt]})")
-    return openings
+    return Book(path, rules, options, entries, plies)
+
+
+def read_book(path: Path, game: str, options: dict[str, str], *,
+              fmt: BookFormat | None = None, plies: int | None = None) -> list[Opening]:
+    """Every opening of the book at ``path``, in file order, checked with ``game``'s rules
+    (``options``: its game options). Each opening's ``source`` is ``NAME:LINE``."""
+    return open_book(path, game, options, fmt=fmt, plies=plies).openings()
 
 
 _WHAT: Final[dict[str, str]] = {
