@@ -251,3 +251,68 @@ def test_an_engine_that_fails_twice_stops_the_make_naming_the_candidate(
     with pytest.raises(UserError, match=r"engine 'bad' failed twice on candidate 0 \(moves "):
         trio.run(lambda: make_book(settings, engine, MakeJournal(tmp_path / "b.txt"), count=2,
                                    window=50, timeout=1.0))
+
+
+# --------------------------------------------------------------------------- forced moves
+@pytest.mark.slow
+def test_a_position_with_one_legal_move_is_scored_after_it_at_the_full_depth(
+        tmp_path: Path) -> None:
+    """Draughts makes a capture compulsory: candidate 7 of seed 1 (20 plies) leaves p1 one
+    legal move. The sample alpha-beta answers such a position after one ply of search; the
+    book must carry a search to the limit, made after the forced move."""
+    drawn = list(itertools.islice(candidates("draughts", {}, 20, 1), 8))
+    boards = [get_game("draughts").new(None, c.moves) for c in drawn]
+    forced = [i for i, board in enumerate(boards) if len(board.legal_moves()) == 1]
+    assert forced, "no forced position among the first candidates: pick another seed"
+    book = tmp_path / "book.txt"
+    assert main(["openings", "make", "draughts", "--plies", "20", "--count", "8", "--window",
+                 "100000", "--limit", "depth=3", "--output", str(book)]) == 0
+    comments = [line.split("#", 1)[1] for line in book.read_text().splitlines()
+                if line.startswith("moves")]
+    assert len(comments) == 8
+    for i in forced:
+        only = boards[i].legal_moves()[0]
+        assert f"(alphabeta, depth 3, best {only})" in comments[i], comments[i]
+
+
+# --------------------------------------------------------------------------- the match scorer
+MATCH = ["openings", "make", "dobutsu", "--plies", "4", "--scorer", "match", "--limit",
+         "depth=1", "--match-seed", "7"]
+
+
+def _match_results(book: Path) -> list[tuple[str, tuple[int, int, int]]]:
+    """Each opening's moves and the first mover's (wins, draws, losses) from its comment."""
+    out = []
+    for line in book.read_text().splitlines():
+        found = re.fullmatch(r"moves (.*?)  # p1 [\d.]+/2 \(\+(\d) =(\d) -(\d)\) "
+                             r"\(alphabeta against itself\)", line)
+        if found:
+            out.append((found[1], (int(found[2]), int(found[3]), int(found[4]))))
+    return out
+
+
+@pytest.mark.slow
+def test_the_match_scorer_plays_both_colours_and_keeps_the_even_ones(tmp_path: Path) -> None:
+    """With --lean 50 every candidate is kept with the results of its two games; with --lean 0
+    exactly those whose first mover took half the points, in the same order (the games are
+    the same: depth-limited searches and fixed seeds)."""
+    every = tmp_path / "every.txt"
+    assert main([*MATCH, "--count", "8", "--lean", "50", "--output", str(every)]) == 0
+    results = _match_results(every)
+    assert len(results) == 8 and all(sum(r) == 2 for _, r in results)
+    even = [moves for moves, (w, d, lost) in results if w + d / 2 == 1]
+    assert 0 < len(even) < 8, results  # some lopsided, some even: the filter has work
+    book = tmp_path / "even.txt"
+    assert main([*MATCH, "--count", str(len(even)), "--output", str(book)]) == 0
+    assert [moves for moves, _ in _match_results(book)] == even
+    text = book.read_text()
+    assert "--scorer match --pairs 1 --lean 0 --match-seed 7" in text.splitlines()[1]
+    assert "gives the first mover exactly half the points" in " ".join(text.splitlines()[:8])
+
+
+def test_the_match_scorers_bad_arguments_are_errors(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = str(tmp_path / "b.txt")
+    assert "--pairs must be at least 1" in _error(capsys, *MATCH, "--pairs", "0", "-o", out)
+    assert "--lean must be from 0 to 50" in _error(capsys, *MATCH, "--lean", "60", "-o", out)
+    assert not list(tmp_path.iterdir())

@@ -50,8 +50,19 @@ def test_a_shipped_book_is_legal_distinct_unfinished_and_says_how_it_was_made(ga
     assert command[:4] == ["arena", "openings", "make", game]
     assert command[command.index("--output") + 1] == f"examples/openings/{BOOKS[game]}"
     assert int(command[command.index("--count") + 1]) == len(openings)
+    body = [line for line in lines if not line.startswith(("#", "%"))]
+    if "--scorer" in command and command[command.index("--scorer") + 1] == "match":
+        # Each opening's comment: the first mover's points of the scorer's games, within --lean.
+        games = 2 * int(command[command.index("--pairs") + 1])
+        lean = float(command[command.index("--lean") + 1]) / 100
+        points = [float(found[1]) for line in body
+                  for found in re.finditer(rf"p1 ([\d.]+)/{games} \(\+\d+ =\d+ -\d+\) \(",
+                                           line)]
+        assert len(points) == len(openings)
+        assert all(abs(p / games - 0.5) <= lean + 1e-9 for p in points)
+        return
     window = int(command[command.index("--window") + 1])
-    scores = [int(found[1]) for line in lines if not line.startswith(("#", "%"))
+    scores = [int(found[1]) for line in body
               for found in re.finditer(r"p1 ([+-]\d+) cp \(", line)]
     assert len(scores) == len(openings) and all(abs(s) <= window for s in scores)
 

@@ -1,7 +1,8 @@
 """``arena openings``: make a balanced opening book, or prune one by the games played from it.
 
 ``make GAME --output BOOK`` draws candidate openings by random play, has an engine score each
-through the protocol and writes the balanced ones (:mod:`arena.openings.maker`); ``prune BOOK
+through the protocol (one search, or with ``--scorer match`` a quick match against itself
+from both colours) and writes the balanced ones (:mod:`arena.openings.maker`); ``prune BOOK
 RUN_DIR...`` tests each opening of a book against the games runs played from it and drops the
 lopsided ones (:mod:`arena.openings.pruner`). Both write any book format the arena reads, the
 command line that made the book in its header.
@@ -40,6 +41,11 @@ DEFAULT_WINDOW: Final = 50
 """Centipawns of the engine's own scale (the sample alpha-beta's: a dobutsu chick, a
 draughts man = 100)."""
 DEFAULT_LIMIT: Final = "depth=4"
+DEFAULT_PAIRS: Final = 1
+DEFAULT_LEAN: Final = 0.0
+DEFAULT_MATCH_SEED: Final = 101
+"""The match scorer's first ``Seed``: apart from the balance benchmark's 1 and 2, so that a
+book scored by matches does not replay the benchmark's games."""
 FORMATS: Final = ("lines", "epd", "pgn", "pdn")
 HEADER_WIDTH: Final = 92
 """A book's header lines are wrapped to this width (the command line is not)."""
@@ -61,7 +67,10 @@ def _register_make(inner: argparse._SubParsersAction) -> None:  # type: ignore[t
         description="Draw openings of --plies random moves from the start (each a position "
         "no other reached, none ending the game or a partie, none leaving a win at once), "
         "score each with an engine searching to --limit, and keep those within --window "
-        "centipawns of even until --count are found. Resumable: the scores are journaled "
+        "centipawns of even until --count are found. With --scorer match, the engine plays "
+        "each candidate against itself instead, --pairs colour-swapped pairs at --limit per "
+        "move (the two copies differ in their Seed option), and a candidate is kept when the "
+        "first mover's score is within --lean of 50%%. Resumable: the scores are journaled "
         "in BOOK.making.jsonl; the same command again scores only what is missing.")
     p.add_argument("game", metavar="GAME", help=f"one of: {', '.join(game_names())}")
     p.add_argument("-o", "--output", required=True, type=Path, metavar="BOOK",
@@ -76,8 +85,21 @@ def _register_make(inner: argparse._SubParsersAction) -> None:  # type: ignore[t
                    help="keep an opening when the engine's score is within CP centipawns of "
                    f"even, never a mate (default {DEFAULT_WINDOW})")
     p.add_argument("--limit", default=DEFAULT_LIMIT, metavar="LIMIT",
-                   help=f"each search's limit: depth=N, nodes=N or st=SECONDS (default "
-                   f"{DEFAULT_LIMIT})")
+                   help=f"each search's limit (a match's: each move's): depth=N, nodes=N or "
+                   f"st=SECONDS (default {DEFAULT_LIMIT})")
+    p.add_argument("--scorer", choices=("search", "match"), default="search",
+                   help="search: one search of the candidate, kept by its score (--window); "
+                   "match: the engine against itself from both colours, kept by the first "
+                   "mover's score (--lean) (default search)")
+    p.add_argument("--pairs", type=int, default=DEFAULT_PAIRS,
+                   help="match: colour-swapped pairs of games per candidate (default "
+                   f"{DEFAULT_PAIRS})")
+    p.add_argument("--lean", type=float, default=DEFAULT_LEAN, metavar="PERCENT",
+                   help="match: keep a candidate when the first mover's score is within "
+                   "PERCENT points of 50%% (default 0: exactly half the points)")
+    p.add_argument("--match-seed", type=int, default=DEFAULT_MATCH_SEED, metavar="S",
+                   help="match: pair k is played by the engine with Seed S+2k against "
+                   f"S+2k+1 (default {DEFAULT_MATCH_SEED})")
     p.add_argument("--seed", type=int, default=1, help="decides the candidates (default 1)")
     p.add_argument("--engine", metavar="CMD",
                    help="the engine's command line, or an entry of --bots-file (default: the "
@@ -184,8 +206,13 @@ def _output_format(path: Path, declared: BookFormat | None, game: str) -> BookFo
 def _make_command(args: argparse.Namespace) -> str:
     """The command line that makes this book again, every setting spelt out."""
     words = ["arena", "openings", "make", args.game, "--plies", str(args.plies), "--count",
-             str(args.count), "--window", str(args.window), "--limit", args.limit, "--seed",
-             str(args.seed)]
+             str(args.count)]
+    if args.scorer == "match":
+        words += ["--scorer", "match", "--pairs", str(args.pairs), "--lean", f"{args.lean:g}",
+                  "--match-seed", str(args.match_seed)]
+    else:
+        words += ["--window", str(args.window)]
+    words += ["--limit", args.limit, "--seed", str(args.seed)]
     if args.engine is not None:
         words += ["--engine", args.engine]
     if args.bots_file is not None:
@@ -205,7 +232,13 @@ def _make_command(args: argparse.Namespace) -> str:
 def make(args: argparse.Namespace) -> int:
     import trio
 
-    from arena.openings.maker import MakeJournal, MakeSettings, make_book, search_limit
+    from arena.openings.maker import (
+        MakeJournal,
+        MakeSettings,
+        Window,
+        make_book,
+        search_limit,
+    )
     from arena.openings.writer import BookLine, write_book
     from referee.adjudication import Adjudication
     from referee.gameoptions import game_options_for
@@ -218,6 +251,10 @@ def make(args: argparse.Namespace) -> int:
             raise UserError(f"{flag} must be at least 1, got {value}")
     if args.window < 0:
         raise UserError(f"--window must be 0 or more, got {args.window}")
+    if args.scorer == "match" and args.pairs < 1:
+        raise UserError(f"--pairs must be at least 1, got {args.pairs}")
+    if not 0 <= args.lean <= 50:
+        raise UserError(f"--lean must be from 0 to 50 (percent), got {args.lean:g}")
     fmt = _output_format(args.output, args.format, args.game)
     search_limit(args.limit)  # a bad limit is an error before any engine starts
     options = game_options_for(args.game, key_values(args.option, "--option"), Adjudication())
@@ -225,11 +262,18 @@ def make(args: argparse.Namespace) -> int:
     settings = MakeSettings(game=args.game, options=options, plies=args.plies, seed=args.seed,
                             limit=args.limit, engine=list(engine.cmd), protocol=engine.protocol,
                             engine_options={k: str(v) for k, v in engine.options.items()})
+    if args.scorer == "match":
+        from arena.openings.selfplay import MATCH_MAX_PLIES
+
+        settings = msgspec.structs.replace(settings, scorer="match", pairs=args.pairs,
+                                           match_seed=args.match_seed,
+                                           max_plies=MATCH_MAX_PLIES)
+    window = Window(cp=args.window, lean=args.lean / 100)
     journal = MakeJournal(args.output)
     shown = _Progress(sys.stderr)
     try:
         made = trio.run(lambda: make_book(settings, engine, journal, count=args.count,
-                                          window=args.window, concurrency=args.concurrency,
+                                          window=window, concurrency=args.concurrency,
                                           progress=shown))
     except KeyboardInterrupt:
         shown.end()
@@ -238,19 +282,17 @@ def make(args: argparse.Namespace) -> int:
         return 130
     shown.end()
     if not made.openings:
-        raise UserError(f"none of the {made.scored} candidates scored within {args.window} "
-                        f"of even; widen --window or change --plies ({journal.path} keeps the "
-                        "scores)")
+        flag = "--lean" if args.scorer == "match" else "--window"
+        raise UserError(f"none of the {made.scored} candidates scored as balanced; widen "
+                        f"{flag} or change --plies ({journal.path} keeps the scores)")
     header = [
         f"{len(made.openings)} balanced {args.game} openings, made by:",
         f"  {_make_command(args)}",
         *textwrap.wrap(
             f"Each opening: {args.plies} random plies from the start, a position no other "
             "opening reaches, the game (and its partie) still going, no win at once for the "
-            f"side to move; kept when {engine.name} searching to {args.limit} scores it within "
-            f"{args.window} cp of even. {made.scored} candidates scored. Each comment: the "
-            "score for p1 (the side that moves first), the engine, its depth, its move.",
-            HEADER_WIDTH),
+            f"side to move; kept when {_kept_when(args, engine.name)}. {made.scored} "
+            f"candidates scored. {_comment_says(args)}", HEADER_WIDTH),
     ]
     lines = [BookLine(Opening(moves=s.moves), s.describe(engine.name)) for s in made.openings]
     write_book(args.output, fmt, args.game, options, header, lines)
@@ -262,6 +304,27 @@ def make(args: argparse.Namespace) -> int:
               f"deep: {len(made.openings)} of the {args.count} wanted; try more --plies",
               file=sys.stderr)
     return 0
+
+
+def _kept_when(args: argparse.Namespace, engine: str) -> str:
+    if args.scorer != "match":
+        return f"{engine} searching to {args.limit} scores it within {args.window} cp of even"
+    from arena.openings.selfplay import MATCH_MAX_PLIES
+
+    games = 2 * args.pairs
+    return (f"{engine} playing itself from it, {games} games at {args.limit} a move (colours "
+            f"swapped, the two copies with Seed {args.match_seed} and up; a draw at "
+            f"{MATCH_MAX_PLIES} plies), gives the first mover "
+            + ("exactly half the points" if args.lean == 0 else
+               f"within {args.lean:g} points of 50%"))
+
+
+def _comment_says(args: argparse.Namespace) -> str:
+    if args.scorer == "match":
+        return ("Each comment: the first mover's (p1's) points of its games and its wins, "
+                "draws and losses.")
+    return ("Each comment: the score for p1 (the side that moves first), the engine, its "
+            "depth, its move.")
 
 
 class _Progress:
