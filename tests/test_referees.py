@@ -68,7 +68,7 @@ def test_the_messages_are_framed_and_read_back_only_as_their_own_types() -> None
 
     record = GameRecord(game="dobutsu", p1="a", p2="b", result="1-0", id="r1-g1",
                         termination=Termination.NORMAL, reason="p1 wins")
-    sent = [Note("sandbox: none"), Done("7", record), End("7")]
+    sent: list[Note | Done | End] = [Note("sandbox: none"), Done("7", record), End("7")]
     data = b"".join(frame(message) for message in sent)
     frames = Frames(FromReferee)  # type: ignore[arg-type]
     got = [message for i in range(0, len(data), 5) for message in frames.feed(data[i:i + 5])]
