@@ -10,10 +10,11 @@ referee process plays its share of the games at once, in one trio loop.
 
 The default is one referee process per :data:`GAMES_PER_REFEREE` games at once, at most one
 per two cores (the bots need the others): 1 on a 2-core machine, 8 for 64 games at once on 64
-cores. Measured on a loaded 2-core machine (bench/README.md): Fairy-Stockfish at ``nodes=1``
-spends five times the referee's CPU, so the runner is never what the games wait for and a
-second referee process only adds its own cost; only bots that cost next to nothing (the C
-sample bot without a sandbox) let two processes play more games than one there.
+cores. Measured on a loaded 2-core machine (``python -m bench refpool``, bench/README.md):
+Fairy-Stockfish at ``nodes=1`` spends about 2.4 times the runner's CPU per game, so the
+engines want the second core and a second referee process only adds its own cost (0.91x);
+bots that cost next to nothing (the C sample bot) leave the runner as what the games wait
+for, and there two processes play more games than one (1.3x to 1.8x).
 """
 
 from __future__ import annotations
