@@ -135,19 +135,25 @@ def test_killing_a_referee_process_mid_game_loses_and_doubles_nothing(tmp_path: 
         pids = referee_pids(line)
         deadline = time.monotonic() + 120
         victim = None
+        live = False  # a running game's live file, from the moves its referee process sends
         while victim is None and time.monotonic() < deadline:
+            live = live or any((out / "live").glob("*.jsonl"))
             busy = [pid for pid in pids if children(pid)]  # its bots: a game is running
             if busy and (out / "games.jsonl").exists() and journal(out):
                 victim = busy[0]
                 os.kill(victim, signal.SIGKILL)
             time.sleep(0.05)
         assert victim is not None, "no game was running in a referee process"
+        while not live and proc.poll() is None:
+            live = any((out / "live").glob("*.jsonl"))
+            time.sleep(0.05)
         stdout, stderr = proc.communicate(timeout=RUN_TIMEOUT)
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
     assert proc.returncode == 0, stderr
+    assert live, "no live file while games of 1 s ran in referee processes"
     records = check_complete(out)  # every game once: none lost, none doubled
     assert len(records) == 8
     lines = (out / "games.jsonl").read_text().splitlines()

@@ -27,13 +27,13 @@ import math
 import os
 import signal
 import sys
-import time
 from pathlib import Path
 from typing import Final
 
 import trio
 
 from arena.bots.pool import BotPool
+from arena.cluster.movestream import MoveStream
 from arena.run.refwire import (
     BadFrame,
     Done,
@@ -54,11 +54,9 @@ from arena.run.retry import START_ATTEMPTS, retry_machine_faults
 from referee.order import GameOrder
 from referee.process.faults import MachineFault
 from referee.process.sandbox import keep_warnings_quiet, warnings_given
-from referee.record import MoveRecord, Termination
+from referee.record import Termination
 
 PR_SET_PDEATHSIG: Final = 1
-MOVES_EVERY_S: Final = 0.25
-"""The most often a running game's new moves are sent (for its live file)."""
 READ_BYTES: Final = 1 << 16
 
 
@@ -99,7 +97,8 @@ class _Referee:
         """Play one game and send what became of it; False ends the batch."""
         from referee.match import play_game
 
-        moves = _MoveStream(self, batch, order.id)
+        moves = MoveStream(lambda: self.tell(Started(batch, order.id)),
+                           lambda found: self.tell(Moves(batch, order.id, found)))
 
         def retrying(fault: MachineFault, attempt: int, wait: float) -> None:
             self.tell(Note(f"{order.id}: not the bots' fault, retrying in {wait:g} s "
@@ -128,31 +127,6 @@ class _Referee:
         for text in given[self._noted:]:
             self.tell(Note(text))
         self._noted = len(given)
-
-
-class _MoveStream:
-    """A running game's moves, sent at most every :data:`MOVES_EVERY_S`, the first time after
-    a :class:`Started`: a game over sooner sends neither (its record has every move)."""
-
-    def __init__(self, referee: _Referee, batch: str, game_id: str) -> None:
-        self.referee = referee
-        self.batch = batch
-        self.game_id = game_id
-        self.started = False
-        self.waiting: list[MoveRecord] = []
-        self.last = time.monotonic()
-
-    def add(self, move: MoveRecord) -> None:
-        self.waiting.append(move)
-        now = time.monotonic()
-        if now - self.last < MOVES_EVERY_S:
-            return
-        self.last = now
-        if not self.started:
-            self.started = True
-            self.referee.tell(Started(self.batch, self.game_id))
-        moves, self.waiting = self.waiting, []
-        self.referee.tell(Moves(self.batch, self.game_id, moves))
 
 
 async def serve(wire_in: int, wire_out: int, logs: Path, transcripts: Path) -> None:
