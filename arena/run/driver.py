@@ -28,7 +28,8 @@ spent), 1 when games failed or are missing, 2 for a mistake in the command or th
 started for want of files, processes or memory; a full disk), 130 when stopped.
 
 With ``cluster`` the games are played by the workers of a Dask cluster
-(``arena.cluster.executor``) and everything else stays here. Nothing imported with this module
+(``arena.cluster.executor``), with more than one referee process by those processes
+(``arena.run.refpool``), and everything else stays here. Nothing imported with this module
 imports trio: the first games' bots are started before trio is loaded.
 """
 
