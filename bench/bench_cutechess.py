@@ -585,8 +585,8 @@ def many_at_once(work: Path, engine: str, ours_openings: Path, their_openings: P
     print(f"   on a machine with K cores, --referees K/2 (the default: one per "
           f"{GAMES_PER_REFEREE} games at once, at most one per two cores) should approach "
           f"min(K/2, c/{GAMES_PER_REFEREE})x where the runner is the bottleneck (nodes=1, "
-          "fast bots), less the local cluster's start (seconds: measure it with few games)",
-          flush=True)
+          "fast bots), less each referee process's start (about 0.3 s of CPU); "
+          "`python -m bench refpool` splits the CPU per game and models it", flush=True)
 
 
 # ----------------------------------------------------------------------------- main

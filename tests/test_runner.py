@@ -83,7 +83,19 @@ def pgn_results(out: Path) -> list[tuple[str, str]]:
 REFEREES = [pytest.param(("--referees", "1"), id="referees-1"),
             pytest.param(("--referees", "2"), id="referees-2")]
 """The matrix of the runner's own tests that also run with their games spread over two
-referee processes (``--referees``): resume, Ctrl-C, the SPRT stop, the live files."""
+referee processes (``--referees``): resume, a SIGKILL of the runner, both Ctrl-Cs, the SPRT
+stop, crashing and hanging bots. A referee process's command line names the run directory's
+``logs`` folder, so the scan for processes left behind finds referee processes too."""
+
+
+def read_header(proc: subprocess.Popen[str]) -> str:
+    """The run's header line (after the line naming the referee processes, if any): the
+    schedule is ready, games are starting."""
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    while line.startswith("arena: referees"):
+        line = proc.stdout.readline()
+    return line
 
 
 def no_leftover_bots(text: str, wait: float = 10.0) -> bool:
@@ -155,8 +167,9 @@ random_plies = 2
     assert "final standings" in done.stdout
 
 
+@pytest.mark.parametrize("referees", REFEREES)
 def test_crashing_and_hanging_bots_lose_their_games_and_the_tournament_finishes(
-    tmp_path: Path,
+    tmp_path: Path, referees: tuple[str, ...],
 ) -> None:
     head = 'game = "dobutsu"\ntc = "60+1"\ngames_per_pairing = 2\nconcurrency = 2\n'
     hang = bot("hanger", BOTS / "runner_hang_bot.py") + 'tc = "st=0.2"\n'
@@ -167,7 +180,7 @@ def test_crashing_and_hanging_bots_lose_their_games_and_the_tournament_finishes(
         hang,
     ]
     out = tmp_path / "out"
-    done = arena_run(write_config(tmp_path, head, bots), out)
+    done = arena_run(write_config(tmp_path, head, bots), out, *referees)
     assert done.returncode == 0, done.stderr
     records = check_complete(out)
     assert len(records) == 12
@@ -308,8 +321,10 @@ def test_resume_plays_only_missing_games_and_refuses_changed_schedule(
     assert (out / "config.toml").read_text() == config.read_text()
 
 
-def test_kill_and_resume_three_times(tmp_path: Path) -> None:
-    """SIGKILL ``arena run`` at seeded random moments; every resume continues the journal.
+@pytest.mark.parametrize("referees", REFEREES)
+def test_kill_and_resume_three_times(tmp_path: Path, referees: tuple[str, ...]) -> None:
+    """SIGKILL ``arena run`` at seeded random moments; every resume continues the journal, and
+    no bot (nor referee process) outlives a killed runner.
 
     A moment is a seeded number of newly journaled games plus a seeded fraction of a game
     (not a time after the start: on an idle machine the whole schedule took less than the
@@ -323,7 +338,7 @@ def test_kill_and_resume_three_times(tmp_path: Path) -> None:
     bots = [bot(f"slow{i}", script, "--delay", "0.01") for i in range(3)]
     config = write_config(tmp_path, head, bots)
     out = tmp_path / "out"
-    argv = run_argv(config, out)
+    argv = run_argv(config, out, *referees)
     kills = 0
     journaled: list[int] = []
     for _ in range(3):
@@ -331,7 +346,7 @@ def test_kill_and_resume_three_times(tmp_path: Path) -> None:
             argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
         )
         assert proc.stdout is not None
-        proc.stdout.readline()  # the header: the schedule is ready, games are starting
+        read_header(proc)
         target = (journaled[-1] if journaled else 0) + rng.randint(1, 4)
         deadline = time.monotonic() + 120
         while (proc.poll() is None and time.monotonic() < deadline
@@ -343,10 +358,11 @@ def test_kill_and_resume_three_times(tmp_path: Path) -> None:
             kills += 1
         proc.wait(timeout=30)
         proc.stdout.close()
+        assert no_leftover_bots(str(script)), "bots outlived a SIGKILLed arena"
+        assert no_leftover_bots(str(out / "logs")), "referee processes outlived their arena"
         journaled.append(len((out / "games.jsonl").read_bytes().splitlines()))
     assert kills >= 2 and journaled[-1] < 18, journaled  # the kills landed mid-schedule
-    assert no_leftover_bots(str(script)), "bots outlived a SIGKILLed arena"
-    final = arena_run(config, out)
+    final = arena_run(config, out, *referees)
     assert final.returncode == 0, final.stderr
     records = check_complete(out)
     assert len(records) == 18
@@ -367,8 +383,7 @@ def test_first_ctrl_c_finishes_running_games_then_resume(tmp_path: Path,
         argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
     assert proc.stdout is not None
-    while proc.stdout.readline().startswith("arena: referees "):
-        pass  # the referee processes are up; then the header: the run has started
+    read_header(proc)
     proc.stdout.readline()  # the first finished game
     proc.send_signal(signal.SIGINT)
     stdout, stderr = proc.communicate(timeout=60)
@@ -408,18 +423,20 @@ def test_config_errors_are_one_clear_line(case: str, tmp_path: Path) -> None:
     assert not (tmp_path / "out").exists()
 
 
-def test_second_ctrl_c_aborts_running_games_and_kills_their_bots(tmp_path: Path) -> None:
+@pytest.mark.parametrize("referees", REFEREES)
+def test_second_ctrl_c_aborts_running_games_and_kills_their_bots(
+        tmp_path: Path, referees: tuple[str, ...]) -> None:
     head = 'game = "draughts"\ntc = "60+1"\nconcurrency = 2\n'
     script = private_bot(tmp_path, BOTS / "runner_first_bot.py")
     bots = [bot(f"slow{i}", script, "--delay", "0.5") for i in range(2)]
     config = write_config(tmp_path, head, bots)
     out = tmp_path / "out"
-    argv = run_argv(config, out)
+    argv = run_argv(config, out, *referees)
     proc = subprocess.Popen(
         argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
     assert proc.stdout is not None
-    proc.stdout.readline()  # the header: games are starting
+    read_header(proc)
     deadline = time.monotonic() + 30
     while len(tagged(str(script))) < 4 and time.monotonic() < deadline:
         time.sleep(0.05)  # wait until both games have both bots running
@@ -434,6 +451,7 @@ def test_second_ctrl_c_aborts_running_games_and_kills_their_bots(tmp_path: Path)
     assert "aborting the running games" in stdout
     assert journal(out) == []  # aborted games are not journaled: they replay on resume
     assert no_leftover_bots(str(script), wait=5), tagged(str(script))
+    assert no_leftover_bots(str(out / "logs"), wait=5), tagged(str(out / "logs"))
 
 
 @pytest.mark.parametrize("referees", REFEREES)

@@ -55,7 +55,6 @@ from distributed.diagnostics.plugin import WorkerPlugin
 
 from arena.cluster.batching import BatchEvents
 from arena.cluster.botfiles import BotFiles, code_hash, describe
-from arena.cluster.loop import SHARED_ENV
 from arena.cluster.worker import (
     RUN_SUBDIRS,
     Problem,
@@ -525,13 +524,10 @@ def worker_threads(client: Any) -> dict[str, int]:
 
 
 @contextlib.contextmanager
-def open_cluster(address: str, loaded: LoadedConfig, run_dir: Path, warn: Say, *,
-                 games_each: int | None = None) -> Iterator[DaskExecutor]:
-    """Connect to (or, for ``local:N``, start) a cluster; everything is closed on exit.
-
-    ``games_each``: the local cluster is the run's referee processes (``--referees``,
-    :mod:`arena.run.referees`), each playing that many games at once (a thread, with its
-    own trio loop, per game); else a ``local:N`` worker plays one game at a time."""
+def open_cluster(address: str, loaded: LoadedConfig, run_dir: Path,
+                 warn: Say) -> Iterator[DaskExecutor]:
+    """Connect to (or, for ``local:N``, start) a cluster; everything is closed on exit. A
+    ``local:N`` worker plays one game at a time."""
     from distributed import Client, LocalCluster
 
     # The client logs every failed reconnection with a traceback; what a lost scheduler means
@@ -543,9 +539,8 @@ def open_cluster(address: str, loaded: LoadedConfig, run_dir: Path, warn: Say, *
             count = _local_count(address)
             # ":0": the scheduler's HTTP server takes a free port (8787 may be taken).
             cluster = stack.enter_context(LocalCluster(
-                n_workers=count, threads_per_worker=games_each or 1, processes=True,
-                dashboard_address=":0", env={SHARED_ENV: "1"} if games_each else {},
-                memory_limit=0, silence_logs=logging.ERROR,
+                n_workers=count, threads_per_worker=1, processes=True,
+                dashboard_address=":0", memory_limit=0, silence_logs=logging.ERROR,
             ))  # fmt: skip
             client = stack.enter_context(Client(cluster))
             client.register_plugin(_OwnProcessGroup())
@@ -567,13 +562,8 @@ def open_cluster(address: str, loaded: LoadedConfig, run_dir: Path, warn: Say, *
         executor = DaskExecutor(client, loaded, run_dir, warn)
         stack.callback(executor.close)
         executor.check_workers()
-        if games_each is None:
-            print(f"arena: cluster {client.scheduler.address}: {len(executor.workers())} "
-                  f"workers, {executor.slots} threads", flush=True)
-        else:
-            games = "1 game" if games_each == 1 else f"{games_each} games"
-            print(f"arena: referees {client.scheduler.address}: {len(executor.workers())} "
-                  f"processes, {games} at once each", flush=True)
+        print(f"arena: cluster {client.scheduler.address}: {len(executor.workers())} "
+              f"workers, {executor.slots} threads", flush=True)
         yield executor
 
 

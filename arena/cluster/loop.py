@@ -17,7 +17,6 @@ path in its run directory, so the files there grow as they would in a local run.
 from __future__ import annotations
 
 import contextlib
-import os
 import shutil
 import tempfile
 import threading
@@ -32,12 +31,6 @@ from arena.bots.pool import MARKER_PREFIX, BotPool
 from arena.rundir.layout import RunDir
 from referee.gamefiles import transcript_path
 
-SHARED_ENV: Final = "ARENA_SHARED_GAME_LOOP"
-"""Set (to ``1``) in a referee process of ``arena run --referees``: every executor thread of
-the process hands its games to one loop, which plays them together as a local run does,
-instead of one loop per thread, whose loops would take turns at the interpreter (measured:
-2 referee processes of 8 threads each played nodes=1 games at 0.4x the pace of one process
-with one loop)."""
 IDLE_CLOSE_S: Final = 60.0
 """A loop that played no game for this long ends its bots and its thread."""
 FILE_CAP_BYTES: Final = 8 << 20
@@ -54,7 +47,7 @@ class GameLoop:
         self.root = Path(tempfile.mkdtemp(prefix="arena-worker-"))
         self.last_used = time.monotonic()
         self._playing = 0
-        """Games in the loop now (several when the process's threads share it)."""
+        """Games in the loop now."""
         self._lock = threading.Lock()
         self._sizes: dict[Path, int] = {}
         self._ready = threading.Event()
@@ -164,10 +157,9 @@ _loops_lock = threading.Lock()
 
 
 def loop_for(run: str) -> GameLoop:
-    """This thread's loop for tournament ``run`` (the process's, in a referee process:
-    :data:`SHARED_ENV`); loops of other tournaments on this thread and loops idle for too
-    long are closed first."""
-    me = 0 if os.environ.get(SHARED_ENV) == "1" else threading.get_ident()
+    """This thread's loop for tournament ``run``; loops of other tournaments on this thread
+    and loops idle for too long are closed first."""
+    me = threading.get_ident()
     now = time.monotonic()
     with _loops_lock:
         stale = [key for key, loop in _loops.items()

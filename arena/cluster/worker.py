@@ -10,12 +10,12 @@ and keeps its bots between games and batches.
 Nothing waits for the batch to end: each game is streamed to the submitting machine as it goes,
 as Dask events on the run's topic (:func:`topic`, through the scheduler): ``begin`` when the
 batch starts on a worker (its games are then played in order), ``start`` and
-``moves`` at most every :data:`MOVES_EVERY_S` while a game runs (its live file there, for the
-live page; a game over sooner sends neither), ``done`` with the record and the bytes the game
-added to the bots' logs and transcripts, ``error`` for a game that cannot be played anywhere (a
-bad opening), and ``note`` for what this worker would have printed once on its stderr (the
-sandbox and limits lines). A
-worker lost mid-batch loses only the game it was playing: the others have been sent.
+``moves`` at most every :data:`~arena.cluster.movestream.MOVES_EVERY_S` while a game runs
+(its live file there, for the live page; a game over sooner sends neither), ``done`` with the
+record and the bytes the game added to the bots' logs and transcripts, ``error`` for a game
+that cannot be played anywhere (a bad opening), and ``note`` for what this worker would have
+printed once on its stderr (the sandbox and limits lines). A worker lost mid-batch loses only
+the game it was playing: the others have been sent.
 
 Before its first game a worker process checks every bot of the tournament once (the result is
 kept for the process's life): the project's code hash, each bot's program and script files
@@ -38,7 +38,6 @@ import os
 import shutil
 import sys
 import threading
-import time
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -51,6 +50,7 @@ from arena.bots import store
 from arena.bots.pool import BotPool
 from arena.cluster.botfiles import BotFiles, code_hash, file_sha256
 from arena.cluster.loop import GameLoop, close_loops, loop_for
+from arena.cluster.movestream import MoveStream
 from arena.rundir.layout import LOGS_DIR, TRANSCRIPTS_DIR
 from referee.botspec import BotSpec
 from referee.games.base import GameError
@@ -64,8 +64,6 @@ RUN_SUBDIRS: Final = (LOGS_DIR, TRANSCRIPTS_DIR)
 """The folders of a run directory that a game writes into."""
 CANCEL_POLL_S: Final = 0.25
 """How often a game checks that its Dask task is still wanted."""
-MOVES_EVERY_S: Final = 0.25
-"""The most often a running game's new moves are sent (for the live page)."""
 
 
 FIX_FILES: Final = "install the same bot files on the workers, or set ship = true for the bot"
@@ -190,7 +188,10 @@ def play_batch_on_worker(
         first, second = (msgspec.structs.replace(ready.specs[bot.name], options=bot.options)
                          for bot in order.bots)
         local = msgspec.structs.replace(order, bots=(first, second))
-        moves = _MoveStream(worker, channel, batch, order.id, address)
+        moves = MoveStream(
+            partial(worker.log_event, channel, {"k": "start", "b": batch, "g": order.id,
+                                                "w": address}),
+            partial(_send_moves, worker, channel, batch, order.id))
         fault: WorkerFault | None = None
         try:
             record = loop.play(partial(_play, local, loop, worker, key, moves.add))
@@ -217,37 +218,11 @@ def play_batch_on_worker(
     return sent
 
 
-class _MoveStream:
-    """A running game's moves, sent as one ``moves`` event at most every :data:`MOVES_EVERY_S`,
-    the first one after a ``start``. A game over sooner sends neither (its record has every
-    move): a game of a few milliseconds costs one event, and no live file on the submitting
-    machine."""
-
-    def __init__(self, worker: object, channel: str, batch: str, game_id: str,
-                 address: str) -> None:
-        self.worker = worker
-        self.channel = channel
-        self.batch = batch
-        self.game_id = game_id
-        self.address = address
-        self.started = False
-        self.waiting: list[MoveRecord] = []
-        self.last = time.monotonic()
-
-    def add(self, move: MoveRecord) -> None:
-        self.waiting.append(move)
-        now = time.monotonic()
-        if now - self.last < MOVES_EVERY_S:
-            return
-        self.last = now
-        send = self.worker.log_event  # type: ignore[attr-defined]
-        if not self.started:
-            self.started = True
-            send(self.channel, {"k": "start", "b": self.batch, "g": self.game_id,
-                                "w": self.address})
-        moves, self.waiting = self.waiting, []
-        send(self.channel, {"k": "moves", "b": self.batch, "g": self.game_id,
-                            "m": msgspec.json.encode(moves)})
+def _send_moves(worker: object, channel: str, batch: str, game_id: str,
+                moves: list[MoveRecord]) -> None:
+    """A running game's new moves, as one ``moves`` event (:class:`MoveStream`)."""
+    worker.log_event(channel, {"k": "moves", "b": batch, "g": game_id,  # type: ignore[attr-defined]
+                               "m": msgspec.json.encode(moves)})
 
 
 def _send_notes(worker: object, channel: str, run: str, address: str) -> None:

@@ -29,7 +29,8 @@ spent), 1 when games failed or are missing, 2 for a mistake in the command or th
 started for want of files, processes or memory; a full disk), 130 when stopped.
 
 With ``cluster`` the games are played by the workers of a Dask cluster
-(``arena.cluster.executor``) and everything else stays here. Nothing imported with this module
+(``arena.cluster.executor``), with more than one referee process by those processes
+(``arena.run.refpool``), and everything else stays here. Nothing imported with this module
 imports trio: the first games' bots are started before trio is loaded.
 """
 
@@ -68,6 +69,7 @@ from referee.record import GameRecord
 from reports.pgn import append_pgn, write_pgn
 
 if TYPE_CHECKING:
+    from arena.cluster.batching import GameExecutor
     from arena.run.runner import RunResult
     from arena.run.sprt_stop import SprtStop
     from reports.rating_tables import RatedJournal
@@ -271,7 +273,7 @@ def drive(plan: RunPlan, settings: PlaySettings) -> Played:
         warn(f"--concurrency {concurrency} is not a positive number; using 1")
         concurrency = 1
     cluster = contextlib.ExitStack()  # the cluster, if any, lives until the games are played
-    executor = None
+    executor: GameExecutor | None = None
     address = settings.cluster or plan.cluster
     if address and settings.referees is not None:
         raise UserError(f"--referees {settings.referees} with a cluster ({address}): the "
@@ -279,16 +281,16 @@ def drive(plan: RunPlan, settings: PlaySettings) -> Played:
     referees = referees_for(settings.referees, concurrency) if not address else None
     cap = cluster_cap(settings.concurrency, loaded)
     if referees is not None and referees.count > 1 and anything:
-        from arena.cluster.executor import open_cluster
+        from arena.run.refpool import open_referees
 
-        executor = cluster.enter_context(open_cluster(
-            referees.local_cluster, loaded, out.root, warn, games_each=referees.games_each))
+        executor = cluster.enter_context(open_referees(referees, out))
         cap = concurrency
     elif address and anything:
         from arena.cluster.executor import open_cluster
 
-        executor = cluster.enter_context(open_cluster(address, loaded, out.root, warn))
-        concurrency = cluster_concurrency(settings.concurrency, loaded, executor.slots)
+        dask = cluster.enter_context(open_cluster(address, loaded, out.root, warn))
+        concurrency = cluster_concurrency(settings.concurrency, loaded, dask.slots)
+        executor = dask
     # The first games' bots load while this process goes on loading (trio, the referee, the
     # report's libraries): nothing above imports trio. The pool takes them over or ends them.
     launched = prestart.prestart(prestart.first_bots(

@@ -2,18 +2,19 @@
 
 One Python process refereeing every game is a ceiling on a many-core machine: its one core
 runs every game's rules, lines and clocks, and when it is busy every bot's clock waits for
-it. With N > 1 the games are spread, whole, over N referee processes, each with its own bots:
-a local Dask cluster of N worker processes (:func:`arena.cluster.executor.open_cluster`),
-fed in batches by the same code as a cluster run (:mod:`arena.cluster.batching`), every game
-journaled by the one runner as before (resume, SPRT, live files, progress), a game of a
-referee process that dies played again elsewhere. A referee process plays its share of the
-games at once, one trio loop per game slot.
+it. With N > 1 the games are spread, whole, over N referee processes, each with its own bots
+(:mod:`arena.run.refpool`), fed in batches by the same code as a cluster run
+(:mod:`arena.cluster.batching`), every game journaled by the one runner as before (resume,
+SPRT, live files, progress), a game of a referee process that dies played again elsewhere. A
+referee process plays its share of the games at once, in one trio loop.
 
-The default keeps small runs in one process: a local cluster takes seconds to start (3 to 15
-s measured on a loaded 2-core machine) and a second referee gains nothing without a core to
-run on. It is one referee process per :data:`GAMES_PER_REFEREE` games at once, at most one
-per two cores (the bots need the others): 1 on a 2-core machine, 8 for 64 games at once on
-64 cores.
+The default is one referee process per :data:`GAMES_PER_REFEREE` games at once, at most one
+per two cores (the bots need the others): 1 on a 2-core machine, 8 for 64 games at once on 64
+cores. Measured on a loaded 2-core machine (``python -m bench refpool``, bench/README.md):
+Fairy-Stockfish at ``nodes=1`` spends about 2.4 times the runner's CPU per game, so the
+engines want the second core and a second referee process only adds its own cost (0.91x);
+bots that cost next to nothing (the C sample bot) leave the runner as what the games wait
+for, and there two processes play more games than one (1.3x to 1.8x).
 """
 
 from __future__ import annotations
@@ -35,11 +36,6 @@ class Referees:
 
     count: int
     games_each: int
-
-    @property
-    def local_cluster(self) -> str:
-        """The local cluster's address (``local:N``) that gives them."""
-        return f"local:{self.count}"
 
 
 def referees_for(asked: int | None, concurrency: int, cores: int | None = None) -> Referees:
