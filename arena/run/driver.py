@@ -134,8 +134,7 @@ def _ignore_record(record: GameRecord) -> None:
     return None
 
 
-@dataclass(frozen=True)
-class Source:
+class Source(msgspec.Struct, frozen=True):
     """Where one session's games come from, built by its plan once the journal is open."""
 
     pending: Iterable[ScheduledGame | None]
@@ -176,8 +175,7 @@ def _nothing_after(result: RunResult, complete: bool) -> None:
     return None
 
 
-@dataclass(frozen=True)
-class RunPlan:
+class RunPlan(msgspec.Struct, frozen=True):
     """One session of play into a run directory: what differs between a tournament and a
     league night (:func:`drive` does the rest)."""
 
@@ -213,8 +211,7 @@ class RunPlan:
     fit's numpy (a tournament whose end-of-run text is the standings alone)."""
 
 
-@dataclass(frozen=True)
-class Played:
+class Played(msgspec.Struct, frozen=True):
     """How one session of :func:`drive` ended."""
 
     status: int
@@ -227,8 +224,7 @@ class Played:
     """The session's work is done (exit status 0)."""
 
 
-@dataclass(frozen=True)
-class RunOutcome:
+class RunOutcome(msgspec.Struct, frozen=True):
     """How one call of :func:`run_tournament` ended."""
 
     status: int
@@ -315,7 +311,7 @@ def drive(plan: RunPlan, settings: PlaySettings) -> Played:
 
         progress = Progress(title=plan.title, names=list(plan.names), total=source.total(),
                             done=journal.summaries, live=False if settings.plain else None,
-                            deadline=None if source.deadline is None else dataclasses.replace(
+                            deadline=None if source.deadline is None else msgspec.structs.replace(
                                 source.deadline, concurrency=concurrency),
                             fitted=settings.report)
         journal.forget_summaries()  # counted into the standings and the SPRT: no longer needed

@@ -29,6 +29,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TextIO
 
+import msgspec
+
 from referee.record import GameRecord, Termination
 
 if TYPE_CHECKING:
@@ -49,8 +51,7 @@ FAULT_TERMINATIONS = frozenset(
 )
 
 
-@dataclass
-class BotScore:
+class BotScore(msgspec.Struct):
     wins: int = 0
     draws: int = 0
     losses: int = 0
@@ -254,8 +255,7 @@ class Standings:
         return f"forfeits: {parts}"
 
 
-@dataclass(frozen=True)
-class Deadline:
+class Deadline(msgspec.Struct, frozen=True):
     """A run's end at a moment rather than after a number of games."""
 
     at: float
@@ -267,7 +267,7 @@ class Deadline:
     night's so far): what the estimate of the games that fit rests on."""
     concurrency: int = 1
     """Games played at once."""
-    _median: list[float] = field(default_factory=lambda: [-1, 0.0], compare=False)
+    _median: list[float] = msgspec.field(default_factory=lambda: [-1, 0.0])
     """(how many lengths, their median): the median is taken again only when games came in
     (the display asks at every event, and a league's history holds thousands)."""
 

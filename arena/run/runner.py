@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
+import msgspec
 import trio
 
 from arena.bots.pool import BotPool
@@ -52,13 +53,12 @@ from referee.record import GameRecord, MoveRecord, Termination
 TICK_SECONDS: Final = 1.0
 """How often the live display is redrawn between events (elapsed time, ETA)."""
 
-@dataclass
-class RunResult:
+class RunResult(msgspec.Struct):
     """How a session of ``arena run`` ended."""
 
     played: int = 0
     """Games finished and journaled in this session."""
-    failed: list[str] = field(default_factory=list)
+    failed: list[str] = msgspec.field(default_factory=list)
     """Ids of games the referee raised on (not journaled; replayed on resume)."""
     stop_reason: str | None = None
     """Why scheduling stopped early (Ctrl-C, SPRT decision), None if every game was fed."""

@@ -37,9 +37,10 @@ import shutil
 import signal
 import subprocess
 import threading
-from dataclasses import dataclass, field
 from functools import cache
 from typing import Final
+
+import msgspec
 
 from referee.botspec import BotSpec, Limits
 from referee.process import cgroup as cgroups
@@ -105,8 +106,7 @@ class _UidPool:
 _UIDS = _UidPool()
 
 
-@dataclass
-class Launched:
+class Launched(msgspec.Struct):
     """A bot's program just started: its process, our ends of its pipes (non-blocking), and
     what contains it. :class:`referee.process.child.ChildProcess` takes it over; one that no game
     needs after all is ended with :meth:`discard`."""
@@ -126,7 +126,7 @@ class Launched:
     """The bot's cgroup, or None where limits are per-process rlimits."""
     uid: int | None = None
     """The unprivileged uid the bot runs as, or None (it runs as the referee)."""
-    never_started: bool = field(default=False, init=False)
+    never_started: bool = False
     """Bubblewrap (or the ``uid`` mount script) ended without starting the bot (no namespace
     to be had: a fork bomb elsewhere, no memory): the machine failed, not the bot. Known
     after :meth:`close_info`."""
