@@ -48,7 +48,6 @@ from referee.process.boterrors import BotStartError
 from referee.process.botview import contained
 from referee.process.cgroup import BotCgroup
 from referee.process.faults import MachineFault, SandboxSetupError
-from referee.process.jail import jail_argv
 from referee.process.sandbox import (
     SANDBOX_PATH,
     Mode,
@@ -280,6 +279,8 @@ def launch(spec: BotSpec, *, capture_stderr: bool = False, writable: bool = Fals
         cwd = spec.cwd
         env = clean_environment(spec, mode)
         if mode == "uid" and uid is not None:
+            from referee.process.jail import jail_argv  # the uid containment's only
+
             argv, view = contained(spec, argv)  # a folder its uid cannot read: refused
             jail, plan = jail_argv(view, uid, spec.limits.tmp_mb << 20, info_in,
                                    writable=writable)
