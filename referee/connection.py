@@ -17,10 +17,10 @@ from __future__ import annotations
 import contextlib
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Final
 
+import msgspec
 import trio
 
 from protocol.bounds import MAX_OPTIONS
@@ -85,8 +85,7 @@ class EngineReportedError(ProtocolError):
     in dialects that skip unknown lines."""
 
 
-@dataclass
-class Turn:
+class Turn(msgspec.Struct):
     """What the side to move is told, in dialect-neutral terms; each dialect writes it its way.
 
     ``board`` is the rules object of the current position: dialects read it (to translate
@@ -101,13 +100,12 @@ class Turn:
     """The legal moves here, in the arena's notation."""
     go: Go
     """The clocks and search limits, in the arena's terms (p1time, p2time, ms)."""
-    wins_at_once: dict[int, bool] = field(default_factory=dict)
+    wins_at_once: dict[int, bool] = msgspec.field(default_factory=dict)
     """Ply -> can the side to move there win at once; one dict per game shared by the turns
     of both bots, so that each position of a game is looked at once (UCI's resync test)."""
 
 
-@dataclass
-class MoveReply:
+class MoveReply(msgspec.Struct):
     """A bot's answer to a search: the move (in the arena's notation) and what it said."""
 
     move: str

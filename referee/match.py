@@ -16,10 +16,10 @@ from __future__ import annotations
 import functools
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+import msgspec
 import trio
 
 from protocol.bounds import (
@@ -116,8 +116,7 @@ class FreshBots:
         await connection.aclose()
 
 
-@dataclass(frozen=True)
-class GameStart:
+class GameStart(msgspec.Struct, frozen=True):
     """Where one game starts, prepared by :func:`prepare_start`: the opening played, checked
     and written as the rules write it. ``board`` is this game's own copy."""
 

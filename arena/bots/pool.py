@@ -43,10 +43,10 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+import msgspec
 import trio
 
 from referee.botsource import faulted
@@ -62,8 +62,7 @@ PREPARE_TIMEOUT_S: Final = 1.0
 """How long the lines announcing a kept process's next game may take to be written."""
 
 
-@dataclass
-class _Life:
+class _Life(msgspec.Struct):
     """What the pool knows of one process it started."""
 
     games: int = 0

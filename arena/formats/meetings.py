@@ -12,7 +12,8 @@ the rounds into games; the report reads them back to draw the bracket or the sta
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+
+import msgspec
 
 Results = Mapping[str, float]
 """Game id -> points of the bot that moved first in it (1, 0.5 or 0)."""
@@ -24,8 +25,7 @@ def pairing_width(players: int) -> int:
     return max(2, len(str(max(1, players // 2))))
 
 
-@dataclass(frozen=True)
-class Meeting:
+class Meeting(msgspec.Struct, frozen=True):
     """Two bots paired in one round, playing ``games`` games: colour pairs (one opening,
     colours swapped), ``first`` moving first in the odd-numbered games."""
 
@@ -69,8 +69,7 @@ class Meeting:
         return self.points(results)[2] == self.games
 
 
-@dataclass(frozen=True)
-class Round:
+class Round(msgspec.Struct, frozen=True):
     """One round: its meetings, and the bots with a bye (no game this round)."""
 
     number: int
@@ -81,8 +80,7 @@ class Round:
     every meeting of the round is decided, and for a Swiss round."""
 
 
-@dataclass(frozen=True)
-class Progression:
+class Progression(msgspec.Struct, frozen=True):
     """The rounds known from the results so far."""
 
     rounds: tuple[Round, ...]

@@ -25,7 +25,7 @@ import datetime
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
@@ -76,8 +76,7 @@ CLOSE_WAIT_S: Final = 120.0
 """How long a ``league run`` waits for a night that is closing (its close takes seconds)."""
 
 
-@dataclass(frozen=True)
-class NightSettings(PlaySettings):
+class NightSettings(PlaySettings, frozen=True):
     """``arena league run``'s arguments, typed (how to play: :class:`PlaySettings`)."""
 
     league: Path
@@ -89,7 +88,7 @@ class NightSettings(PlaySettings):
     """The night's name; None: today's date (the open night, if there is one)."""
     deadline: float | None = None
     """End at this moment (seconds since the epoch): a scheduled night's end."""
-    clock: Callable[[], float] = field(default=time.time)
+    clock: Callable[[], float] = time.time
     """Now, in seconds since the epoch: when the night begins and what its deadline is kept
     against (a test's clock moves with the games, so that a deadline costs no real wait)."""
 

@@ -20,13 +20,14 @@ with the games and its sleep moves the clock, so two nights cost no real day.
 
 from __future__ import annotations
 
-import dataclasses
 import datetime
 import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final
+
+import msgspec
 
 from arena.errors import UserError
 from arena.filelock import hold
@@ -129,8 +130,8 @@ class Nightly:
     def _night(self, name: str, span: Span | None) -> int:
         """Play (or resume) night ``name`` until the end of ``span`` (outside a window: until
         its own deadline); its line in the log; its exit status."""
-        night = dataclasses.replace(self.settings.night, night=name, deadline=span.end) \
-            if span is not None else dataclasses.replace(  # its own budget, whatever it was
+        night = msgspec.structs.replace(self.settings.night, night=name, deadline=span.end) \
+            if span is not None else msgspec.structs.replace(  # its own budget, whatever it was
                 self.settings.night, night=name, deadline=None, games=None)
         began = self.now
         try:

@@ -22,7 +22,6 @@ listing helpers, which only read directory entries.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
@@ -65,8 +64,7 @@ NAME_PATTERN: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 """A bot's name: it is a folder name and half of a version label (``NAME@N``)."""
 
 
-@dataclass(frozen=True)
-class LeagueDir(ReportedDir):
+class LeagueDir(ReportedDir, frozen=True):
     """The files of one league, all under ``root`` (its lock and report as every directory
     the arena writes has them)."""
 

@@ -37,10 +37,8 @@ imports trio: the first games' bots are started before trio is loaded.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import os
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
@@ -85,8 +83,7 @@ EXIT_INTERRUPTED: Final = 130
 """Stopped by the user (Ctrl-C, SIGTERM) or cut short otherwise; a resume plays the rest."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class PlaySettings:
+class PlaySettings(msgspec.Struct, frozen=True, kw_only=True):
     """How to play a session, whoever asks for it (``arena run``'s and ``arena league run``'s
     common arguments, typed)."""
 
@@ -102,18 +99,17 @@ class PlaySettings:
     """One line per game even on a terminal (no live display)."""
     report: bool = True
     """Build the HTML report every ``report_every`` games and at the end."""
-    say: Say = field(default_factory=say_on)
+    say: Say = msgspec.field(default_factory=say_on)
     """The run's messages: what it plays, the final standings, how it ended (a caller that
     plays tournaments of its own, such as a league, takes them where it wants). The live
     progress display writes to stdout itself (``plain`` makes it one line per game)."""
-    warn: Say = field(default_factory=warn_on)
+    warn: Say = msgspec.field(default_factory=warn_on)
     """Warnings (a game that could not be played, a PGN that could not be written...)."""
-    error: Say = field(default_factory=error_on)
+    error: Say = msgspec.field(default_factory=error_on)
     """The line of a run that stopped early: a fault of the machine, or interrupted."""
 
 
-@dataclass(frozen=True)
-class RunSettings(PlaySettings):
+class RunSettings(PlaySettings, frozen=True):
     """How to play one tournament (``arena run``'s arguments, typed)."""
 
     config: Path | LoadedConfig
@@ -136,8 +132,7 @@ def _ignore_record(record: GameRecord) -> None:
     return None
 
 
-@dataclass(frozen=True)
-class Source:
+class Source(msgspec.Struct, frozen=True):
     """Where one session's games come from, built by its plan once the journal is open."""
 
     pending: Iterable[ScheduledGame | None]
@@ -178,8 +173,7 @@ def _nothing_after(result: RunResult, complete: bool) -> None:
     return None
 
 
-@dataclass(frozen=True)
-class RunPlan:
+class RunPlan(msgspec.Struct, frozen=True):
     """One session of play into a run directory: what differs between a tournament and a
     league night (:func:`drive` does the rest)."""
 
@@ -215,8 +209,7 @@ class RunPlan:
     fit's numpy (a tournament whose end-of-run text is the standings alone)."""
 
 
-@dataclass(frozen=True)
-class Played:
+class Played(msgspec.Struct, frozen=True):
     """How one session of :func:`drive` ended."""
 
     status: int
@@ -229,8 +222,7 @@ class Played:
     """The session's work is done (exit status 0)."""
 
 
-@dataclass(frozen=True)
-class RunOutcome:
+class RunOutcome(msgspec.Struct, frozen=True):
     """How one call of :func:`run_tournament` ended."""
 
     status: int
@@ -317,7 +309,7 @@ def drive(plan: RunPlan, settings: PlaySettings) -> Played:
 
         progress = Progress(title=plan.title, names=list(plan.names), total=source.total(),
                             done=journal.summaries, live=False if settings.plain else None,
-                            deadline=None if source.deadline is None else dataclasses.replace(
+                            deadline=None if source.deadline is None else msgspec.structs.replace(
                                 source.deadline, concurrency=concurrency),
                             fitted=settings.report)
         journal.forget_summaries()  # counted into the standings and the SPRT: no longer needed
@@ -483,7 +475,7 @@ def run_tournament(settings: RunSettings) -> RunOutcome:
         raise UserError(f"{loaded.path} has a [tune] section: play it with `arena tune "
                         f"{loaded.path}`")
     if settings.debug:
-        loaded = dataclasses.replace(loaded, bots=tuple(
+        loaded = msgspec.structs.replace(loaded, bots=tuple(
             msgspec.structs.replace(bot, debug=True) for bot in loaded.bots))
     schedule = build_schedule(loaded)  # a knockout's or Swiss: its first round (checks openings)
     out = RunDir(settings.output or loaded.default_output() or Path("runs") / loaded.path.stem)

@@ -26,8 +26,9 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, ClassVar, TextIO
+
+import msgspec
 
 from referee.record import GameRecord, Termination
 
@@ -49,8 +50,7 @@ FAULT_TERMINATIONS = frozenset(
 )
 
 
-@dataclass
-class BotScore:
+class BotScore(msgspec.Struct):
     wins: int = 0
     draws: int = 0
     losses: int = 0
@@ -82,24 +82,23 @@ def _score_interval_text(score: BotScore) -> str:
     return f"{100 * low:.0f}-{100 * high:.0f}"
 
 
-@dataclass
-class Standings:
+class Standings(msgspec.Struct):
     """W/D/L per bot and forfeit counts, from finished game records."""
 
-    bots: dict[str, BotScore] = field(default_factory=dict)
-    forfeits: Counter[str] = field(default_factory=Counter)
+    bots: dict[str, BotScore] = msgspec.field(default_factory=dict)
+    forfeits: Counter[str] = msgspec.field(default_factory=Counter)
     """Termination value -> count, for games a bot lost by its own fault."""
-    results: list[GameResult] = field(default_factory=list)
+    results: list[GameResult] = msgspec.field(default_factory=list)
     """Every finished game, for the rating fit that ranks and the head-to-head lines."""
     fitted: bool = True
     """Rank and rate by the reports' Bayesian fit (numpy); False: rank by score per game, and
     the ratings are the head-to-head lines' (:meth:`pair_text`, no numpy)."""
     _elo: tuple[int, dict[str, float]] = (0, {})
-    _place: dict[str, int] = field(default_factory=dict)
+    _place: dict[str, int] = msgspec.field(default_factory=dict)
     """Each rated bot's place in the fit's order (which ranks separated results by group)."""
-    _error: dict[str, float] = field(default_factory=dict)
+    _error: dict[str, float] = msgspec.field(default_factory=dict)
     """Each rating's 95% interval half-width."""
-    _on_prior: set[str] = field(default_factory=set)
+    _on_prior: set[str] = msgspec.field(default_factory=set)
     """The bots whose rating rests on the prior (the results alone only order them)."""
 
     @classmethod
@@ -165,12 +164,12 @@ class Standings:
 
         return sorted(self.bots.items(), key=key)
 
-    COLUMNS: tuple[tuple[str, str], ...] = (
+    COLUMNS: ClassVar[tuple[tuple[str, str], ...]] = (
         ("#", "right"), ("bot", "left"), ("games", "right"), ("W", "right"), ("D", "right"),
         ("L", "right"), ("score", "right"), ("%", "right"), ("Elo", "right"),
     )  # fmt: skip
 
-    SCORE_INTERVAL_COLUMN: tuple[str, str] = ("% 95%", "right")
+    SCORE_INTERVAL_COLUMN: ClassVar[tuple[str, str]] = ("% 95%", "right")
     """Instead of the Elo column when not :attr:`fitted`: the score's own uncertainty, so that
     every bot listed has a number with its interval without the fit."""
 
@@ -254,8 +253,7 @@ class Standings:
         return f"forfeits: {parts}"
 
 
-@dataclass(frozen=True)
-class Deadline:
+class Deadline(msgspec.Struct, frozen=True):
     """A run's end at a moment rather than after a number of games."""
 
     at: float
@@ -267,7 +265,7 @@ class Deadline:
     night's so far): what the estimate of the games that fit rests on."""
     concurrency: int = 1
     """Games played at once."""
-    _median: list[float] = field(default_factory=lambda: [-1, 0.0], compare=False)
+    _median: list[float] = msgspec.field(default_factory=lambda: [-1, 0.0])
     """(how many lengths, their median): the median is taken again only when games came in
     (the display asks at every event, and a league's history holds thousands)."""
 

@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass
 from typing import Final
+
+import msgspec
 
 from arena.errors import UserError
 
@@ -30,8 +31,7 @@ GAMES_PER_REFEREE: Final = 8
 """Games at once that make another referee process worth its start (by default)."""
 
 
-@dataclass(frozen=True)
-class Referees:
+class Referees(msgspec.Struct, frozen=True):
     """The referee processes of a run: how many, and how many games each plays at once."""
 
     count: int

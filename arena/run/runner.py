@@ -30,12 +30,12 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
+import msgspec
 import trio
 
 from arena.bots.pool import BotPool
-from arena.cluster.batching import ClusterFeed, GameExecutor
 from arena.formats.schedule import ROUND_STUCK, ScheduledGame, order_for
 from arena.run.progress import Progress
 from arena.run.retry import START_ATTEMPTS, retry_machine_faults
@@ -49,16 +49,18 @@ from referee.process.faults import MachineFault
 from referee.process.spawn import Launched
 from referee.record import GameRecord, MoveRecord, Termination
 
+if TYPE_CHECKING:  # a cluster's only: not loaded to play on this machine
+    from arena.cluster.batching import ClusterFeed, GameExecutor
+
 TICK_SECONDS: Final = 1.0
 """How often the live display is redrawn between events (elapsed time, ETA)."""
 
-@dataclass
-class RunResult:
+class RunResult(msgspec.Struct):
     """How a session of ``arena run`` ended."""
 
     played: int = 0
     """Games finished and journaled in this session."""
-    failed: list[str] = field(default_factory=list)
+    failed: list[str] = msgspec.field(default_factory=list)
     """Ids of games the referee raised on (not journaled; replayed on resume)."""
     stop_reason: str | None = None
     """Why scheduling stopped early (Ctrl-C, SPRT decision), None if every game was fed."""
@@ -151,6 +153,8 @@ class Tournament:
     def __post_init__(self) -> None:
         self._live = LiveFiles(self.out.root)
         if self.executor is not None:
+            from arena.cluster.batching import ClusterFeed
+
             self._cluster = ClusterFeed(self.executor, self)
             self.pool = BotPool(self.out.logs)  # the workers keep the bots
         elif isinstance(self.pending, Sequence):

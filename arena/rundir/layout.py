@@ -9,9 +9,10 @@ touches the disk.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
+
+import msgspec
 
 from referee.gamefiles import stderr_path, transcript_path
 
@@ -59,8 +60,7 @@ WORKERS_CSV: Final = "workers.csv"
 """The report's results by cluster worker (a cluster run only)."""
 
 
-@dataclass(frozen=True)
-class ReportedDir:
+class ReportedDir(msgspec.Struct, frozen=True):
     """What every directory the arena writes has: its files under ``root``, the lock its one
     writer holds, and its report (a run's, or a league's over its nights)."""
 
@@ -79,8 +79,7 @@ class ReportedDir:
         return self.root / REPORT_DIR
 
 
-@dataclass(frozen=True)
-class RunDir(ReportedDir):
+class RunDir(ReportedDir, frozen=True):
     """The files of one run, all under ``root``."""
 
     @property

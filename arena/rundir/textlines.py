@@ -19,9 +19,10 @@ from __future__ import annotations
 import enum
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
+
+import msgspec
 
 from arena.errors import UserError
 
@@ -46,8 +47,7 @@ class LastLine(enum.Enum):
     """An ordinary last line: a text file (PGN) need not end with a newline."""
 
 
-@dataclass(frozen=True, slots=True)
-class Bounds:
+class Bounds(msgspec.Struct, frozen=True):
     """Limits for a file anyone may hand over; a breach is a :class:`UserError` naming the file,
     the line and the byte offset."""
 
@@ -59,8 +59,7 @@ class Bounds:
     """What a text file would have been, for the message on binary data."""
 
 
-@dataclass(frozen=True, slots=True)
-class Line:
+class Line(msgspec.Struct, frozen=True):
     """One line of a file, with its newline (if it has one)."""
 
     number: int

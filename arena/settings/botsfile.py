@@ -33,9 +33,7 @@ The schedule's fingerprint depends on the bots' names only, so moving a bot into
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
@@ -69,8 +67,7 @@ class _BotsFileShape(msgspec.Struct, forbid_unknown_fields=True):
     bots: list[BotSpec] = []
 
 
-@dataclass(frozen=True)
-class BotsFile:
+class BotsFile(msgspec.Struct, frozen=True):
     """A read and checked bots file: each entry as written (for merging) and where it is."""
 
     path: Path
@@ -159,7 +156,7 @@ def read_bots_file(path: Path, shown: Path | None = None) -> BotsFile:
             except msgspec.ValidationError as exc:
                 problem, at = split_validation(exc)
                 problems[i] = found.fail(["bots", i, *at[:1]], problem.replace("`", ""))
-        found = dataclasses.replace(found, problems=tuple(problems))
+        found = msgspec.structs.replace(found, problems=tuple(problems))
     else:
         try:
             msgspec.toml.decode(raw, type=_BotsFileShape)
@@ -194,8 +191,7 @@ def _shape_error(show: Path, text: str, exc: msgspec.ValidationError) -> ConfigE
     return validation_error(show, text, exc, _BotsFileShape, see=SEE_KEYS)
 
 
-@dataclass(frozen=True)
-class EntryOrigin:
+class EntryOrigin(msgspec.Struct, frozen=True):
     """Where a config's bot came from: entry ``index`` of ``file``, with the keys the
     config's own table set (those are reported at the config's lines)."""
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Final, Literal
 
@@ -187,8 +186,7 @@ class Config(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
         return list(self.seeds) if self.seeds is not None else [b.name for b in self.bots]
 
 
-@dataclass(frozen=True)
-class LoadedConfig:
+class LoadedConfig(msgspec.Struct, frozen=True):
     """A checked config together with where it came from and its bots ready to start."""
 
     path: Path

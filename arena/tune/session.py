@@ -40,8 +40,7 @@ if TYPE_CHECKING:
     from reports.rating_tables import RatedJournal
 
 
-@dataclass(frozen=True)
-class TuneSettings(PlaySettings):
+class TuneSettings(PlaySettings, frozen=True):
     """``arena tune``'s arguments, typed."""
 
     config: Path | LoadedConfig = Path()

@@ -20,7 +20,6 @@ iteration whose games are journaled but whose update is not is updated once.
 
 from __future__ import annotations
 
-import dataclasses
 import random
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -58,7 +57,7 @@ def tune_loaded(loaded: LoadedConfig, bot: str) -> LoadedConfig:
     spec = next(b for b in loaded.bots if b.name == bot)
     tc = loaded.time_controls[bot]
     bots = tuple(msgspec.structs.replace(spec, name=side_name(bot, s)) for s in SIDES)
-    return dataclasses.replace(loaded, bots=bots,
+    return msgspec.structs.replace(loaded, bots=bots,
                                time_controls={b.name: tc for b in bots})
 
 

@@ -19,9 +19,10 @@ from __future__ import annotations
 import os
 import stat
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
+
+import msgspec
 
 from referee.botspec import BotSpec
 from referee.process.boterrors import BotStartError
@@ -47,8 +48,7 @@ def hide_from_bots(path: str | os.PathLike[str]) -> None:
     _hidden.add(os.path.abspath(path))
 
 
-@dataclass
-class BotView:
+class BotView(msgspec.Struct):
     """The folders a bot sees besides the system's, and how they are made reachable."""
 
     folder: str
@@ -58,9 +58,9 @@ class BotView:
     binds: list[str]
     """Folders bound read-only at their own paths, parents before children: the bot's folder,
     its program's install folder, script folders, the bot helper for ``{python}``."""
-    covers: list[str] = field(default_factory=list)
+    covers: list[str] = msgspec.field(default_factory=list)
     """Private ancestors of ``binds`` (not searchable by others), each covered by a tmpfs."""
-    hidden: list[str] = field(default_factory=list)
+    hidden: list[str] = msgspec.field(default_factory=list)
     """Paths of :func:`hide_from_bots` inside a bound or system folder: covered by an empty
     tmpfs (a folder) or /dev/null (a file); a bound folder inside a hidden one (a league's
     stored version, under a hidden league) is bound again on top."""

@@ -21,10 +21,11 @@ import itertools
 import os
 import signal
 import time
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Final
+
+import msgspec
 
 from referee.botspec import Limits
 
@@ -35,8 +36,7 @@ CPU_PERIOD_US: Final = 100_000
 _REMOVE_WAIT_S: Final = 2.0
 
 
-@dataclass(frozen=True)
-class Hierarchy:
+class Hierarchy(msgspec.Struct, frozen=True):
     """One mounted cgroup hierarchy and the referee's own cgroup in it."""
 
     version: int

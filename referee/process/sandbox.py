@@ -35,8 +35,6 @@ from referee.botspec import BotSpec
 from referee.process.boterrors import BotStartError
 from referee.process.botview import contained
 from referee.process.faults import SandboxSetupError
-from referee.process.jail import uid_problem
-from referee.process.rootfs import mount_steps
 
 Mode = Literal["bwrap", "uid", "none"]
 
@@ -169,6 +167,8 @@ def containment(spec: BotSpec) -> Mode:
 def _check_uid(spec: BotSpec) -> None:
     """Refuse to start a bot with less than the ``uid`` containment promises: namespaces that
     cannot be made here are the machine's fault (no game is scored), with the fix."""
+    from referee.process.jail import uid_problem  # the uid containment's only (json with it)
+
     problem = uid_problem()
     if problem is not None:
         fix = "" if bwrap_path() else "; install bubblewrap (apt-get install bubblewrap)"
@@ -198,6 +198,8 @@ def sandbox_argv(spec: BotSpec, argv: list[str], uid: int, info_fd: int | None =
 
     ``writable`` binds the bot's own folder read-write (a league submission's build, which
     compiles into its folder); everything else stays as it is."""
+    from referee.process.rootfs import mount_steps  # bubblewrap's only
+
     bwrap = bwrap_path()
     if bwrap is None:
         raise BotStartError(f"bot {spec.name!r}: bubblewrap is not installed "

@@ -37,9 +37,10 @@ import shutil
 import signal
 import subprocess
 import threading
-from dataclasses import dataclass, field
 from functools import cache
 from typing import Final
+
+import msgspec
 
 from referee.botspec import BotSpec, Limits
 from referee.process import cgroup as cgroups
@@ -47,7 +48,6 @@ from referee.process.boterrors import BotStartError
 from referee.process.botview import contained
 from referee.process.cgroup import BotCgroup
 from referee.process.faults import MachineFault, SandboxSetupError
-from referee.process.jail import jail_argv
 from referee.process.sandbox import (
     SANDBOX_PATH,
     Mode,
@@ -105,8 +105,7 @@ class _UidPool:
 _UIDS = _UidPool()
 
 
-@dataclass
-class Launched:
+class Launched(msgspec.Struct):
     """A bot's program just started: its process, our ends of its pipes (non-blocking), and
     what contains it. :class:`referee.process.child.ChildProcess` takes it over; one that no game
     needs after all is ended with :meth:`discard`."""
@@ -126,7 +125,7 @@ class Launched:
     """The bot's cgroup, or None where limits are per-process rlimits."""
     uid: int | None = None
     """The unprivileged uid the bot runs as, or None (it runs as the referee)."""
-    never_started: bool = field(default=False, init=False)
+    never_started: bool = False
     """Bubblewrap (or the ``uid`` mount script) ended without starting the bot (no namespace
     to be had: a fork bomb elsewhere, no memory): the machine failed, not the bot. Known
     after :meth:`close_info`."""
@@ -280,6 +279,8 @@ def launch(spec: BotSpec, *, capture_stderr: bool = False, writable: bool = Fals
         cwd = spec.cwd
         env = clean_environment(spec, mode)
         if mode == "uid" and uid is not None:
+            from referee.process.jail import jail_argv  # the uid containment's only
+
             argv, view = contained(spec, argv)  # a folder its uid cannot read: refused
             jail, plan = jail_argv(view, uid, spec.limits.tmp_mb << 20, info_in,
                                    writable=writable)
