@@ -16,6 +16,7 @@ renames the node ids, which pytest no longer lets it do; pytest-xdist issue #138
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Generator
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,13 @@ from system_packages import install_command, problem, require, skipped
 # number of examples stays each test's own.
 settings.register_profile("arena", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("arena")
+
+# A shell script that starts `make test` in the background (`make test &` without job control)
+# starts it with SIGINT ignored, and every child inherits that: the tests that press Ctrl-C on
+# `arena play`, `arena run` or `arena serve` would then wait for an exit that never comes.
+# Handled here (not ignored), SIGINT is back to its default in every program the tests start.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 SHARED_SETUP: dict[str, str] = {
     "tests/test_report_browser.py": "module",  # five built reports, opened by each test
