@@ -76,9 +76,7 @@ def listener() -> Iterator[tuple[str, list[bytes]]]:
 def submit_in_browser(page, archive: Path, bot: str) -> list[str]:  # type: ignore[no-untyped-def]
     """Upload ``archive`` as ``bot`` with the page's form; the finished row (stage, label,
     reason) and the line under the form, once it tells the end."""
-    root = page.call("DOM.getDocument")["root"]["nodeId"]
-    node = page.call("DOM.querySelector", nodeId=root, selector="#bot-file")["nodeId"]
-    page.call("DOM.setFileInputFiles", nodeId=node, files=[str(archive)])
+    page.set_file_input("#bot-file", [str(archive)])
     page.js("delete document.getElementById('submit-message').dataset.stage;"
             f"document.getElementById('bot-name').value = {json.dumps(bot)};"
             "document.getElementById('submit-button').click()")

@@ -197,9 +197,7 @@ def test_an_author_submits_in_the_browser_and_finds_the_bot_after_a_night(
                 "document.getElementById('login-button').click()")
         wait_until(page, "location.pathname === '/authors/ada' && !!document.body && "
                    "document.body.getAttribute('data-ready') === '1'", 30)
-        root = page.call("DOM.getDocument")["root"]["nodeId"]
-        node = page.call("DOM.querySelector", nodeId=root, selector="#bot-file")["nodeId"]
-        page.call("DOM.setFileInputFiles", nodeId=node, files=[str(archive)])
+        page.set_file_input("#bot-file", [str(archive)])
         page.js("document.getElementById('bot-name').value = 'adabot';"
                 "document.getElementById('submit-button').click()")
         try:

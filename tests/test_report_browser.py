@@ -83,6 +83,22 @@ class Page:
             self._note(message)
         raise TimeoutError(f"no answer to {method}")
 
+    def set_file_input(self, selector: str, files: list[str]) -> None:
+        """Give the file input ``selector`` these files. The node is looked up again when the
+        document was replaced between the two calls (a page that redirects or renders once
+        more after its ready mark: DevTools then forgets the old document's node ids, "Could
+        not find node with given id", seen with 8 busy loops on 2 cores)."""
+        for attempt in range(10):
+            try:
+                root = self.call("DOM.getDocument")["root"]["nodeId"]
+                node = self.call("DOM.querySelector", nodeId=root, selector=selector)["nodeId"]
+                self.call("DOM.setFileInputFiles", nodeId=node, files=files)
+                return
+            except RuntimeError as error:
+                if "Could not find node" not in str(error) or attempt == 9:
+                    raise
+                time.sleep(0.5)
+
     def wait_event(self, method: str) -> None:
         if any(e.get("method") == method for e in self.events):
             return
