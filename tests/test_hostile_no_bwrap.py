@@ -92,12 +92,14 @@ def test_hostile_bots_without_bubblewrap_run_as_no_root_and_leave_the_run_exact(
     assert not tagged(tag)
 
 
+@pytest.mark.parametrize("referees", ["1", "2"])
 def test_without_bubblewrap_a_bot_reaches_no_port_reads_no_run_file_and_leaves_nothing(
-        tmp_path: Path) -> None:
+        tmp_path: Path, referees: str) -> None:
     """The ``uid`` containment is bubblewrap's sandbox without bubblewrap: through a real
     ``arena run``, a bot finds no port of the host's loopback (a listener of the test's own
     hears nothing), cannot read the config, the journal, the live files or the logs, runs with
-    ``no_new_privs``, and what it leaves in /tmp, /var/tmp and /dev/shm goes with it."""
+    ``no_new_privs``, and what it leaves in /tmp, /var/tmp and /dev/shm goes with it. The
+    same when referee processes of the runner's own play the games (``--referees 2``)."""
     tag = f"outside-{os.urandom(6).hex()}"
     out = tmp_path / "out"
     config = tmp_path / "run.toml"
@@ -122,7 +124,8 @@ def test_without_bubblewrap_a_bot_reaches_no_port_reads_no_run_file_and_leaves_n
     env_line = (f'env = {{ PROBE_PORT = "{listener.getsockname()[1]}", '
                 f'PROBE_PATHS = "{":".join(map(str, targets))}" }}')
     config.write_text("\n".join([
-        f'game = "{GAME}"', 'tc = "10+0"', "games_per_pairing = 2", "concurrency = 1",
+        f'game = "{GAME}"', 'tc = "10+0"', "games_per_pairing = 2",
+        f"concurrency = {referees}",  # a referee process has one game at least
         "[adjudication]", f"max_plies = {CAP.max_plies}",
         "[[bots]]", 'name = "probe"', "cmd = [" + ", ".join(f'"{a}"' for a in probe) + "]",
         env_line, 'restart = "always"',  # a new process, and sandbox, for each game
@@ -130,7 +133,8 @@ def test_without_bubblewrap_a_bot_reaches_no_port_reads_no_run_file_and_leaves_n
     env = {**os.environ, "PATH": path_without_bwrap(tmp_path / "bin")}
     try:
         done = subprocess.run([sys.executable, "-m", "arena.cli", "run", str(config),
-                               "--output", str(out), "--no-report", "--plain"],
+                               "--output", str(out), "--no-report", "--plain",
+                               "--referees", referees],
                               capture_output=True, text=True, timeout=300, cwd=ROOT, env=env)
     finally:
         stop.set()
@@ -138,6 +142,7 @@ def test_without_bubblewrap_a_bot_reaches_no_port_reads_no_run_file_and_leaves_n
         listener.close()
     assert done.returncode == 0, done.stderr[-3000:]
     assert "bubblewrap (bwrap) is not installed" in done.stderr
+    assert ("referees: 2 processes" in done.stdout) == (referees == "2"), done.stdout
     records = [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
     assert len(records) == 2 and all(r["termination"] == "adjudication" for r in records)
     logs = "\n".join(p.read_text() for p in (out / "logs" / "probe").rglob("*.stderr.log"))
