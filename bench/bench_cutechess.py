@@ -51,7 +51,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from arena.run.referees import GAMES_PER_REFEREE, referees_for
@@ -63,7 +63,7 @@ OPENINGS = ROOT / "examples" / "openings" / "dobutsu-balanced.txt"
 QUICK = os.environ.get("BENCH_QUICK") == "1"
 REPEATS = 2 if QUICK else 3
 PART = os.environ.get("BENCH_CUTECHESS_PART", "")
-"""``startup`` or ``many``: that section alone (else every section)."""
+"""``startup``, ``busy`` or ``many``: that section alone (else every section)."""
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 MAX_PLIES = 400
 
@@ -642,15 +642,11 @@ def main() -> None:
         if PART == "many":
             many_at_once(work, engine, ours_openings, their_openings, cutechess)
             return
+        if PART == "busy":
+            busy_lines(matches, work, engine, ours_openings, their_openings, cutechess)
+            return
         for match in matches:
-            ours: list[Run] = []
-            theirs: list[Run] = []
-            for rep in range(REPEATS):
-                ours.append(arena_run(match, work, engine, ours_openings, f"a{rep}"))
-                if cutechess:
-                    theirs.append(cutechess_run(match, work, cutechess, engine, their_openings,
-                                                f"c{rep}"))
-            report(match, ours, theirs)
+            side_by_side(match, work, engine, ours_openings, their_openings, cutechess)
         # Long runs: memory at the end of 1,000 games, and CPU per ply against 100 games.
         long_games = 100 if QUICK else 1000
         sizes: list[tuple[Run, Run | None]] = []
@@ -664,7 +660,36 @@ def main() -> None:
             sizes.append((ours[0], theirs[0] if theirs else None))
         cpu_split(sizes)
         startup(work, cutechess)
+        busy_lines(matches, work, engine, ours_openings, their_openings, cutechess)
         many_at_once(work, engine, ours_openings, their_openings, cutechess)
+
+
+def side_by_side(match: Match, work: Path, engine: str, ours_openings: Path,
+                 their_openings: Path, cutechess: str | None) -> None:
+    """``match`` played by each runner in turn, :data:`REPEATS` times, and reported."""
+    ours: list[Run] = []
+    theirs: list[Run] = []
+    for rep in range(REPEATS):
+        ours.append(arena_run(match, work, engine, ours_openings, f"a{rep}"))
+        if cutechess:
+            theirs.append(cutechess_run(match, work, cutechess, engine, their_openings,
+                                        f"c{rep}"))
+    report(match, ours, theirs)
+
+
+def busy_lines(matches: Sequence[Match], work: Path, engine: str, ours_openings: Path,
+               their_openings: Path, cutechess: str | None) -> None:
+    """The headline lines again (``nodes=1`` at concurrency 1 and 2, ``st=0.02``, and the
+    start-up) with :data:`BUSY_PROCESSES` busy loops on the cores: a shared machine, where
+    a runner gets the CPU its runnable threads and processes win from the scheduler. Each
+    runner's own figures, interleaved as on a quiet machine."""
+    print(f"-- the same with {BUSY_PROCESSES} busy processes on the cores ({load_text()} "
+          "before they start)", flush=True)
+    with busy(BUSY_PROCESSES):
+        for match in matches[:3]:
+            loaded = replace(match, name=f"{match.name}, {BUSY_PROCESSES} busy processes")
+            side_by_side(loaded, work, engine, ours_openings, their_openings, cutechess)
+        startup(work, cutechess)
 
 
 def cpu_split(sizes: list[tuple[Run, Run | None]]) -> None:
