@@ -265,3 +265,21 @@ def test_no_limit_and_a_negative_limit(tmp_path: Path) -> None:
     refused = arena_run(config, tmp_path / "other", "--think-slots", "-2")
     assert refused.returncode == 2
     assert "think slots -2: expected 0 (no limit) or a positive number" in refused.stderr
+
+
+def test_a_cluster_worker_with_more_threads_than_cores_says_so() -> None:
+    """A worker thread plays one game at a time: one with no more threads than cores needs no
+    gate, one with more says, once, that its bots share cores."""
+    import os
+
+    from arena.cluster.worker import _note_threads
+    from referee.process.sandbox import warnings_given
+
+    cores = len(os.sched_getaffinity(0))
+    _note_threads("tcp://fits:1", cores)
+    assert not any("tcp://fits:1" in text for text in warnings_given())
+    _note_threads("tcp://crowded:1", cores + 3)
+    said = [text for text in warnings_given() if "tcp://crowded:1" in text]
+    assert said == [f"worker tcp://crowded:1: {cores + 3} threads on {cores} cores: up to "
+                    f"{cores + 3} bots think on a clock at once there; start it with "
+                    f"--nthreads {cores} (or fewer) for a core per thinking bot"]
