@@ -123,9 +123,9 @@ class Tournament:
     # ------------------------------------------------------------------ the run's state
     result: RunResult = field(default_factory=RunResult)
     pool: BotPool = field(init=False)
+    """The live bot processes, logging into ``out.logs``."""
     _slots: ThinkSlots | None = field(init=False, default=None)
     """The slots of :attr:`think_slots`, made in the run's trio loop."""
-    """The live bot processes, logging into ``out.logs``."""
     _live: LiveFiles = field(init=False)
     """One file per game in progress, for watchers (``arena serve``)."""
     _cluster: ClusterFeed | None = field(init=False, default=None)
