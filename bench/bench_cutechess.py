@@ -54,9 +54,10 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from arena.run.referees import GAMES_PER_REFEREE, referees_for
+from arena.run.referees import GAMES_PER_REFEREE, referees_for, think_slots_for
 from arena.rundir.journal import iter_records
 from arena.rundir.layout import RunDir
+from referee.timecontrol import TimeControl
 
 ROOT = Path(__file__).resolve().parent.parent
 OPENINGS = ROOT / "examples" / "openings" / "dobutsu-balanced.txt"
@@ -92,6 +93,8 @@ class Run:
     """The arena's own: each game's p99 of the referee's time before a ``go``."""
     first_line_ms: list[float] = field(default_factory=list)
     """The arena's own: each game's p99 of the time from ``go`` to the bot's first line."""
+    slot_wait_ms: list[float] = field(default_factory=list)
+    """The arena's own: each game's p99 of the wait for a thinking slot before a ``go``."""
 
     @property
     def games_per_min(self) -> float:
@@ -220,6 +223,8 @@ def arena_run(match: Match, work: Path, engine: str, openings: Path, tag: str,
                 run.turnaround_ms.append(side.turnaround.p99_ms)
             if side.first_line is not None:
                 run.first_line_ms.append(side.first_line.p99_ms)
+            if side.slot_wait is not None:
+                run.slot_wait_ms.append(side.slot_wait.p99_ms)
     return run
 
 
@@ -530,8 +535,10 @@ def many_at_once(work: Path, engine: str, ours_openings: Path, their_openings: P
     once quiet and once with :data:`BUSY_PROCESSES` busy loops. Per run: games/min, time
     forfeits, the move times as the runner measured them (p50/p99), and the arena's own
     latency (the highest of the games' p99 of the referee's time before a ``go`` and of the
-    time from ``go`` to the bot's first line). One run each: the figures are noisy on a
-    shared machine, and the load average is printed with each."""
+    time from ``go`` to the bot's first line), with its think slots (:mod:`referee.thinkslots`,
+    the default: the cores, shared over the referee processes) and the highest of the games'
+    p99 wait for one. One run each: the figures are noisy on a shared machine, and the load
+    average is printed with each."""
     cores = os.cpu_count() or 1
     levels = [int(x) for x in os.environ.get("BENCH_CONCURRENCY", "16,32,64").split(",") if x]
     print(f"-- many games at once: {cores} cores, one run each "
@@ -546,6 +553,11 @@ def many_at_once(work: Path, engine: str, ours_openings: Path, their_openings: P
                 games = (level if QUICK else 2 * level) * (4 if tc_name == "nodes=1" else 1)
                 match = Match(f"{tc_name} c{level}", games, level, tc, cutechess_tc)
                 many = max(2, referees_for(None, level, cores).count)
+                slots = think_slots_for(None, timed=not TimeControl.parse(tc).infinite)
+                slot_text = {
+                    1: _slots_text(referees_for(1, level, cores, think_slots=slots).thinking, 1),
+                    many: _slots_text(referees_for(many, level, cores, think_slots=slots).thinking,
+                                      many)}
                 runs: list[tuple[str, Run, str]] = []
                 for name, extra in (("arena 1 referee", ("--referees", "1")),
                                     (f"arena {many} referees", ("--referees", str(many)))):
@@ -558,12 +570,16 @@ def many_at_once(work: Path, engine: str, ours_openings: Path, their_openings: P
                                                             their_openings, f"many-c{level}"),
                                  load))
                 print(f"   {tc_name} c={level} {games} games, {label}:", flush=True)
-                for name, run, load in runs:
+                for (name, run, load), processes in zip(runs, (1, many, 0), strict=False):
                     extra_text = ""
                     if run.turnaround_ms or run.first_line_ms:
                         extra_text = (f" referee p99 {max(run.turnaround_ms, default=0):.1f} ms,"
                                       f" go->first line p99 "
                                       f"{max(run.first_line_ms, default=0):.1f} ms")
+                    if processes:
+                        extra_text += f", {slot_text[processes]}"
+                        if run.slot_wait_ms:
+                            extra_text += f" (wait p99 {max(run.slot_wait_ms):.1f} ms)"
                     if run.status != 0:
                         extra_text += f"  exit status {run.status}"
                     done = run.games + run.no_move
@@ -587,6 +603,14 @@ def many_at_once(work: Path, engine: str, ours_openings: Path, their_openings: P
           f"min(K/2, c/{GAMES_PER_REFEREE})x where the runner is the bottleneck (nodes=1, "
           "fast bots), less each referee process's start (about 0.3 s of CPU); "
           "`python -m bench refpool` splits the CPU per game and models it", flush=True)
+
+
+def _slots_text(thinking: int, processes: int) -> str:
+    """The arena's think slots on a run's line: how many bots think at once, or none."""
+    if not thinking:
+        return "no think slots (no more games at once than slots, or no clock)"
+    each = f" ({thinking} per referee process)" if processes > 1 else ""
+    return f"think slots {thinking * processes}{each}"
 
 
 # ----------------------------------------------------------------------------- main

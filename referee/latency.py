@@ -9,7 +9,11 @@ move times show (fastchess's ``-show-latency`` is the model):
 - ``first_line``: from the end of that write to the first line the bot sends back, as read
   by the referee (the pipe, the scheduler and the bot's own start of search);
 - ``unreported``: the move's elapsed time (on the bot's clock) less the ``info time`` the bot
-  reported last, for bots that report one: what the bot's own count does not see.
+  reported last, for bots that report one: what the bot's own count does not see;
+- ``slot_wait``: the time the game waited for a thinking slot before that ``go``
+  (:mod:`referee.thinkslots`; only where the slots gate the move). Neither the referee's work
+  nor the bot's, and on no clock: kept apart, and left out of ``turnaround``, so that a long
+  queue shows as a queue.
 
 A game keeps, per side, the median, the 99th percentile and the maximum of each (not every
 move's figure: a journal line stays small), in :attr:`referee.record.GameRecord.latency`.
@@ -42,6 +46,7 @@ class SideLatency(msgspec.Struct, omit_defaults=True):
     turnaround: Spread | None = None
     first_line: Spread | None = None
     unreported: Spread | None = None
+    slot_wait: Spread | None = None
 
 
 class GameLatency(msgspec.Struct, omit_defaults=True):
@@ -74,12 +79,17 @@ class LatencyLog:
         self._turnaround: tuple[list[float], list[float]] = ([], [])
         self._first_line: tuple[list[float], list[float]] = ([], [])
         self._unreported: tuple[list[float], list[float]] = ([], [])
+        self._slot_wait: tuple[list[float], list[float]] = ([], [])
 
     def move(self, side: int, *, turnaround_s: float | None, first_line_s: float | None,
-             elapsed_ms: float, reported_ms: int | None) -> None:
+             elapsed_ms: float, reported_ms: int | None, slot_wait_s: float | None = None
+             ) -> None:
         """One move of ``side``: the referee's time before its ``go`` (None for a game's first
-        searched move), the time to its first line, its elapsed time and the ``info time`` it
-        reported (None without one)."""
+        searched move; the slot wait not in it), the time to its first line, its elapsed time,
+        the ``info time`` it reported (None without one) and the time it waited for a
+        thinking slot (None when no slot gated it)."""
+        if slot_wait_s is not None:
+            self._slot_wait[side].append(slot_wait_s * 1000)
         if turnaround_s is not None:
             self._turnaround[side].append(turnaround_s * 1000)
         if first_line_s is not None:
@@ -91,7 +101,8 @@ class LatencyLog:
         """Per side, the spreads; None when no move was measured (a game of book moves)."""
         sides = [SideLatency(turnaround=spread(self._turnaround[side]),
                              first_line=spread(self._first_line[side]),
-                             unreported=spread(self._unreported[side])) for side in (0, 1)]
+                             unreported=spread(self._unreported[side]),
+                             slot_wait=spread(self._slot_wait[side])) for side in (0, 1)]
         if all(side == SideLatency() for side in sides):
             return None
         return GameLatency(sides=sides)

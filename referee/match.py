@@ -51,6 +51,7 @@ from referee.process.boterrors import BotStartError
 from referee.process.faults import MachineFault, SandboxSetupError, machine_fault
 from referee.process.spawn import Launched
 from referee.record import GameRecord, MoveRecord, PartieRecord, Termination, result_for
+from referee.thinkslots import ThinkSlots
 from referee.timecontrol import Clock
 
 SIDES = ("p1", "p2")
@@ -189,13 +190,15 @@ def _prepared(rules: type[Game[Any]], start_position: str | None, opening: tuple
 
 async def play_game(order: GameOrder, bots: BotSource | None = None, *,
                     on_move: Callable[[MoveRecord], None] | None = None,
-                    transcript_dir: Path | None = None) -> GameRecord:
+                    transcript_dir: Path | None = None,
+                    slots: ThinkSlots | None = None) -> GameRecord:
     """Play the game ``order`` describes and return its full record.
 
     The connections come from ``bots`` and go back to it with the record (default: fresh
     processes, started for this game and ended after it, without stderr logs; pass
     ``FreshBots(log_dir)`` for them). The lines of ``debug`` bots go to
-    ``transcript_dir/<game id>.log``.
+    ``transcript_dir/<game id>.log``. With ``slots``, each timed move waits for a thinking
+    slot before its ``go`` (:mod:`referee.thinkslots`), shared with the other games given them.
     Raises :class:`GameError` (before starting anything) for a bad position or opening, and
     :class:`MachineFault` when a bot could not be started because of the machine (too many
     open files, no processes left, disk full...): that game has no result.
@@ -237,7 +240,7 @@ async def play_game(order: GameOrder, bots: BotSource | None = None, *,
         assert c1 is not None and c2 is not None
         debug = specs[0].debug or specs[1].debug  # only a debug bot's lines are recorded
         record = await _play_on(
-            order, start, (c1, c2), on_move=on_move, overheads=None,
+            order, start, (c1, c2), on_move=on_move, overheads=None, slots=slots,
             transcript=None if transcript_dir is None or not debug
             else transcript_path(transcript_dir, order.id),
         )
@@ -353,9 +356,10 @@ async def _play_on(
     on_move: Callable[[MoveRecord], None] | None,
     transcript: Path | None,
     overheads: list[tuple[float, float]] | None,
+    slots: ThinkSlots | None = None,
 ) -> GameRecord:
     """:func:`play_on` from a start prepared already (:func:`play_game` prepares it before it
-    starts the bots)."""
+    starts the bots); ``slots`` gate its timed moves."""
     specs = (connections[0].spec, connections[1].spec)
     names = (specs[0].name, specs[1].name)
     started_at = time.time()
@@ -384,7 +388,7 @@ async def _play_on(
             for connection in connections:
                 await connection.partie(partie)
         await _play_moves(board, connections, names, clocks, fen, played, moves,
-                          order.adjudication, on_move, overheads, latency)
+                          order.adjudication, on_move, overheads, latency, slots)
     except _End as end:
         final = end
     else:  # pragma: no cover - _play_moves always ends with _End
@@ -467,9 +471,10 @@ async def _play_moves(
     on_move: Callable[[MoveRecord], None] | None,
     overheads: list[tuple[float, float]] | None,
     latency: LatencyLog,
+    slots: ThinkSlots | None = None,
 ) -> None:
     """The move loop; ends by raising :class:`_End`. ``latency`` hears of every move's
-    delays (:mod:`referee.latency`)."""
+    delays (:mod:`referee.latency`); a timed move first waits for one of the ``slots``."""
     last_read: float | None = None
     track_parties = board.round_state() is not None
     parties_seen = len(_parties(board)[0]) if track_parties else 0
@@ -493,6 +498,10 @@ async def _play_moves(
         by_text = dict(zip(legal, internal, strict=True))
         clock = clocks[side]
         budget_ms = clock.budget_ms()
+        # Only a move on the wall clock waits for a thinking slot, and before its go: the
+        # bot's clock starts with the slot (referee.thinkslots).
+        gate = slots if budget_ms is not None else None
+        waited = await gate.acquire() if gate is not None else 0.0
         try:
             reply = await connection.request_move(
                 Turn(board, fen, played, legal, _go(clocks, side), wins_at_once),
@@ -500,13 +509,18 @@ async def _play_moves(
             )
         except BotError as exc:
             raise _loss(side, names[side], exc) from None
+        finally:
+            if gate is not None:
+                gate.release()
         if overheads is not None and last_read is not None:
             overheads.append((reply.sent_at - last_read, reply.written_at - last_read))
-        latency.move(side, turnaround_s=None if last_read is None else reply.written_at - last_read,
+        latency.move(side, turnaround_s=None if last_read is None
+                     else reply.written_at - last_read - waited,
                      first_line_s=None if reply.first_at is None
                      else reply.first_at - reply.written_at,
                      elapsed_ms=reply.elapsed_ms,
-                     reported_ms=None if reply.info is None else reply.info.time_ms)
+                     reported_ms=None if reply.info is None else reply.info.time_ms,
+                     slot_wait_s=waited if gate is not None else None)
         last_read = reply.read_at
         if clock.is_over(reply.elapsed_ms):
             raise _End(1 - side, Termination.TIME_FORFEIT,

@@ -312,7 +312,9 @@ def _latency_section(latency: tuple[pd.DataFrame, pd.DataFrame] | None) -> str:
         '<section id="latency"><h2>Latency</h2><p class="hint">Per move, in ms: the '
         "referee's own time from one bot's move to the next <code>go</code> (referee), from "
         "that <code>go</code> to the bot's first line (to first line), and the move's time "
-        "that the bot's own <code>info time</code> did not count (unreported). Each game "
+        "that the bot's own <code>info time</code> did not count (unreported), and, where "
+        "think slots let only so many bots think at once, the game's wait for a slot before "
+        "that <code>go</code> (slot wait: a queue, on no clock). Each game "
         "keeps a median, a 99th percentile and a maximum; here the median of the medians "
         "and the highest of the others.</p>"
         + frame_table(by_bot, "latency-bots", index=True)

@@ -5,7 +5,8 @@ A game keeps each side's median, 99th percentile and maximum; over many games a 
 per bot, the median of the games' medians, the highest of their 99th percentiles and the
 highest maximum (percentiles of percentiles are no exact percentile of all moves, but they
 show a slow bot or a busy referee as plainly). Per referee process it is the same over both
-sides of its games. Journals from before the delays were measured give no table.
+sides of its games. Journals from before the delays were measured give no table. The wait for
+a thinking slot (:mod:`referee.thinkslots`) has its columns only when some game waited for one.
 """
 
 from __future__ import annotations
@@ -22,18 +23,23 @@ if TYPE_CHECKING:
 
     from reports.journal_summary import JournalSummary
 
-KINDS = ("turnaround", "first_line", "unreported")
+KINDS = ("turnaround", "first_line", "unreported", "slot_wait")
 """The delays, in the order of the columns."""
-HEADERS = {"turnaround": "referee", "first_line": "to first line", "unreported": "unreported"}
-"""Column headings (``referee``: the referee's own time before the ``go``)."""
+HEADERS = {"turnaround": "referee", "first_line": "to first line", "unreported": "unreported",
+           "slot_wait": "slot wait"}
+"""Column headings (``referee``: the referee's own time before the ``go``; ``slot wait``: the
+game's wait for a thinking slot before it)."""
+OPTIONAL = ("slot_wait",)
+"""Delays shown only when some game of the journal has them (a run without think slots
+gating its moves has no wait to show)."""
 MAIN = "main"
 """The runner's own process, which referees the games of a run without ``--referees`` or
 a cluster (a game's ``worker`` names the others)."""
 
 
-def _columns(spreads: dict[str, list[Spread]]) -> dict[str, object]:
+def _columns(spreads: dict[str, list[Spread]], kinds: Iterable[str]) -> dict[str, object]:
     row: dict[str, object] = {}
-    for kind in KINDS:
+    for kind in kinds:
         found = spreads.get(kind, [])
         head = HEADERS[kind]
         row[f"{head} p50 ms"] = (round(statistics.median(s.p50_ms for s in found), 2)
@@ -47,7 +53,9 @@ def _table(groups: dict[str, dict[str, list[Spread]]], games: dict[str, int], la
            ) -> pd.DataFrame:
     import pandas as pd
 
-    rows = [{label: name, "games": games[name], **_columns(groups[name])}
+    kinds = [kind for kind in KINDS
+             if kind not in OPTIONAL or any(group.get(kind) for group in groups.values())]
+    rows = [{label: name, "games": games[name], **_columns(groups[name], kinds)}
             for name in sorted(groups)]
     return pd.DataFrame(rows).set_index(label)
 

@@ -37,6 +37,7 @@ from referee.games import get_game
 from referee.match import play_game, play_on
 from referee.order import GameOrder
 from referee.record import GameRecord, MoveRecord
+from referee.thinkslots import ThinkSlots
 from referee.timecontrol import TimeControl
 
 Move = Callable[[Sequence[str], int], Iterable[Answer]]
@@ -270,15 +271,17 @@ async def play_scripted(game: str, p1: ScriptedBot, p2: ScriptedBot, *,
                         game_id: str = "",
                         round: int = 1,
                         on_move: Callable[[MoveRecord], None] | None = None,
-                        transcript_dir: Path | None = None) -> GameRecord:
+                        transcript_dir: Path | None = None,
+                        slots: ThinkSlots | None = None) -> GameRecord:
     """One game of ``p1`` against ``p2`` through :func:`referee.match.play_game`, the
-    connections from ``bots`` (default: a :class:`ScriptedBots` of the two)."""
+    connections from ``bots`` (default: a :class:`ScriptedBots` of the two), its timed moves
+    gated by ``slots`` when given."""
     order = GameOrder.checked(game, p1.spec, p2.spec, tc=_tcs(tc),
                               start_position=start_position, opening=opening,
                               adjudication=adjudication, game_options=game_options,
                               id=game_id, round=round)
     return await play_game(order, bots if bots is not None else ScriptedBots(p1, p2),
-                           on_move=on_move, transcript_dir=transcript_dir)
+                           on_move=on_move, transcript_dir=transcript_dir, slots=slots)
 
 
 async def play_on_scripted(game: str, connections: tuple[BotConnection, BotConnection], *,

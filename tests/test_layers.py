@@ -58,7 +58,7 @@ LAYERS: tuple[Layer, ...] = (
     Layer("process containment", ("referee.process",), trio=True),
     Layer("bot dialogue", ("referee.channel", "referee.connection", "referee.dialects",
                            "referee.human", "referee.botsource"), trio=True),
-    Layer("match loop", ("referee.match",), trio=True),
+    Layer("match loop", ("referee.match", "referee.thinkslots"), trio=True),
     Layer("ratings", ("ratings",), trio=False),
     # arena's data floors: what a run and a league are (reports reads them)
     Layer("arena's base", ("arena.errors", "arena.filelock", "arena.atomicfile", "arena.say",

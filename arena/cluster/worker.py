@@ -29,6 +29,12 @@ submitting machine plays the batch's unfinished games again on another worker. A
 Dask key was cancelled (the run aborted, or the submitting machine went away) cancels its game,
 which ends both bots; a run that stops scheduling (Ctrl-C, an SPRT decision) tells its workers
 (:func:`stop_batches`), whose batches end after their running game.
+
+Thinking slots (:mod:`referee.thinkslots`) need no gate here: a worker thread plays one game at
+a time, so at most one bot per thread thinks, and a worker started with no more threads than
+its cores (Dask's default) gives each thinking bot a core, as the slots do on the submitting
+machine. A worker with more threads than the cores it may run on says so, once
+(:func:`_note_threads`), since its clocks then run for bots that share a core.
 """
 
 from __future__ import annotations
@@ -55,7 +61,13 @@ from arena.rundir.layout import LOGS_DIR, TRANSCRIPTS_DIR
 from referee.botspec import BotSpec
 from referee.games.base import GameError
 from referee.order import GameOrder
-from referee.process.sandbox import bwrap_path, bwrap_problem, keep_warnings_quiet, warnings_given
+from referee.process.sandbox import (
+    bwrap_path,
+    bwrap_problem,
+    keep_warnings_quiet,
+    warn_once,
+    warnings_given,
+)
 from referee.record import GameRecord, MoveRecord, Termination, encode_record
 
 CACHE_ENV: Final = "ARENA_CACHE"
@@ -177,6 +189,7 @@ def play_batch_on_worker(
     key = worker.get_current_task()
     channel = topic(run)
     keep_warnings_quiet()  # sent to the submitting machine instead (_send_notes)
+    _note_threads(address, worker.state.nthreads)
     worker.log_event(channel, {"k": "begin", "b": batch, "w": address})
     sent: list[str] = []
     loop = loop_for(run)
@@ -216,6 +229,16 @@ def play_batch_on_worker(
                                    "r": encode_record(record), "f": files})
         sent.append(order.id)
     return sent
+
+
+def _note_threads(address: str, threads: int) -> None:
+    """Say (once per process, through :func:`_send_notes`) that this worker has more threads
+    than the cores it may run on: more of its bots think at once on a clock than it has cores."""
+    cores = len(os.sched_getaffinity(0))  # as arena.run.referees.cores, a floor above this one
+    if threads > cores:
+        warn_once(f"worker {address}: {threads} threads on {cores} cores: up to {threads} bots "
+                  f"think on a clock at once there; start it with --nthreads {cores} (or "
+                  "fewer) for a core per thinking bot")
 
 
 def _send_moves(worker: object, channel: str, batch: str, game_id: str,

@@ -69,6 +69,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--referees", type=_positive(int), metavar="N",
                    help="referee processes here, each playing whole games with its own bots "
                    "(default: one per 8 games at once, at most one per two cores)")
+    p.add_argument("--think-slots", type=int, metavar="N",
+                   help="at most N bots think on a clock at once (default: league.toml's "
+                   "think_slots, else the cores; 0: no limit)")
     p.add_argument("--plain", action="store_true", help="one line per game, no live display")
     p.add_argument("--no-report", action="store_true", help="build no reports")
     p.set_defaults(func=run)
@@ -82,7 +85,8 @@ def run(args: argparse.Namespace) -> int:
     settings = NightSettings(
         league=args.dir, until=args.until, hours=args.hours, games=args.games,
         night=args.night, concurrency=args.concurrency, cluster=args.cluster,
-        referees=args.referees, plain=args.plain, report=not args.no_report)
+        referees=args.referees, think_slots=args.think_slots, plain=args.plain,
+        report=not args.no_report)
     if args.nightly is None:
         return run_night(settings).status
     from arena.league.nightly import NightlySettings, run_nightly

@@ -50,6 +50,14 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="referee processes here, each playing whole games with its own bots (default: "
         "one per 8 games at once, at most one per two cores)",
     )
+    parser.add_argument(
+        "--think-slots",
+        type=int,
+        metavar="N",
+        help="at most N bots think on a clock at once; a game waits for a slot before its "
+        "go, with its clocks stopped (default: the config's think_slots, else the cores; "
+        "0: no limit)",
+    )
     parser.add_argument("--debug", action="store_true",
                         help="write every bot's protocol lines to transcripts/<game>.log "
                         "(as 'debug = true' on each bot)")
@@ -66,6 +74,7 @@ def run(args: argparse.Namespace) -> int:
         report=not args.no_report,
         cluster=args.cluster,
         referees=args.referees,
+        think_slots=args.think_slots,
         debug=args.debug,
         say=say_on(),
         warn=warn_on(),

@@ -117,6 +117,7 @@ class LeagueFile(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True)
     tc: str
     event: str | None = None
     concurrency: Annotated[int, msgspec.Meta(gt=0)] = 1
+    think_slots: Annotated[int, msgspec.Meta(ge=0)] | None = None
     openings: OpeningsConfig | None = None
     adjudication: Adjudication = msgspec.field(default_factory=Adjudication)
     game_options: dict[str, OptionValue] = {}
@@ -212,7 +213,8 @@ def night_config(settings: LeagueSettings, bots: list[BotSpec]) -> LoadedConfig:
     f = settings.file
     config = Config(
         game=f.game, bots=[_with_defaults(bot, f) for bot in bots], tc=f.tc,
-        concurrency=f.concurrency, openings=f.openings, adjudication=f.adjudication,
+        concurrency=f.concurrency, think_slots=f.think_slots, openings=f.openings,
+        adjudication=f.adjudication,
         game_options=f.game_options, seed=f.seed, event=settings.event,
         report_every=f.report_every,
     )

@@ -56,7 +56,7 @@ from arena.formats.schedule import (
 )
 from arena.run.prepare import lock_run_dir, prepare_run_dir, write_schedule_file
 from arena.run.progress import Deadline, Progress
-from arena.run.referees import referees_for
+from arena.run.referees import referees_for, think_slots_for, thinking_text
 from arena.rundir.journal import Journal, iter_records
 from arena.rundir.layout import RunDir
 from arena.rundir.sessions import log_session
@@ -95,6 +95,10 @@ class PlaySettings(msgspec.Struct, frozen=True, kw_only=True):
     referees: int | None = None
     """Referee processes on this machine (:mod:`arena.run.referees`); None: from the cores
     and the concurrency. Not with ``cluster``, whose workers are the referees."""
+    think_slots: int | None = None
+    """At most this many bots think on a clock at once (:mod:`referee.thinkslots`); None:
+    the config's ``think_slots``, else the cores; 0: no limit. Not with ``cluster``, whose
+    workers play one game per thread."""
     plain: bool = False
     """One line per game even on a terminal (no live display)."""
     report: bool = True
@@ -270,7 +274,15 @@ def drive(plan: RunPlan, settings: PlaySettings) -> Played:
     if address and settings.referees is not None:
         raise UserError(f"--referees {settings.referees} with a cluster ({address}): the "
                         "cluster's workers are the referees; give one or the other")
-    referees = referees_for(settings.referees, concurrency) if not address else None
+    if address and settings.think_slots is not None:
+        raise UserError(f"--think-slots {settings.think_slots} with a cluster ({address}): a "
+                        "cluster's worker plays one game per thread; start the workers with "
+                        "no more threads than cores instead")
+    think = think_slots_for(
+        settings.think_slots if settings.think_slots is not None else loaded.config.think_slots,
+        timed=any(not tc.infinite for tc in loaded.time_controls.values()))
+    referees = (referees_for(settings.referees, concurrency, think_slots=think)
+                if not address else None)
     cap = cluster_cap(settings.concurrency, loaded)
     if referees is not None and referees.count > 1 and anything:
         from arena.run.refpool import open_referees
@@ -314,6 +326,8 @@ def drive(plan: RunPlan, settings: PlaySettings) -> Played:
                             fitted=settings.report)
         journal.forget_summaries()  # counted into the standings and the SPRT: no longer needed
         say(source.intro(concurrency))
+        if referees is not None and referees.thinking:
+            say(thinking_text(concurrency, referees))
         tournament = Tournament(
             loaded=loaded,
             pending=source.pending,
@@ -330,6 +344,7 @@ def drive(plan: RunPlan, settings: PlaySettings) -> Played:
             executor=executor,
             prestarted=launched,
             order_of=source.order,
+            think_slots=referees.thinking if referees is not None and executor is None else 0,
         )
         log_session(out.root, "start", concurrency, warn)
         startup.settle()  # everything the games need is loaded: the collector back on

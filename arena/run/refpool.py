@@ -111,15 +111,16 @@ class _Process:
             self.outbox.send_nowait(frame(message))
 
 
-def start_referee(run_dir: RunDir) -> subprocess.Popen[bytes]:
+def start_referee(run_dir: RunDir, thinking: int = 0) -> subprocess.Popen[bytes]:
     """Start one referee process (with pipes as its stdin and stdout, in its own process
-    group); its ends of the pipes are closed here."""
+    group), letting at most ``thinking`` bots think on a clock at once (0: no limit); its
+    ends of the pipes are closed here."""
     to_read, to_write = os.pipe()
     from_read, from_write = os.pipe()
     try:
         proc = subprocess.Popen(
             [sys.executable, "-c", _MAIN, PROJECT_ROOT, str(os.getpid()), str(run_dir.logs),
-             str(run_dir.transcripts)],
+             str(run_dir.transcripts), str(thinking)],
             stdin=to_read, stdout=from_write, process_group=0)
     except BaseException:
         for fd in (to_write, from_read):
@@ -144,13 +145,14 @@ class RefereePool:
 
     def __init__(self, referees: Referees, run_dir: RunDir) -> None:
         self.games_each = referees.games_each
+        self.thinking = referees.thinking
         self.run_dir = run_dir
         self.max_losses = MAX_LOSSES + 2 * referees.count
         self.losses = 0
         self._processes: list[_Process] = []
         try:
             for _ in range(referees.count):
-                self._processes.append(_process(start_referee(run_dir)))
+                self._processes.append(_process(start_referee(run_dir, self.thinking)))
         except BaseException:
             self.close()
             raise
@@ -334,7 +336,7 @@ class RefereePool:
         if self._stopped:
             return
         index = self._processes.index(process)
-        fresh = self._processes[index] = _process(start_referee(self.run_dir))
+        fresh = self._processes[index] = _process(start_referee(self.run_dir, self.thinking))
         fresh.outbox, fresh.inbox = trio.open_memory_channel[bytes](math.inf)
         self._serve(fresh)
         self._changed()
@@ -364,8 +366,10 @@ def open_referees(referees: Referees, run_dir: RunDir) -> Iterator[RefereePool]:
     try:
         games = "1 game" if referees.games_each == 1 else f"{referees.games_each} games"
         pids = ", ".join(map(str, pool.pids))
+        thinking = (f", at most {referees.thinking} thinking on a clock" if referees.thinking
+                    else "")
         print(f"arena: referees: {referees.count} processes (pid {pids}), {games} at once "
-              "each", flush=True)
+              f"each{thinking}", flush=True)
         yield pool
     finally:
         pool.close()

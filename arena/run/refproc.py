@@ -1,11 +1,12 @@
 """A referee process of ``arena run --referees N``: plays the batches its runner sends, with
 bots of its own, and sends each game back as it ends (:mod:`arena.run.refwire`).
 
-Started by :mod:`arena.run.refpool` as ``python -c ... main()`` with three arguments: the
-runner's pid, the run directory's ``logs`` and ``transcripts`` folders. It reads messages on
-its stdin and writes them on its stdout; both are moved to other descriptors first, so that
-nothing else printed (a warning, a traceback) can corrupt the stream: its stdout then goes to
-its stderr, which is the runner's.
+Started by :mod:`arena.run.refpool` as ``python -c ... main()`` with four arguments: the
+runner's pid, the run directory's ``logs`` and ``transcripts`` folders, and its share of the
+run's thinking slots (:mod:`referee.thinkslots`; 0: no limit), which all its games share. It
+reads messages on its stdin and writes them on its stdout; both are moved to other
+descriptors first, so that nothing else printed (a warning, a traceback) can corrupt the
+stream: its stdout then goes to its stderr, which is the runner's.
 
 Each game is played as a local run plays it: ``referee.match.play_game`` with a
 :class:`~arena.bots.pool.BotPool` that keeps the bots between games, the same containment,
@@ -55,6 +56,7 @@ from referee.order import GameOrder
 from referee.process.faults import MachineFault
 from referee.process.sandbox import keep_warnings_quiet, warnings_given
 from referee.record import Termination
+from referee.thinkslots import ThinkSlots
 
 PR_SET_PDEATHSIG: Final = 1
 READ_BYTES: Final = 1 << 16
@@ -74,9 +76,10 @@ class _Referee:
     """The batches of one referee process, and what it sends back."""
 
     def __init__(self, pool: BotPool, transcripts: Path,
-                 send: trio.MemorySendChannel[bytes]) -> None:
+                 send: trio.MemorySendChannel[bytes], slots: ThinkSlots | None = None) -> None:
         self.pool = pool
         self.transcripts = transcripts
+        self.slots = slots
         self._send = send
         self.stopping = False
         self._noted = 0
@@ -107,6 +110,7 @@ class _Referee:
         try:
             record = await retry_machine_faults(lambda: play_game(
                 order, self.pool, on_move=moves.add, transcript_dir=self.transcripts,
+                slots=self.slots,
             ), retrying)
         except MachineFault as fault:
             self.tell(Fault(batch, order.id, str(fault)))
@@ -129,11 +133,13 @@ class _Referee:
         self._noted = len(given)
 
 
-async def serve(wire_in: int, wire_out: int, logs: Path, transcripts: Path) -> None:
-    """Play what the runner sends on ``wire_in`` until it closes; answer on ``wire_out``."""
+async def serve(wire_in: int, wire_out: int, logs: Path, transcripts: Path,
+                thinking: int = 0) -> None:
+    """Play what the runner sends on ``wire_in`` until it closes, at most ``thinking`` bots
+    thinking on a clock at once (0: no limit); answer on ``wire_out``."""
     send, receive = trio.open_memory_channel[bytes](math.inf)
     pool = BotPool(logs)
-    referee = _Referee(pool, transcripts, send)
+    referee = _Referee(pool, transcripts, send, ThinkSlots(thinking) if thinking > 0 else None)
     frames = Frames(ToReferee)  # type: ignore[arg-type]  # a union is a type to msgspec
     try:
         async with trio.open_nursery() as nursery:
@@ -168,8 +174,10 @@ async def _write(receive: trio.MemoryReceiveChannel[bytes], fd: int,
 
 
 def main() -> None:
-    """``python -c 'from arena.run.refproc import main; main()' RUNNER_PID LOGS TRANSCRIPTS``"""
+    """``python -c 'from arena.run.refproc import main; main()' RUNNER_PID LOGS TRANSCRIPTS
+    THINKING``"""
     parent, logs, transcripts = int(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
+    thinking = int(sys.argv[4]) if len(sys.argv) > 4 else 0
     die_with_parent(parent)
     wire_in, wire_out = os.dup(0), os.dup(1)
     nothing = os.open(os.devnull, os.O_RDONLY)
@@ -179,4 +187,4 @@ def main() -> None:
     os.set_inheritable(wire_in, False)
     os.set_inheritable(wire_out, False)
     keep_warnings_quiet()  # said by the runner, once for every referee process
-    trio.run(serve, wire_in, wire_out, logs, transcripts)
+    trio.run(serve, wire_in, wire_out, logs, transcripts, thinking)

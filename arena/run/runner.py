@@ -48,6 +48,7 @@ from referee.order import GameOrder
 from referee.process.faults import MachineFault
 from referee.process.spawn import Launched
 from referee.record import GameRecord, MoveRecord, Termination
+from referee.thinkslots import ThinkSlots
 
 if TYPE_CHECKING:  # a cluster's only: not loaded to play on this machine
     from arena.cluster.batching import ClusterFeed, GameExecutor
@@ -114,11 +115,17 @@ class Tournament:
     order_of: Callable[[ScheduledGame], GameOrder] | None = None
     """The order a game is played from, when its source builds it (a tune's sides play
     with options of their own); None: :func:`~arena.formats.schedule.order_for`."""
+    think_slots: int = 0
+    """At most this many of the games played here have a bot thinking on a clock at once
+    (:mod:`referee.thinkslots`); 0: no limit. A cluster's or referee processes' games are
+    theirs to gate."""
 
     # ------------------------------------------------------------------ the run's state
     result: RunResult = field(default_factory=RunResult)
     pool: BotPool = field(init=False)
     """The live bot processes, logging into ``out.logs``."""
+    _slots: ThinkSlots | None = field(init=False, default=None)
+    """The slots of :attr:`think_slots`, made in the run's trio loop."""
     _live: LiveFiles = field(init=False)
     """One file per game in progress, for watchers (``arena serve``)."""
     _cluster: ClusterFeed | None = field(init=False, default=None)
@@ -187,6 +194,8 @@ class Tournament:
             workers = max(1, min(self.concurrency, sum(g is not None for g in self.pending)))
         else:
             workers = max(1, self.concurrency)
+        if self.think_slots and self._cluster is None and workers > self.think_slots:
+            self._slots = ThinkSlots(self.think_slots)
         try:
             await self._run_games(workers)
         finally:
@@ -372,6 +381,7 @@ class Tournament:
         try:
             record = await retry_machine_faults(lambda: play_game(
                 order, self.pool, on_move=on_move, transcript_dir=self.out.transcripts,
+                slots=self._slots,
             ), retrying)
         except MachineFault as fault:
             self.arena_fault(f"game {order.id} could not be started after {START_ATTEMPTS} "

@@ -167,6 +167,10 @@ class Config(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
     tc: str | None = None
     """Time control for every bot (cutechess syntax); a bot's own ``tc`` overrides it."""
     concurrency: Annotated[int, msgspec.Meta(gt=0)] = 1
+    think_slots: Annotated[int, msgspec.Meta(ge=0)] | None = None
+    """At most this many bots think on a clock at once, however many games are open
+    (:mod:`referee.thinkslots`); None: the cores the arena may use; 0: no limit.
+    ``--think-slots`` overrides it."""
     openings: OpeningsConfig | None = None
     adjudication: Adjudication = msgspec.field(default_factory=Adjudication)
     game_options: dict[str, OptionValue] = {}
