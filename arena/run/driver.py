@@ -284,15 +284,17 @@ def drive(plan: RunPlan, settings: PlaySettings) -> Played:
         concurrency = cluster_concurrency(settings.concurrency, loaded, dask.slots)
         executor = dask
     # The first games' bots load while this process goes on loading (trio, the referee, the
-    # report's libraries): nothing above imports trio. The pool takes them over or ends them.
-    launched = prestart.prestart(prestart.first_bots(
+    # report's libraries): nothing above imports trio. They are launched by a thread while
+    # this one imports; the pool takes them over or ends them.
+    early = prestart.prestart_soon(prestart.first_bots(
         source.known, concurrency, {bot.name: bot for bot in loaded.bots}),
-        capture_stderr=True) if executor is None and source.known and anything else []
-    import trio  # only now, while the first bots load
-
-    from arena.run.runner import RunResult, Tournament
-
+        capture_stderr=True) if executor is None and source.known and anything else None
     try:
+        import trio  # only now, while the first bots load
+
+        from arena.run.runner import RunResult, Tournament
+
+        launched = early.join() if early is not None else []
         report = ReportHook(out.root, say, warn, enabled=settings.report,
                             periodic=loaded.config.report_every > 0)
 
@@ -341,7 +343,8 @@ def drive(plan: RunPlan, settings: PlaySettings) -> Played:
         progress.summary()
         return close_session(plan, source, settings, report, result, journal.count)
     finally:
-        prestart.discard(launched)  # any the run did not reach (its pool ends the rest)
+        if early is not None:
+            early.discard()  # any the run did not reach (its pool ends the rest)
         prestart.end_sandbox_trial()
 
 
