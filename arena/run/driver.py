@@ -252,11 +252,6 @@ def drive(plan: RunPlan, settings: PlaySettings) -> Played:
     except OSError as exc:
         raise UserError(f"cannot use output directory {out.root}: {exc.strerror or exc}") from None
     event = loaded.event
-    # The PGN is derived data: rebuild it from the journal so the two never disagree.
-    try:
-        write_pgn(iter_records(journal.path), out.pgn, event=event)
-    except OSError as exc:  # derived data: the journal, not the PGN, must be complete
-        warn(f"cannot write {out.pgn}: {exc.strerror or exc}; it is rebuilt on the next run")
     source = plan.source(journal)
     listed = source.pending if isinstance(source.pending, Sequence) else None
     anything = listed is None or bool(listed)
@@ -290,6 +285,13 @@ def drive(plan: RunPlan, settings: PlaySettings) -> Played:
         source.known, concurrency, {bot.name: bot for bot in loaded.bots}),
         capture_stderr=True) if executor is None and source.known and anything else None
     try:
+        # The PGN is derived data: rebuild it from the journal so the two never disagree
+        # (while the first bots load: a resumed run's journal can be long).
+        try:
+            write_pgn(iter_records(journal.path), out.pgn, event=event)
+        except OSError as exc:  # derived data: the journal, not the PGN, must be complete
+            warn(f"cannot write {out.pgn}: {exc.strerror or exc}; it is rebuilt on the next "
+                 "run")
         import trio  # only now, while the first bots load
 
         from arena.run.runner import RunResult, Tournament
@@ -343,6 +345,7 @@ def drive(plan: RunPlan, settings: PlaySettings) -> Played:
         progress.summary()
         return close_session(plan, source, settings, report, result, journal.count)
     finally:
+        cluster.close()  # a no-op once the games were played; else an error before them
         if early is not None:
             early.discard()  # any the run did not reach (its pool ends the rest)
         prestart.end_sandbox_trial()
