@@ -78,8 +78,9 @@ def leave(status: int) -> NoReturn:
     would wait for the others), no file descriptor open that the process did not start with
     (a file object still open may hold unwritten data, which only its closing would write;
     the journal is written unbuffered and fsync'd per game, and everything else the arena
-    writes is closed when written), and no child process, running or unreaped. Otherwise, or without :func:`pause` at the start
-    (a test's own process), the usual :func:`sys.exit`. Data written and not fsync'd is in
+    writes is closed when written), and no child process, running or unreaped. Otherwise,
+    or without :func:`pause` at the start (a test's own process), the usual
+    :func:`sys.exit`. Data written and not fsync'd is in
     the kernel's page cache either way: an exit, fast or not, never fsyncs."""
     if not _inherited or not _nothing_left():
         sys.exit(status)
