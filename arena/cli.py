@@ -119,11 +119,14 @@ def console() -> NoReturn:
     garbage collections. With pandas, matplotlib and trio loaded, those walk half a million
     objects that die with the process anyway: 0.5 s of CPU and wall after a run's last line
     here (0.05 s frozen). Buffers are flushed and ``atexit`` handlers (the cgroups') run as
-    usual; only cyclic garbage is left to the kernel. Not in :func:`main`, which tests call
+    usual; only cyclic garbage is left to the kernel, and when nothing else is left to tear
+    down (no file or child process of its own, no thread but daemon ones) the interpreter's
+    teardown too (:func:`arena.startup.leave`). Not in :func:`main`, which tests call
     in-process. Output cut short by its reader (``arena games | head -1``) ends the command
-    quietly, as for other Unix tools. The command starts without the cyclic garbage collector
-    (:mod:`arena.startup`)."""
+    quietly, as for other Unix tools. The command starts without the cyclic garbage collector,
+    and imports msgspec without ``typing_extensions`` (:mod:`arena.startup`)."""
     startup.pause()
+    startup.load_msgspec()
     try:
         status = main()
         sys.stdout.flush()
@@ -133,7 +136,7 @@ def console() -> NoReturn:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         status = 141  # 128 + SIGPIPE, what a shell reports for a tool the pipe ended
     gc.freeze()
-    sys.exit(status)
+    startup.leave(status)
 
 
 if __name__ == "__main__":

@@ -391,6 +391,11 @@ class StartUp:
     """Its RSS at that ``go``, MB."""
     rss_end: float
     """Its RSS at the last sample before it exited (every 10 ms), MB."""
+    end: float = float("nan")
+    """Seconds from the last ``go`` its probe engines read to its exit: the end of a run
+    (the bots' ``quit``, the journal, the standings, the interpreter's exit)."""
+    cpu_end: float = float("nan")
+    """Its own CPU seconds after that last ``go``."""
 
 
 def first_go(argv_for: Callable[[Path], list[str]], work: Path, tag: str) -> StartUp:
@@ -403,12 +408,16 @@ def first_go(argv_for: Callable[[Path], list[str]], work: Path, tag: str) -> Sta
                             stderr=subprocess.DEVNULL)
     pidfd = os.pidfd_open(proc.pid)
     rss_kb = 0
+    cpu = float("nan")
     try:
         while os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT | os.WNOHANG) is None:
             if time.time() - started > 120:
                 proc.kill()
             rss_kb = _rss_kb(proc.pid) or rss_kb
             select.select([pidfd], [], [], 0.01)
+        ended = time.time()
+        with contextlib.suppress(OSError, ValueError):  # a zombie's, still readable
+            cpu = int(Path(f"/proc/{proc.pid}/schedstat").read_text().split()[0]) / 1e9
     finally:
         os.close(pidfd)
         proc.wait()
@@ -416,7 +425,8 @@ def first_go(argv_for: Callable[[Path], list[str]], work: Path, tag: str) -> Sta
                      for line in stamps.read_text().splitlines()) if stamps.exists() else []
     if not stamped:
         return StartUp(*(float("nan"),) * 4)
-    return StartUp(stamped[0][0] - started, stamped[0][1], stamped[0][2], rss_kb / 1024)
+    return StartUp(stamped[0][0] - started, stamped[0][1], stamped[0][2], rss_kb / 1024,
+                   end=ended - stamped[-1][0], cpu_end=cpu - stamped[-1][1])
 
 
 def startup(work: Path, cutechess: str | None) -> None:
@@ -473,6 +483,8 @@ def startup(work: Path, cutechess: str | None) -> None:
         ("CPU by first go", lambda r: r.cpu, " s", 3, ""),
         ("RSS at first go", lambda r: r.rss_go, " MB", 1, ""),
         ("RSS at the end", lambda r: r.rss_end, " MB", 1, ""),
+        ("last go to exit", lambda r: r.end, " s", 3, ""),
+        ("CPU after it", lambda r: r.cpu_end, " s", 3, ""),
     ]
     for label, get, unit, digits, target in rows:
         a = [get(r) for r in ours_go]
@@ -629,7 +641,7 @@ def compile_sources() -> None:
     sources each time (PYTHONDONTWRITEBYTECODE) would measure the compiler."""
     import compileall
 
-    for package in ("arena", "protocol", "referee", "reports"):
+    for package in ("arena", "protocol", "ratings", "referee", "reports"):
         compileall.compile_dir(ROOT / package, quiet=1)
 
 

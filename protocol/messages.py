@@ -8,6 +8,7 @@ conversion lives in :mod:`protocol.lines`; this module holds data only.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Literal
 
 import msgspec
@@ -169,7 +170,12 @@ class Info(SearchInfo, _Msg, tag="info"):
 Reply = Id | OptionDecl | UgiOk | ReadyOk | BestMove | Info
 Message = Command | Reply
 
-_json_decoder = msgspec.json.Decoder(Message)
+
+@cache
+def _json_decoder() -> msgspec.json.Decoder[Message]:
+    """Made on first use, not on import: msgspec resolves every message type when a decoder is
+    made, and a referee playing its games never reads JSON messages (issue 40)."""
+    return msgspec.json.Decoder(Message)
 
 
 def to_json(message: Message) -> bytes:
@@ -179,4 +185,4 @@ def to_json(message: Message) -> bytes:
 
 def from_json(data: bytes | str) -> Message:
     """Read a tagged JSON message back; msgspec errors name the bad field."""
-    return _json_decoder.decode(data)
+    return _json_decoder().decode(data)

@@ -8,6 +8,7 @@ fields with defaults so that old journals still decode.
 from __future__ import annotations
 
 from enum import StrEnum
+from functools import cache
 from typing import Annotated, Final
 
 import msgspec
@@ -137,9 +138,14 @@ def encode_record(record: GameRecord) -> bytes:
     return msgspec.json.encode(record)
 
 
-_decoder = msgspec.json.Decoder(GameRecord)
+@cache
+def _decoder() -> msgspec.json.Decoder[GameRecord]:
+    """Made on first use, not on import: msgspec resolves the record's types (every move,
+    latency and partie field) when a decoder is made, and a fresh ``arena run`` reads no record
+    before its first game (issue 40)."""
+    return msgspec.json.Decoder(GameRecord)
 
 
 def decode_record(line: bytes | str) -> GameRecord:
     """Read one JSON line back; raises ``msgspec.ValidationError``/``DecodeError`` on bad input."""
-    return _decoder.decode(line)
+    return _decoder().decode(line)

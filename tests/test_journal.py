@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -29,6 +31,32 @@ async def test_append_then_reopen(tmp_path: Path) -> None:
     assert [r.id for r in again.summaries] == ["r1-p01-g1", "r1-p01-g2"]
     assert again.summaries[0] == record("r1-p01-g1")
     assert warnings == []
+
+
+def test_a_new_journal_makes_its_name_durable_with_its_first_record(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Opening a new journal does not wait for the disk (a fresh run's first game would wait
+    for it); its folder is fsync'd by the first append, before the record is, and only
+    then. A journal that existed already is never its folder's business."""
+    synced: list[str] = []
+    real = os.fsync
+
+    def spy(fd: int) -> None:
+        synced.append("folder" if stat.S_ISDIR(os.fstat(fd).st_mode) else "file")
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", spy)
+    path = tmp_path / "games.jsonl"
+    journal = Journal.open(path, lambda text: None)
+    assert path.exists() and synced == []
+    journal.append_sync(record("g1"))
+    assert synced == ["folder", "file"]
+    journal.append_sync(record("g2"))
+    assert synced == ["folder", "file", "file"]
+    synced.clear()
+    Journal.open(path, lambda text: None).append_sync(record("g3"))
+    assert synced == ["file"]
+    assert [r.id for r in iter_records(path)] == ["g1", "g2", "g3"]
 
 
 def test_torn_last_line_is_truncated_with_warning(tmp_path: Path) -> None:

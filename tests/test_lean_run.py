@@ -51,8 +51,9 @@ for line in sys.stdin:
 """
 
 NOT_AT_FIRST_GO = frozenset({"arena.cluster.batching", "referee.process.jail",
-                             "referee.process.rootfs"})
-"""Modules the first game of a plain run of unsandboxed bots does not need (issue 40)."""
+                             "referee.process.rootfs", "typing_extensions"})
+"""Modules the first game of a plain run of unsandboxed bots does not need (issue 40);
+msgspec is imported without ``typing_extensions`` (:func:`arena.startup.load_msgspec`)."""
 
 CHILD = """
 import atexit, gc, os, signal, sys
@@ -79,6 +80,7 @@ def modules_now(signum, frame):
 
 signal.signal(signal.SIGUSR1, modules_now)
 startup.pause()  # as the arena command starts (arena.cli.console)
+startup.load_msgspec()
 sys.exit(main(["run", sys.argv[1], "--output", sys.argv[2], "--no-report", "--plain"]))
 """
 

@@ -6,6 +6,7 @@ starts, so each test counts the processes a run really started.
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -228,6 +229,36 @@ async def test_prestarted_processes_are_taken_first_and_the_rest_are_ended(
     assert not tagged(str(tmp_path / "a.pids")) and not tagged(str(tmp_path / "b.pids"))
 
 
+async def test_a_bot_with_no_game_left_exits_while_its_game_goes_on_to_the_journal(
+        tmp_path: Path) -> None:
+    """With :meth:`BotPool.end_in` (the runner's nursery), a process whose bot has no game
+    left to start is ended in a task of that nursery: the game returns its record while the
+    bot is still reading ``quit`` and exiting, and the nursery waits for the end."""
+    hold = tmp_path / "hold"
+    a = pool_bot("a", tmp_path / "a.pids", "--hold-quit", str(hold))
+    b = pool_bot("b", tmp_path / "b.pids", "--hold-quit", str(hold))
+    pool = BotPool(tmp_path / "logs", wanted=lambda name: False)
+    try:
+        async with trio.open_nursery() as nursery:
+            pool.end_in(nursery)
+            (record,) = await play_series(pool, a, b, 1)
+            assert record.termination != Termination.CRASH, record.reason
+            # Both were told to quit, and both wait for the hold file: the record came first.
+            for pids in (tmp_path / "a.pids", tmp_path / "b.pids"):
+                with trio.fail_after(60):
+                    while not quit_cleanly(pids):
+                        await trio.sleep(0.01)
+                (pid,) = started(pids)
+                os.kill(pid, 0)  # alive (or an unreaped zombie): not waited for
+            assert pool.idle("a") == pool.idle("b") == 0
+            hold.touch()
+    finally:
+        await pool.aclose()
+    for pid in (started(tmp_path / "a.pids") + started(tmp_path / "b.pids")):
+        with pytest.raises(ProcessLookupError):  # exited and reaped when the nursery closed
+            os.kill(pid, 0)
+
+
 async def test_a_kept_process_hears_of_its_next_game_as_soon_as_it_is_given_back(
         tmp_path: Path) -> None:
     """It resets while the referee journals the last game; the next game then only reads
@@ -333,11 +364,11 @@ def test_arena_run_launches_its_first_bots_before_it_imports_trio(tmp_path: Path
         "import sys\n"
         "import arena.bots.prestart as p\n"
         "seen = []\n"
-        "real = p.prestart\n"
+        "real = p.prestart_soon\n"
         "def spy(specs, **how):\n"
         "    seen.append(('trio' in sys.modules, [spec.name for spec in specs]))\n"
         "    return real(specs, **how)\n"
-        "p.prestart = spy\n"
+        "p.prestart_soon = spy\n"
         "from arena.cli import main\n"
         "status = main(['run', sys.argv[1], '-o', sys.argv[2], '--plain', '--no-report'])\n"
         "print('SEEN', seen)\n"
@@ -348,7 +379,11 @@ def test_arena_run_launches_its_first_bots_before_it_imports_trio(tmp_path: Path
     assert done.returncode == 0, done.stderr
     # Concurrency 2: the two bots of each of the first two games, trio not imported yet.
     assert "SEEN [(False, ['a', 'b', 'b', 'a'])]" in done.stdout, done.stdout
-    assert len(check_complete(out)) == 4
+    records = check_complete(out)
+    assert len(records) == 4
+    # They are launched by a thread that lives on as their parent: a bot's death signal
+    # follows the thread that started it, and a thread that ended would have killed them.
+    assert all(r.termination != Termination.CRASH for r in records), [r.reason for r in records]
     for name in ("a", "b"):
         assert len(started(tmp_path / f"{name}.pids")) == 2  # the two prestarted ones
         assert no_leftover_bots(str(tmp_path / f"{name}.pids"))

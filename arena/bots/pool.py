@@ -86,6 +86,8 @@ class BotPool:
         """Launched, not yet handshaken processes (``arena run``'s first bots), taken first;
         the caller's own list, emptied as they are taken or ended."""
         self._closed = False
+        self._ender: trio.Nursery | None = None
+        """Where a process whose bot has no game left to start is ended (:meth:`end_in`)."""
 
     def idle(self, name: str) -> int:
         """How many idle processes the pool holds for ``name``."""
@@ -109,15 +111,28 @@ class BotPool:
         self._mark(connection, game_id)
         return connection
 
+    def end_in(self, nursery: trio.Nursery) -> None:
+        """End the processes whose bot has no game left to start in tasks of ``nursery``
+        rather than in :meth:`release`: the game they played then returns its record (and
+        is journaled) while they read ``quit`` and exit, instead of after (an engine takes
+        10-30 ms to exit, the last games of a run wait for it otherwise). No fresh process of
+        that bot is started meanwhile, so the pool still never holds more than one process
+        per game at once; the nursery waits for the ends."""
+        self._ender = nursery
+
     async def release(self, connection: BotConnection, side: int,
                       record: GameRecord | None) -> None:
         """Keep the process for another game if its restart policy allows, else end it. A
         kept process is told of its next game at once (:meth:`BotConnection.prepare_next_game`)
         unless it is a ``debug`` bot, whose transcripts keep each game's lines together."""
-        if (not self._closed and (self._wanted is None or self._wanted(connection.name))
+        unwanted = self._wanted is not None and not self._wanted(connection.name)
+        if (not self._closed and not unwanted
                 and await self._reusable(connection, side, record)
                 and (connection.spec.debug or await self._prepare(connection))):
             self._idle.setdefault(connection.name, []).append(connection)
+        elif unwanted and self._ender is not None and not self._closed:
+            self._lives.pop(connection, None)
+            self._ender.start_soon(connection.aclose)
         else:
             await self._end(connection)
 

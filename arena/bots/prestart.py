@@ -7,6 +7,14 @@ processes are launched exactly as the pool would launch them (:func:`referee.pro
 same containment and limits) and handed to the :class:`arena.bots.pool.BotPool`, which ends the
 ones no game took. This module imports nothing that imports trio.
 
+The launches themselves run in a thread of their own (:func:`prestart_soon`) while the main
+thread imports trio and the referee: a launch is mostly waiting (the cgroup's directories, the
+``vfork`` until the child has ``exec``'d, which on a busy machine waits for a core), and done
+in line it held the runner's start back by those waits (30-44 ms for four engines at load 10,
+more when busier). The games begin once its launches are done (:meth:`EarlyBots.join`); the
+thread itself stays until the run is over, as the parent of the processes it started
+(:class:`EarlyBots`).
+
 Before the first launch, the sandbox is tried once (``bwrap /bin/true``: 50-100 ms on a busy
 machine). :func:`try_sandbox_early` starts that trial as soon as the config is read, so that it
 runs while this process goes on loading rather than ahead of the first bot.
@@ -14,6 +22,7 @@ runs while this process goes on loading rather than ahead of the first bot.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Mapping, Sequence
 
 from arena.formats.schedule import ScheduledGame
@@ -54,6 +63,55 @@ def prestart(specs: Sequence[BotSpec], *, capture_stderr: bool
         except Exception:  # reported by the game's own start, see above
             continue
     return started
+
+
+class EarlyBots:
+    """The first bots, launched by a thread of their own (:func:`prestart_soon`).
+
+    The thread lives until :meth:`discard`, well after its launches: the kernel sends a
+    bot's death signal (``setpriv --pdeathsig``, which makes a bot die with the runner) when
+    the *thread* that started it ends, not the process. So it waits, idle, until the run is
+    over and every process it started has been ended (the pool ends those it took before
+    the driver calls :meth:`discard`)."""
+
+    def __init__(self, specs: Sequence[BotSpec], *, capture_stderr: bool) -> None:
+        self.launched: list[tuple[BotSpec, Launched]] = []
+        """Filled by the thread; read it only after :meth:`join`."""
+        self._launched = threading.Event()
+        self._over = threading.Event()
+        self._thread: threading.Thread | None = None
+
+        def launch_and_stay() -> None:
+            try:
+                self.launched.extend(prestart(specs, capture_stderr=capture_stderr))
+            finally:
+                self._launched.set()
+            self._over.wait()  # the bots' parent thread: see the class's doc
+
+        if specs:
+            self._thread = threading.Thread(target=launch_and_stay, name="arena prestart")
+            self._thread.start()
+        else:
+            self._launched.set()
+
+    def join(self) -> list[tuple[BotSpec, Launched]]:
+        """Wait for the launches to be done; the launched processes (the pool takes them)."""
+        self._launched.wait()
+        return self.launched
+
+    def discard(self) -> None:
+        """At the end of the run: wait for the launches, end the processes no one took (see
+        :func:`discard`), then let the thread end (every process it started is gone)."""
+        discard(self.join())
+        self._over.set()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+
+
+def prestart_soon(specs: Sequence[BotSpec], *, capture_stderr: bool) -> EarlyBots:
+    """Launch one process per spec in a thread (:func:`prestart` there), returning at once."""
+    return EarlyBots(specs, capture_stderr=capture_stderr)
 
 
 def discard(prestarted: list[tuple[BotSpec, Launched]]) -> None:

@@ -256,11 +256,6 @@ def drive(plan: RunPlan, settings: PlaySettings) -> Played:
     except OSError as exc:
         raise UserError(f"cannot use output directory {out.root}: {exc.strerror or exc}") from None
     event = loaded.event
-    # The PGN is derived data: rebuild it from the journal so the two never disagree.
-    try:
-        write_pgn(iter_records(journal.path), out.pgn, event=event)
-    except OSError as exc:  # derived data: the journal, not the PGN, must be complete
-        warn(f"cannot write {out.pgn}: {exc.strerror or exc}; it is rebuilt on the next run")
     source = plan.source(journal)
     listed = source.pending if isinstance(source.pending, Sequence) else None
     anything = listed is None or bool(listed)
@@ -296,15 +291,24 @@ def drive(plan: RunPlan, settings: PlaySettings) -> Played:
         concurrency = cluster_concurrency(settings.concurrency, loaded, dask.slots)
         executor = dask
     # The first games' bots load while this process goes on loading (trio, the referee, the
-    # report's libraries): nothing above imports trio. The pool takes them over or ends them.
-    launched = prestart.prestart(prestart.first_bots(
+    # report's libraries): nothing above imports trio. They are launched by a thread while
+    # this one imports; the pool takes them over or ends them.
+    early = prestart.prestart_soon(prestart.first_bots(
         source.known, concurrency, {bot.name: bot for bot in loaded.bots}),
-        capture_stderr=True) if executor is None and source.known and anything else []
-    import trio  # only now, while the first bots load
-
-    from arena.run.runner import RunResult, Tournament
-
+        capture_stderr=True) if executor is None and source.known and anything else None
     try:
+        # The PGN is derived data: rebuild it from the journal so the two never disagree
+        # (while the first bots load: a resumed run's journal can be long).
+        try:
+            write_pgn(iter_records(journal.path), out.pgn, event=event)
+        except OSError as exc:  # derived data: the journal, not the PGN, must be complete
+            warn(f"cannot write {out.pgn}: {exc.strerror or exc}; it is rebuilt on the next "
+                 "run")
+        import trio  # only now, while the first bots load
+
+        from arena.run.runner import RunResult, Tournament
+
+        launched = early.join() if early is not None else []
         report = ReportHook(out.root, say, warn, enabled=settings.report,
                             periodic=loaded.config.report_every > 0)
 
@@ -356,7 +360,9 @@ def drive(plan: RunPlan, settings: PlaySettings) -> Played:
         progress.summary()
         return close_session(plan, source, settings, report, result, journal.count)
     finally:
-        prestart.discard(launched)  # any the run did not reach (its pool ends the rest)
+        cluster.close()  # a no-op once the games were played; else an error before them
+        if early is not None:
+            early.discard()  # any the run did not reach (its pool ends the rest)
         prestart.end_sandbox_trial()
 
 

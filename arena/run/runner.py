@@ -205,6 +205,7 @@ class Tournament:
     async def _run_games(self, workers: int) -> None:
         async with trio.open_nursery() as outer:
             self._outer = outer
+            self.pool.end_in(outer)  # a last game's bots exit while it is journaled
             if self.handle_signals:
                 await outer.start(self._watch_signals)
             outer.start_soon(self._tick)

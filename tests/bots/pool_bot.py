@@ -8,7 +8,8 @@ count is per process (each ``uginewgame`` starts the next one): ``--crash-game K
 first ``go`` of its K-th game, ``--slow-game K`` answers the first ``go`` of its K-th game only
 after ``--slow-seconds`` (a time loss at a short control; the late ``bestmove`` still comes),
 ``--illegal-game K`` answers it with a move that does not exist; ``--log FILE`` appends every
-line it reads to FILE. Standard library only, so it starts fast.
+line it reads to FILE; ``--hold-quit FILE`` exits after ``quit`` only once FILE exists (a bot
+slow to exit). Standard library only, so it starts fast.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ def main() -> int:
     parser.add_argument("--quiet", action="store_true")
     parser.add_argument("--say-game", type=int, default=0)
     parser.add_argument("--log", default="")
+    parser.add_argument("--hold-quit", default="")
     args = parser.parse_args()
     with open(args.pids, "a") as pids:
         pids.write(f"{os.getpid()}\n")
@@ -71,6 +73,8 @@ def main() -> int:
         elif command == "quit":  # noted, so a test can tell an orderly end from a kill
             with open(args.pids, "a") as pids:
                 pids.write(f"quit {os.getpid()}\n")
+            while args.hold_quit and not os.path.exists(args.hold_quit):
+                time.sleep(0.01)
             return 0
         if reply is not None:
             sys.stdout.write(reply + "\n")
