@@ -89,8 +89,13 @@ class EarlyBots:
             self._over.wait()  # the bots' parent thread: see the class's doc
 
         if specs:
-            self._thread = threading.Thread(target=launch_and_stay, name="arena prestart")
-            self._thread.start()
+            thread = threading.Thread(target=launch_and_stay, name="arena prestart")
+            try:
+                thread.start()
+            except RuntimeError:  # no thread to be had (a pids limit, as after a fork bomb):
+                self._launched.set()  # the games launch their bots, and report the fault
+            else:
+                self._thread = thread
         else:
             self._launched.set()
 
