@@ -64,7 +64,9 @@ OPENINGS = ROOT / "examples" / "openings" / "dobutsu-balanced.txt"
 QUICK = os.environ.get("BENCH_QUICK") == "1"
 REPEATS = 2 if QUICK else 3
 PART = os.environ.get("BENCH_CUTECHESS_PART", "")
-"""``startup``, ``busy`` or ``many``: that section alone (else every section)."""
+"""``startup``, ``busy`` or ``many``: that section alone; ``nodes1``: the side-by-side
+``nodes=1`` lines at concurrency 1 and 2 alone (the runner's CPU per ply); else every
+section."""
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 MAX_PLIES = 400
 
@@ -680,6 +682,10 @@ def main() -> None:
             return
         if PART == "busy":
             busy_lines(matches, work, engine, ours_openings, their_openings, cutechess)
+            return
+        if PART == "nodes1":
+            for match in matches[:2]:
+                side_by_side(match, work, engine, ours_openings, their_openings, cutechess)
             return
         for match in matches:
             side_by_side(match, work, engine, ours_openings, their_openings, cutechess)

@@ -145,8 +145,12 @@ async def one_run(bot_path: Path) -> tuple[float, float]:
 
 async def run() -> None:
     with tempfile.TemporaryDirectory() as tmp:
+        # Run as root, the bots run as an unprivileged uid of their own (the arena's
+        # containment), which must be able to read the bot: a temporary folder is 0700.
+        Path(tmp).chmod(0o755)
         bot_path = Path(tmp) / "instant_bot.py"
         bot_path.write_text(INSTANT_BOT)
+        bot_path.chmod(0o644)
         await detailed(bot_path)
         ratios = [await one_run(bot_path) for _ in range(REPEATS)]
         total = [r[0] for r in ratios]

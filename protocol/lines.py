@@ -407,6 +407,9 @@ def _parse_option(line: str, rest: list[str]) -> OptionDecl:
 _INFO_INTS: Final = {"depth": "depth", "seldepth": "seldepth", "nodes": "nodes", "nps": "nps",
                      "time": "time_ms"}
 """The integer words of ``info`` and the :class:`Info` field each sets."""
+_INFO_ONE_SPLIT_CHARS: Final = 1024
+"""An ``info`` text up to this long is split into words once; a longer one (a flooding bot's
+pv) is cut at its ``string`` and ``pv`` first, so that what is thrown away is never split."""
 _INFO_SKIP_ONE = frozenset(("multipv", "currmove", "currmovenumber", "hashfull", "tbhits",
                             "sbhits", "cpuload"))
 
@@ -429,6 +432,16 @@ def _parse_info(line: str, text: str) -> Info:
     to ``string`` or the end; both are cut to their caps without splitting what is cut off
     (a flooding bot sends 200,000-move pvs on every move)."""
     info = Info()
+    if len(text) <= _INFO_ONE_SPLIT_CHARS:  # an engine's usual line: one split, one pass
+        words = text.split()
+        if "string" not in words:
+            if "pv" in words:
+                at = words.index("pv")
+                pv = words[at + 1 : at + 1 + MAX_PV_MOVES]
+                _keep_pv(info, pv, len(words) - at - 1 - len(pv))
+                del words[at:]
+            _info_fields(info, line, words)
+            return info
     found = _word_span(text, "string")
     if found is not None:
         info.string = clip(line.split(" string ", 1)[1] if " string " in line else "",
@@ -438,7 +451,13 @@ def _parse_info(line: str, text: str) -> Info:
     if found is not None:
         _parse_pv(info, text[found[1]:])
         text = text[: found[0]]
-    words = iter(text.split())
+    _info_fields(info, line, text.split())
+    return info
+
+
+def _info_fields(info: Info, line: str, fields: list[str]) -> None:
+    """The numbers and score of an ``info`` line's words before its ``pv`` and ``string``."""
+    words = iter(fields)
     for key in words:  # an unknown key (or a bound after a score) is skipped, as UCI allows
         if key in _INFO_INTS:
             setattr(info, _INFO_INTS[key], _int(line, key, next(words, None)))
@@ -453,7 +472,6 @@ def _parse_info(line: str, text: str) -> Info:
                 raise ProtocolError(line, f"score must be 'cp' or 'mate', got {kind!r}")
         elif key in _INFO_SKIP_ONE:
             next(words, None)
-    return info
 
 
 def _parse_pv(info: Info, text: str) -> None:
@@ -463,6 +481,12 @@ def _parse_pv(info: Info, text: str) -> None:
     more = 0
     if len(moves) > MAX_PV_MOVES:
         more = len(moves.pop().split())
+    _keep_pv(info, moves, more)
+
+
+def _keep_pv(info: Info, moves: list[str], more: int) -> None:
+    """``moves`` (at most :data:`MAX_PV_MOVES`) as the pv, up to the first one longer than
+    :data:`MAX_MOVE_CHARS`; ``more`` moves were left out already."""
     for at, move in enumerate(moves):
         if len(move) > MAX_MOVE_CHARS:
             more += len(moves) - at

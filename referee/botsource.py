@@ -32,6 +32,11 @@ class BotSource(Protocol):
         ``BotStartError`` (nothing left running) when the bot cannot be started."""
         ...
 
+    # A source may also have ``take_idle(spec, game_id) -> BotConnection | None``: a
+    # connection it holds ready, handed out without awaiting anything (the pool's idle
+    # processes), or None; :func:`referee.match.play_game` asks it first and awaits
+    # :meth:`acquire` only for the sides it did not fill.
+
     async def release(self, connection: BotConnection, side: int,
                       record: GameRecord | None) -> None:
         """Take a connection back after its game; ``record`` is None when the game did not

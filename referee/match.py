@@ -226,9 +226,19 @@ async def play_game(order: GameOrder, bots: BotSource | None = None, *,
                 raise
 
     try:
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(open_side, 0)
-            nursery.start_soon(open_side, 1)
+        # A pool's idle processes are taken at once; only what is left to start (a fresh
+        # process, a handshake) is waited for, both sides at once when both need it.
+        take_idle = getattr(source, "take_idle", None)
+        if take_idle is not None:
+            for side in (0, 1):
+                connections[side] = take_idle(specs[side], order.id)
+        missing = [side for side in (0, 1) if connections[side] is None]
+        if len(missing) == 1:
+            await open_side(missing[0])
+        elif missing:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(open_side, 0)
+                nursery.start_soon(open_side, 1)
         if faults:  # the machine's trouble is nobody's loss: no record, the game is replayed
             raise faults[0]
         if failures[0] is not None or failures[1] is not None:
@@ -494,7 +504,7 @@ async def _play_moves(
             raise _End(verdict.winner, Termination.ADJUDICATION, text, rule=verdict.rule)
         side = board.side_to_move
         connection = connections[side]
-        legal = [board.format_move(m) for m in internal]
+        legal = board.format_moves(internal)
         by_text = dict(zip(legal, internal, strict=True))
         clock = clocks[side]
         budget_ms = clock.budget_ms()

@@ -14,10 +14,11 @@ readers accept and rating tools (Ordo) need. A game whose first move is the seco
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Final
+from typing import IO, Any, Final
 
 from arena.atomicfile import write_with
 from arena.openings.pgntext import comment, tag_value, wrap
@@ -154,3 +155,34 @@ def append_pgn(record: GameRecord, path: Path, *, event: str = "?", site: str = 
     """Append one game to a PGN file (the journal, not this file, is what must be durable)."""
     with open(path, "a", encoding="utf-8") as f:
         f.write(game_to_pgn(record, event=event, site=site))
+
+
+class PgnAppender:
+    """A run's PGN, appended game by game through one file kept open: opened on the first
+    game, flushed after each (a killed run loses no game the PGN was told of; the journal,
+    not this file, is what must be durable), closed by :meth:`close`. A write that fails
+    raises ``OSError`` and closes the file; the next game opens it again."""
+
+    def __init__(self, path: Path, *, event: str = "?", site: str = "?") -> None:
+        self.path = path
+        self.event = event
+        self.site = site
+        self._file: IO[str] | None = None
+
+    def append(self, record: GameRecord) -> None:
+        text = game_to_pgn(record, event=self.event, site=self.site)
+        try:
+            if self._file is None:
+                self._file = open(self.path, "a", encoding="utf-8")  # noqa: SIM115
+            self._file.write(text)
+            self._file.flush()
+        except OSError:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        """Close the file (a no-op when it is not open); never raises."""
+        if self._file is not None:
+            file, self._file = self._file, None
+            with contextlib.suppress(OSError):
+                file.close()

@@ -189,6 +189,29 @@ async def test_a_changed_spec_gets_a_fresh_process(tmp_path: Path) -> None:
     assert len(started(tmp_path / "b.pids")) == 1
 
 
+async def test_an_idle_process_is_taken_without_awaiting_and_an_unfit_one_is_left(
+        tmp_path: Path) -> None:
+    """``take_idle`` (how a game takes its pooled bots without a nursery): the kept process
+    at once, nothing for a spec it does not fit (``acquire`` replaces that one)."""
+    pool = BotPool()
+    a = pool_bot("a", tmp_path / "a.pids")
+    b = pool_bot("b", tmp_path / "b.pids")
+    try:
+        await play_series(pool, a, b, 1)
+        assert pool.take_idle(pool_bot("a", tmp_path / "a.pids", options={"Hash": 1}),
+                              "g2") is None
+        assert pool.idle("a") == 1
+        with trio.CancelScope() as scope:
+            scope.cancel()  # any await would raise Cancelled
+            taken = pool.take_idle(a, "g2")
+        assert taken is not None and taken.alive and pool.idle("a") == 0
+        assert pool.take_idle(a, "g3") is None  # none left
+        await pool.release(taken, 0, None)  # no record: not kept
+    finally:
+        await pool.aclose()
+    assert len(started(tmp_path / "a.pids")) == 1
+
+
 async def test_silent_pooled_bot_leaves_no_log(tmp_path: Path) -> None:
     pool = BotPool(tmp_path / "logs")
     quiet = BotSpec(name="quiet", cmd=[sys.executable, str(Path(__file__).resolve().parent.parent

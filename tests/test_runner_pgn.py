@@ -5,9 +5,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from arena.rundir.results import read_results
 from referee.record import GameRecord, MoveRecord, Termination
-from reports.pgn import game_to_pgn, write_pgn
+from reports.pgn import PgnAppender, game_to_pgn, write_pgn
 
 
 def record(**changes: object) -> GameRecord:
@@ -104,3 +106,29 @@ def test_draughts_is_pdn_draughts_tools_read(tmp_path: Path) -> None:
     # the list with it, then adds it again); everything after is ours, in order.
     assert read[0].moves[1:] == [m.move for m in moves]
     assert read[1].moves == ["32-28", "19-23", "28x19"]
+
+
+def test_the_run_s_pgn_stays_open_and_each_game_is_on_disk_at_once(tmp_path: Path) -> None:
+    """The runner keeps its PGN open for the run: each game is flushed as it is appended (a
+    killed run loses none the file was told of), after the games already there."""
+    path = tmp_path / "games.pgn"
+    path.write_text(game_to_pgn(record(id="old"), event="Cup"))
+    pgn = PgnAppender(path, event="Cup")
+    pgn.append(record(id="g1"))
+    assert re.findall(r'\[GameId "(\w+)"\]', path.read_text()) == ["old", "g1"]  # not closed
+    pgn.append(record(id="g2"))
+    assert re.findall(r'\[GameId "(\w+)"\]', path.read_text()) == ["old", "g1", "g2"]
+    pgn.close()
+    pgn.close()  # twice: a no-op
+    assert path.read_text().count('[Event "Cup"]') == 3
+
+
+def test_a_pgn_write_that_fails_raises_and_the_next_game_opens_it_again(tmp_path: Path) -> None:
+    folder = tmp_path / "gone"
+    pgn = PgnAppender(folder / "games.pgn")
+    with pytest.raises(OSError):
+        pgn.append(record(id="lost"))
+    folder.mkdir()
+    pgn.append(record(id="kept"))  # the folder is back: the next game is written
+    pgn.close()
+    assert re.findall(r'\[GameId "(\w+)"\]', (folder / "games.pgn").read_text()) == ["kept"]

@@ -111,6 +111,20 @@ class BotPool:
         self._mark(connection, game_id)
         return connection
 
+    def take_idle(self, spec: BotSpec, game_id: str) -> BotConnection | None:
+        """The idle process :meth:`acquire` would hand out, when the last one kept is fit,
+        without awaiting anything; else None (``acquire`` ends the unfit ones and starts a
+        fresh one). The game takes its bots this way without a nursery of its own."""
+        idle = self._idle.get(spec.name)
+        if not idle:
+            return None
+        connection = idle[-1]
+        if not (connection.alive and connection.spec == spec and spec.restart != "always"):
+            return None
+        idle.pop()
+        self._mark(connection, game_id)
+        return connection
+
     def end_in(self, nursery: trio.Nursery) -> None:
         """End the processes whose bot has no game left to start in tasks of ``nursery``
         rather than in :meth:`release`: the game they played then returns its record (and
@@ -189,8 +203,9 @@ class BotPool:
 
     @staticmethod
     async def _prepare(connection: BotConnection) -> bool:
-        """Announce the next game; a bot that cannot take the lines is not kept."""
-        with trio.CancelScope(shield=True), trio.move_on_after(PREPARE_TIMEOUT_S):
+        """Announce the next game; a bot that cannot take the lines is not kept. One cancel
+        scope, shielded and with its own deadline: it runs after every game."""
+        with trio.CancelScope(shield=True, deadline=trio.current_time() + PREPARE_TIMEOUT_S):
             try:
                 await connection.prepare_next_game()
             except BotError:

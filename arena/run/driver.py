@@ -64,7 +64,7 @@ from arena.say import Say, error_on, say_on, warn_on
 from arena.settings.config import LoadedConfig, load_config
 from referee.order import GameOrder
 from referee.record import GameRecord
-from reports.pgn import append_pgn, write_pgn
+from reports.pgn import PgnAppender, write_pgn
 
 if TYPE_CHECKING:
     from arena.cluster.batching import GameExecutor
@@ -309,6 +309,7 @@ def drive(plan: RunPlan, settings: PlaySettings) -> Played:
         from arena.run.runner import RunResult, Tournament
 
         launched = early.join() if early is not None else []
+        pgn = PgnAppender(out.pgn, event=event)  # open for the run, flushed per game
         report = ReportHook(out.root, say, warn, enabled=settings.report,
                             periodic=loaded.config.report_every > 0)
 
@@ -318,7 +319,7 @@ def drive(plan: RunPlan, settings: PlaySettings) -> Played:
                      else source.total())
             progress.total = max(progress.total, grown)
             try:
-                append_pgn(record, out.pgn, event=event)
+                pgn.append(record)
             except OSError as exc:
                 warn(f"cannot append to {out.pgn}: {exc.strerror or exc}; it is rebuilt on "
                      "the next run")
@@ -356,6 +357,7 @@ def drive(plan: RunPlan, settings: PlaySettings) -> Played:
             with cluster, progress:
                 result: RunResult = trio.run(tournament.run) if anything else RunResult()
         finally:
+            pgn.close()
             log_session(out.root, "end", concurrency, warn)
         progress.summary()
         return close_session(plan, source, settings, report, result, journal.count)

@@ -310,8 +310,11 @@ class Tournament:
         try:
             record = await self._play_scheduled(order, on_move)
             if record is not None:
-                with trio.CancelScope(shield=True):  # a finished game is kept, abort or not
-                    await self._journal_slots.acquire()
+                try:  # a free slot is taken without a pass through the scheduler
+                    self._journal_slots.acquire_nowait()
+                except trio.WouldBlock:
+                    with trio.CancelScope(shield=True):  # a finished game is kept, abort or not
+                        await self._journal_slots.acquire()
                 self._work.start_soon(self._journal, record, self._journal_slots)
                 handed = True
         finally:
@@ -324,14 +327,22 @@ class Tournament:
         shielded, so a game that finished is kept even when the run is aborted meanwhile.
 
         Games that finish while the journal is being written wait, and are then written
-        together by whichever comes first: one write and one fsync for all of them."""
+        together by whichever comes first: one write and one fsync for all of them. The lock
+        is taken without a pass through the scheduler when nobody is writing (most games)."""
         self._unwritten.append(record)
+        lock = self._journal_lock
         try:
             with trio.CancelScope(shield=True):
-                async with self._journal_lock:
+                try:
+                    lock.acquire_nowait()
+                except trio.WouldBlock:
+                    await lock.acquire()
+                try:
                     records, self._unwritten = self._unwritten, []
                     if records:
                         await self._write(records)
+                finally:
+                    lock.release()
         finally:
             if slot is not None:
                 slot.release()

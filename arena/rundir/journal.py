@@ -158,13 +158,20 @@ class Journal:
 
         if self._lock is None:
             self._lock = trio.Lock()
-        async with self._lock:
+        lock = self._lock
+        try:  # the runner writes one batch at a time: the lock is free, taken without a pass
+            lock.acquire_nowait()  # through the scheduler (the thread hand-off waits anyway)
+        except trio.WouldBlock:
+            await lock.acquire()
+        try:
             try:
                 await _in_worker_thread(lambda: self.append_sync(record))
             except RuntimeError as exc:  # no thread to be had (a fork bomb took them all)
                 if "can't start new thread" not in str(exc):
                     raise
                 self.append_sync(record)
+        finally:
+            lock.release()
 
 
 async def _in_worker_thread(job: Callable[[], None]) -> None:

@@ -50,6 +50,9 @@ _REQUIRED = ("NAME", "DESCRIPTION", "START_POSITION", "SIDE_LABELS")
 _registered: dict[str, type[Game]] = {}  # type: ignore[type-arg]
 _plugins: dict[str, str] | None = None
 _loaded: dict[str, type[Game]] = {}  # type: ignore[type-arg]
+_built_in_classes: dict[str, type[Game]] = {}  # type: ignore[type-arg]
+"""The project's own games once imported: every game of a run asks for its rules by name,
+and an import look-up per game costs more than the dict."""
 
 
 class UnknownGame(GameError):
@@ -135,12 +138,16 @@ def get_game(name: str) -> type[Game]:  # type: ignore[type-arg]
     """The rules class registered under ``name``."""
     if name in _registered:
         return _registered[name]
+    cls = _built_in_classes.get(name)
+    if cls is not None:
+        return cls
     target = _BUILT_IN.get(name) or _entry_points().get(name)
     if target is None:
         raise UnknownGame(f"unknown game {name!r}; known games: {', '.join(game_names())}")
     if name in _BUILT_IN:
         module_name, _, class_name = target.partition(":")
-        cls: type[Game] = getattr(importlib.import_module(module_name), class_name)  # type: ignore[type-arg]
+        cls = getattr(importlib.import_module(module_name), class_name)
+        _built_in_classes[name] = cls
         return cls
     if name not in _loaded:
         _loaded[name] = _load(name, target)

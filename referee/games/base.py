@@ -317,9 +317,16 @@ class Game(ABC, Generic[M]):
         """Read a move text in this position: :class:`MoveSyntaxError` if it is not notation,
         :class:`IllegalMove` if it is notation but not legal here."""
 
+    def format_moves(self, moves: Sequence[M]) -> list[str]:
+        """Each of ``moves`` (legal here) in the game's notation, in order: the referee writes
+        a position's whole legal list at once, every turn, so a game may override this with
+        one pass (Dobutsu: one table look-up per move) instead of a call per move."""
+        format_move = self.format_move
+        return [format_move(m) for m in moves]
+
     def legal_moves(self) -> list[str]:
         """Legal moves as notation strings, in a stable order."""
-        return [self.format_move(m) for m in self.moves()]
+        return self.format_moves(self.moves())
 
     def play(self, text: str) -> M:
         """Check and play a move text; return the internal move. Raises on illegal moves."""

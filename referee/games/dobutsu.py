@@ -378,6 +378,14 @@ class Dobutsu(NoMovesLoses[int]):
             _MOVE_TEXT[move] = text
         return text
 
+    def format_moves(self, moves: Sequence[int]) -> list[str]:
+        """The whole list from the table at once; a move not made before falls back to
+        :meth:`format_move` (which fills the table)."""
+        try:
+            return [_MOVE_TEXT[move] for move in moves]
+        except KeyError:
+            return [self.format_move(move) for move in moves]
+
     def parse_move(self, text: str) -> int:
         drop = _DROP_RE.match(text)
         if drop:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import errno
 import os
+from collections import deque
 from collections.abc import Callable
 
 import trio
@@ -34,6 +35,8 @@ class CappedLineReader:
         self._name = name
         self._on_dropped = on_dropped
         self._buffer = bytearray()
+        self._ready: deque[str | BadLine] = deque()
+        """Lines cut from the buffer already (:meth:`_cut`), handed out first."""
         self._scan_from = 0
         self._dropping = False
         self._eof = False
@@ -46,7 +49,13 @@ class CappedLineReader:
     async def readline(self) -> str | BadLine:
         """The next line: text, or a :class:`BadLine` (not UTF-8, or longer than the cap).
 
-        Raises :class:`BotExited` at end of output. Cancellation leaves the buffer intact."""
+        Raises :class:`BotExited` at end of output. Cancellation leaves the buffer intact.
+
+        A read that brings several lines (an engine's ``info`` and ``bestmove`` come in one
+        chunk) cuts them all at once (:meth:`_cut`); the next calls hand them out without
+        scanning the buffer again or awaiting anything."""
+        if self._ready:
+            return self._ready.popleft()
         while True:
             newline = self._buffer.find(b"\n", self._scan_from)
             if newline >= 0:
@@ -98,6 +107,29 @@ class CappedLineReader:
             if not chunk:
                 self._eof = True
             self._buffer += chunk
+            if not self._dropping and self._cut():
+                return self._ready.popleft()
+
+    def _cut(self) -> bool:
+        """Every complete line of the buffer, decoded and queued; the unfinished tail stays
+        (:meth:`readline` goes on with it). False when no line is complete yet, or when an
+        overlong one is among them (the line-by-line path reports it, as it always has)."""
+        buffer = self._buffer
+        end = buffer.rfind(b"\n")
+        if end < 0 or end > MAX_LINE_BYTES:
+            return False
+        lines = bytes(buffer[:end]).split(b"\n")
+        del buffer[: end + 1]
+        self._scan_from = 0
+        ready = self._ready
+        for raw in lines:  # each is at most ``end`` bytes, within the cap
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                ready.append(decode_line(raw))  # a BadLine, as line by line
+                continue
+            ready.append(text[:-1] if text.endswith("\r") else text)
+        return True
 
     def detach(self) -> None:
         """The stream is about to be closed: its descriptor number may soon name another
