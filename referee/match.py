@@ -198,7 +198,8 @@ async def play_game(order: GameOrder, bots: BotSource | None = None, *,
     processes, started for this game and ended after it, without stderr logs; pass
     ``FreshBots(log_dir)`` for them). The lines of ``debug`` bots go to
     ``transcript_dir/<game id>.log``. With ``slots``, each timed move waits for a thinking
-    slot before its ``go`` (:mod:`referee.thinkslots`), shared with the other games given them.
+    slot before its ``go`` (:mod:`referee.thinkslots`), shared with the other games given them,
+    and so does each bot a timed game has to start (an idle pooled bot is taken at once).
     Raises :class:`GameError` (before starting anything) for a bad position or opening, and
     :class:`MachineFault` when a bot could not be started because of the machine (too many
     open files, no processes left, disk full...): that game has no result.
@@ -213,9 +214,22 @@ async def play_game(order: GameOrder, bots: BotSource | None = None, *,
     record: GameRecord | None = None
     faults: list[MachineFault] = []
 
+    # A bot's start (its process loading, its handshake) needs a core as a search does: on a
+    # clock it takes a thinking slot too, or the first searches of a run share the cores with
+    # every engine of its first games loading at once and forfeit for the machine's sake.
+    gate = slots if slots is not None and not all(tc.infinite for tc in order.time_controls) \
+        else None
+
     async def open_side(side: int) -> None:
         try:
-            connections[side] = await source.acquire(specs[side], order.id)
+            if gate is None:
+                connections[side] = await source.acquire(specs[side], order.id)
+            else:
+                await gate.acquire()
+                try:
+                    connections[side] = await source.acquire(specs[side], order.id)
+                finally:
+                    gate.release()
         except Exception as exc:  # noqa: BLE001 - sorted just below: the bot's or the machine's
             fault = machine_fault(exc)
             if fault is not None:

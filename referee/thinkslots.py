@@ -10,6 +10,12 @@ waits is simply paused; its other bot is not thinking either, since the protocol
 pondering (protocol/SPEC.md: a ``ponder`` move is ignored). Moves limited by nodes or depth
 alone are not gated: no clock runs for them, and they take what cores they find.
 
+A timed game's bot that has to be started (launched and handshaken, not an idle one from the
+pool) takes a slot for its start too: an engine loading is as busy as one searching
+(Fairy-Stockfish: about 0.15 s of CPU before it reads a line), and 64 of them loading at the
+start of a run at 32 games at once made the first searches of a 2-core machine forfeit in
+nearly every game (60 of 64 at ``st=0.02``, each on its first move out of the book).
+
 The slots are trio's :class:`trio.CapacityLimiter` (first come, first served: a slot that is
 given back goes to the game that has waited longest), one per trio loop that plays games: a
 run's own process, or each referee process with its share

@@ -22,6 +22,8 @@ from trio.testing import MockClock
 from arena.errors import UserError
 from arena.run.referees import Referees, referees_for, think_slots_for
 from referee.adjudication import Adjudication
+from referee.botspec import BotSpec
+from referee.connection import BotConnection
 from referee.record import GameRecord, Termination
 from referee.thinkslots import ThinkSlots
 
@@ -189,6 +191,65 @@ async def test_a_slot_is_given_back_when_the_move_fails(autojump_clock: MockCloc
     terminations = sorted(str(record.termination) for record in results)
     assert terminations == ["adjudication", "time-forfeit"]
     assert slots.thinking == 0 and slots.waiting == 0
+
+
+LOAD_S = 0.15
+"""Each scripted bot's start: an engine loading its tables before it reads a line."""
+
+
+class LoadingBots(ScriptedBots):
+    """Scripted bots that each take :data:`LOAD_S` to start; ``loads`` keeps every start as
+    (began, ended) on trio's clock."""
+
+    def __init__(self, *bots: ScriptedBot) -> None:
+        super().__init__(*bots)
+        self.loads: list[tuple[float, float]] = []
+
+    async def acquire(self, spec: BotSpec, game_id: str) -> BotConnection:
+        began = trio.current_time()
+        await trio.sleep(LOAD_S)
+        self.loads.append((began, trio.current_time()))
+        return await super().acquire(spec, game_id)
+
+
+async def start_and_play(games: int, slots: ThinkSlots, tc: str
+                         ) -> tuple[list[GameRecord], LoadingBots]:
+    a, b = thinker("a"), thinker("b")
+    source = LoadingBots(a, b)
+    records: list[GameRecord] = []
+
+    async def one(index: int) -> None:
+        records.append(await play_scripted(
+            "dobutsu", a, b, tc=tc, bots=source, game_id=f"g{index}", slots=slots,
+            adjudication=Adjudication(max_plies=PLIES, draw_rules=False)))
+
+    with trio.fail_after(60):
+        async with trio.open_nursery() as nursery:
+            for index in range(games):
+                nursery.start_soon(one, index)
+    return records, source
+
+
+async def test_a_bot_starting_for_a_timed_game_takes_a_slot(autojump_clock: MockClock) -> None:
+    """Two slots, three timed games whose six bots each take 150 ms to start: never more than
+    two bots busy at once, starting or searching, so no search shares its core with an engine
+    loading (the run that showed it: 60 of 64 games at 32 at once forfeited on their first
+    move out of the book, every engine of the first games loading at once)."""
+    slots = ThinkSlots(2)
+    records, source = await start_and_play(3, slots, MOVE_TIME)
+    check_played_out(records, 3)
+    channels = source.channels["a"] + source.channels["b"]
+    assert len(source.loads) == 6
+    assert most_at_once(source.loads) == 2
+    assert most_at_once(list(source.loads) + searches(channels)) == 2
+    assert slots.thinking == 0
+
+
+async def test_bots_of_untimed_games_start_at_once(autojump_clock: MockClock) -> None:
+    """The control: the same games limited by nodes alone start all six bots at once."""
+    records, source = await start_and_play(3, ThinkSlots(2), "inf nodes=1000")
+    check_played_out(records, 3)
+    assert most_at_once(source.loads) == 6
 
 
 def test_zero_slots_is_refused() -> None:

@@ -293,8 +293,12 @@ def drive(plan: RunPlan, settings: PlaySettings) -> Played:
     # The first games' bots load while this process goes on loading (trio, the referee, the
     # report's libraries): nothing above imports trio. They are launched by a thread while
     # this one imports; the pool takes them over or ends them.
+    # Under think slots a bot's start takes a slot as a search does (referee.match): only the
+    # bots that the slots would let start at once are launched ahead.
+    ahead = concurrency if referees is None or not referees.thinking \
+        else max(1, referees.thinking // 2)
     early = prestart.prestart_soon(prestart.first_bots(
-        source.known, concurrency, {bot.name: bot for bot in loaded.bots}),
+        source.known, ahead, {bot.name: bot for bot in loaded.bots}),
         capture_stderr=True) if executor is None and source.known and anything else None
     try:
         # The PGN is derived data: rebuild it from the journal so the two never disagree
