@@ -43,12 +43,14 @@ def thinker(name: str) -> ScriptedBot:
     return ScriptedBot(name, lambda: NativeBot(move, name=name))
 
 
-async def play_at_once(games: int, slots: ThinkSlots | None, tc: str = MOVE_TIME
+async def play_at_once(games: int, slots: ThinkSlots | None, tc: str = MOVE_TIME,
+                       source: ScriptedBots | None = None
                        ) -> tuple[list[GameRecord], list[ScriptedChannel]]:
-    """``games`` games of two :func:`thinker` bots at once, sharing ``slots``; the records and
+    """``games`` games of two :func:`thinker` bots (``a`` and ``b``) at once, sharing
+    ``slots``, from ``source`` (default: :class:`ScriptedBots` of the two); the records and
     every channel the bots talked through."""
     a, b = thinker("a"), thinker("b")
-    source = ScriptedBots(a, b)
+    source = ScriptedBots(a, b) if source is None else source
     records: list[GameRecord] = []
 
     async def one(index: int) -> None:
@@ -212,33 +214,15 @@ class LoadingBots(ScriptedBots):
         return await super().acquire(spec, game_id)
 
 
-async def start_and_play(games: int, slots: ThinkSlots, tc: str
-                         ) -> tuple[list[GameRecord], LoadingBots]:
-    a, b = thinker("a"), thinker("b")
-    source = LoadingBots(a, b)
-    records: list[GameRecord] = []
-
-    async def one(index: int) -> None:
-        records.append(await play_scripted(
-            "dobutsu", a, b, tc=tc, bots=source, game_id=f"g{index}", slots=slots,
-            adjudication=Adjudication(max_plies=PLIES, draw_rules=False)))
-
-    with trio.fail_after(60):
-        async with trio.open_nursery() as nursery:
-            for index in range(games):
-                nursery.start_soon(one, index)
-    return records, source
-
-
 async def test_a_bot_starting_for_a_timed_game_takes_a_slot(autojump_clock: MockClock) -> None:
     """Two slots, three timed games whose six bots each take 150 ms to start: never more than
     two bots busy at once, starting or searching, so no search shares its core with an engine
     loading (the run that showed it: 60 of 64 games at 32 at once forfeited on their first
     move out of the book, every engine of the first games loading at once)."""
     slots = ThinkSlots(2)
-    records, source = await start_and_play(3, slots, MOVE_TIME)
+    source = LoadingBots(thinker("a"), thinker("b"))
+    records, channels = await play_at_once(3, slots, MOVE_TIME, source)
     check_played_out(records, 3)
-    channels = source.channels["a"] + source.channels["b"]
     assert len(source.loads) == 6
     assert most_at_once(source.loads) == 2
     assert most_at_once(list(source.loads) + searches(channels)) == 2
@@ -247,7 +231,8 @@ async def test_a_bot_starting_for_a_timed_game_takes_a_slot(autojump_clock: Mock
 
 async def test_bots_of_untimed_games_start_at_once(autojump_clock: MockClock) -> None:
     """The control: the same games limited by nodes alone start all six bots at once."""
-    records, source = await start_and_play(3, ThinkSlots(2), "inf nodes=1000")
+    source = LoadingBots(thinker("a"), thinker("b"))
+    records, _ = await play_at_once(3, ThinkSlots(2), "inf nodes=1000", source)
     check_played_out(records, 3)
     assert most_at_once(source.loads) == 6
 
