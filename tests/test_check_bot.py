@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import sys
 from pathlib import Path
 
@@ -97,6 +98,43 @@ def test_steps_include_histories_a_resumed_game_and_a_timed_quit(
     assert "a game from the start: position startpos moves ... (12 moves)" in out
     assert "a resumed game: position fen <start> moves ... (4 moves)" in out
     assert "quit -> the process exits within 0.5 s: exited after" in out
+
+
+def slow_exit_bot(tmp_path: Path, seconds: float) -> list[str]:
+    """The random bot, whose interpreter waits ``seconds`` at its exit (after ``quit``); a
+    copy in ``tmp_path`` with the protocol package beside it (a bot sees its own folder)."""
+    shutil.copytree(ROOT / "protocol", tmp_path / "protocol",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "sample_bots").mkdir()
+    shutil.copy(RANDOM[1], tmp_path / "sample_bots" / "random_bot.py")
+    script = tmp_path / "slow_exit.py"
+    script.write_text(
+        "import atexit, os, runpy, sys, time\n"
+        f"atexit.register(time.sleep, {seconds})\n"
+        "bot = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'sample_bots',"
+        " 'random_bot.py')\n"
+        "sys.argv = [bot, '--seed', '4']\n"
+        "runpy.run_path(bot, run_name='__main__')\n")
+    return [sys.executable, str(script)]
+
+
+def test_an_exit_later_than_the_spec_passes_with_a_note(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """How long an exit takes is mostly the machine's: a bot that exits 1 s after ``quit``
+    is told so, not rejected (a league submission is checked this way)."""
+    assert main(["check-bot", "dobutsu", "--", *slow_exit_bot(tmp_path, 1.0)]) == 0
+    out = capsys.readouterr().out
+    assert "all steps passed" in out
+    assert "later than the SPEC's 0.5 s" in out
+
+
+def test_a_bot_that_does_not_exit_after_quit_fails(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("arena.bots.conformance.STEP_TIMEOUT_S", 2.0)
+    assert main(["check-bot", "dobutsu", "--", *slow_exit_bot(tmp_path, 60.0)]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL  15. quit" in out and "s after 'quit' (SPEC: exit within 0.5 s" in out
 
 
 ALPHABETA = [sys.executable, str(ROOT / "sample_bots" / "alphabeta.py")]

@@ -269,14 +269,23 @@ async def step_resumed_game(c: Checker) -> str:
 
 
 async def step_quit(c: Checker) -> str:
+    """The bot exits by itself after ``quit``. Within the SPEC's :data:`QUIT_LIMIT_S` it
+    passes; later, but within the step's limit, it passes with a note: how long an exit takes
+    is mostly the machine's (an interpreter's teardown on a loaded machine takes longer than
+    half a second), and in a game the referee ends a slow one with SIGTERM anyway. A bot that
+    does not exit by itself at all fails."""
     await c.bot.send_lines(c.bot.quit_lines())
     started = trio.current_time()
     status = await c.bot.channel.wait_exit(QUIT_LIMIT_S)
     if status is None:
-        raise StepFailed(f"still running {QUIT_LIMIT_S:g} s after 'quit' (SPEC: exit within "
+        status = await c.bot.channel.wait_exit(max(0.0, c.timeout - QUIT_LIMIT_S))
+    took = trio.current_time() - started
+    if status is None:
+        raise StepFailed(f"still running {took:.1f} s after 'quit' (SPEC: exit within "
                          f"{QUIT_LIMIT_S:g} s; the referee then kills it)")
-    took = (trio.current_time() - started) * 1000
-    return f"exited after {took:.0f} ms ({c.bot.channel.describe_exit()})"
+    late = (f"; later than the SPEC's {QUIT_LIMIT_S:g} s, where a game's referee would have "
+            "sent SIGTERM (a busy machine, or a slow exit?)" if took > QUIT_LIMIT_S else "")
+    return f"exited after {took * 1000:.0f} ms ({c.bot.channel.describe_exit()}){late}"
 
 
 WORDS = {
