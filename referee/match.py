@@ -217,8 +217,7 @@ async def play_game(order: GameOrder, bots: BotSource | None = None, *,
     # A bot's start (its process loading, its handshake) needs a core as a search does: on a
     # clock it takes a thinking slot too, or the first searches of a run share the cores with
     # every engine of its first games loading at once and forfeit for the machine's sake.
-    gate = slots if slots is not None and not all(tc.infinite for tc in order.time_controls) \
-        else None
+    gate = _timed_gate(order, slots)
 
     async def open_side(side: int) -> None:
         try:
@@ -275,6 +274,13 @@ async def play_game(order: GameOrder, bots: BotSource | None = None, *,
                 for side, connection in enumerate(connections):
                     if connection is not None:
                         nursery.start_soon(source.release, connection, side, record)
+
+
+def _timed_gate(order: GameOrder, slots: ThinkSlots | None) -> ThinkSlots | None:
+    """The slots that a game's bot starts and resets wait for: none for a game on no clock."""
+    if slots is None or all(tc.infinite for tc in order.time_controls):
+        return None
+    return slots
 
 
 def _start_failure(specs: tuple[BotSpec, BotSpec],
@@ -401,7 +407,8 @@ async def _play_on(
     begun = False
     latency = LatencyLog()
     try:
-        await _new_game(order.game, connections, order.game_options, start.first)
+        await _new_game(order.game, connections, order.game_options, start.first,
+                        _timed_gate(order, slots))
         begun = True
         for side, move in start.book:
             book = MoveRecord(move=move, side=side, elapsed_ms=0.0, book=True)
@@ -437,15 +444,26 @@ async def _play_on(
 
 
 async def _new_game(game: str, connections: tuple[BotConnection, BotConnection],
-                    game_options: Mapping[str, str], first: int) -> None:
+                    game_options: Mapping[str, str], first: int,
+                    gate: ThinkSlots | None = None) -> None:
     """Both bots told of the new game; only the side that moves ``first`` is waited for: the
     other one's readiness answer is read before its first search (a reset costs engines
-    milliseconds, Fairy-Stockfish 7 ms, in which the first side can already think)."""
+    milliseconds, Fairy-Stockfish 7 ms, in which the first side can already think). Under
+    think slots (``gate``) each reset takes a slot and is waited for: a fresh engine's first
+    reset touches its whole hash, and at 32 games at once those resets overlapping the first
+    searches lost games on time."""
     failures: list[BotError | None] = [None, None]
 
     async def one(side: int) -> None:
         try:
-            await connections[side].new_game(game, game_options, wait=side == first)
+            if gate is None:
+                await connections[side].new_game(game, game_options, wait=side == first)
+                return
+            await gate.acquire()  # a reset is work too: done in a slot, and waited for
+            try:
+                await connections[side].new_game(game, game_options, wait=True)
+            finally:
+                gate.release()
         except BotError as exc:
             failures[side] = exc
 

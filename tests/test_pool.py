@@ -282,6 +282,36 @@ async def test_a_bot_with_no_game_left_exits_while_its_game_goes_on_to_the_journ
             os.kill(pid, 0)
 
 
+async def test_under_think_slots_a_bot_with_no_game_left_waits_idle_until_retired(
+        tmp_path: Path) -> None:
+    """``keep_until_retired`` (the runner sets it under think slots): the same bots as above
+    are kept idle and alive after their game, with the nursery of early ends given, and end
+    only when retired."""
+    a = pool_bot("a", tmp_path / "a.pids")
+    b = pool_bot("b", tmp_path / "b.pids")
+    pool = BotPool(tmp_path / "logs", wanted=lambda name: False)
+    pool.keep_until_retired = True
+    try:
+        async with trio.open_nursery() as nursery:
+            pool.end_in(nursery)
+            (record,) = await play_series(pool, a, b, 1)
+            assert record.termination != Termination.CRASH, record.reason
+        assert pool.idle("a") == pool.idle("b") == 1
+        pids = started(tmp_path / "a.pids") + started(tmp_path / "b.pids")
+        for pid in pids:
+            os.kill(pid, 0)  # alive
+        assert not any(quit_cleanly(path) for path in (tmp_path / "a.pids", tmp_path / "b.pids"))
+        await pool.retire("a")
+        await pool.retire("b")
+        assert pool.idle("a") == pool.idle("b") == 0
+        assert quit_cleanly(tmp_path / "a.pids") and quit_cleanly(tmp_path / "b.pids")
+    finally:
+        await pool.aclose()
+    for pid in pids:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+
+
 async def test_a_kept_process_hears_of_its_next_game_as_soon_as_it_is_given_back(
         tmp_path: Path) -> None:
     """It resets while the referee journals the last game; the next game then only reads

@@ -65,18 +65,25 @@ async def play_at_once(games: int, slots: ThinkSlots | None, tc: str = MOVE_TIME
     return records, source.channels["a"] + source.channels["b"]
 
 
-def searches(channels: Sequence[ScriptedChannel]) -> list[tuple[float, float]]:
-    """Every search as (its ``go`` written, its ``bestmove`` printed), on trio's clock."""
+def spans_between(channels: Sequence[ScriptedChannel], begin: str, end: str
+                  ) -> list[tuple[float, float]]:
+    """Every (line starting ``begin``, next line starting ``end``) pair's times, on trio's
+    clock, over all ``channels``."""
     spans: list[tuple[float, float]] = []
     for channel in channels:
         began: float | None = None
         for at, line in channel.log:
-            if line.startswith("> go"):
+            if line.startswith(begin):
                 began = at
-            elif line.startswith("< bestmove") and began is not None:
+            elif line.startswith(end) and began is not None:
                 spans.append((began, at))
                 began = None
     return spans
+
+
+def searches(channels: Sequence[ScriptedChannel]) -> list[tuple[float, float]]:
+    """Every search as (its ``go`` written, its ``bestmove`` printed), on trio's clock."""
+    return spans_between(channels, "> go", "< bestmove")
 
 
 def most_at_once(spans: Sequence[tuple[float, float]]) -> int:
@@ -235,6 +242,42 @@ async def test_bots_of_untimed_games_start_at_once(autojump_clock: MockClock) ->
     records, _ = await play_at_once(3, ThinkSlots(2), "inf nodes=1000", source)
     check_played_out(records, 3)
     assert most_at_once(source.loads) == 6
+
+
+RESET_S = 0.05
+"""Each scripted bot's reset for a new game: its ``readyok`` comes that much later."""
+
+
+def resetter(name: str) -> ScriptedBot:
+    """A :func:`thinker` whose every ``uginewgame`` takes :data:`RESET_S`."""
+
+    def move(legal: Sequence[str], made: int) -> list[Answer]:
+        return [Later(THINK_S, f"bestmove {legal[0]}")]
+
+    return ScriptedBot(name, lambda: NativeBot(move, name=name, reset_seconds=RESET_S))
+
+
+def resets(channels: Sequence[ScriptedChannel]) -> list[tuple[float, float]]:
+    """Every reset as (its ``uginewgame`` written, the ``readyok`` after it printed)."""
+    return spans_between(channels, "> uginewgame", "< readyok")
+
+
+async def test_a_reset_for_a_timed_game_takes_a_slot(autojump_clock: MockClock) -> None:
+    """One slot, three timed games whose bots take 50 ms to reset: no reset overlaps a
+    search or another reset (a fresh engine's first reset touches its whole hash: at 32 games
+    at once, those resets beside the first searches lost games on time)."""
+    source = ScriptedBots(resetter("a"), resetter("b"))
+    records, channels = await play_at_once(3, ThinkSlots(1), MOVE_TIME, source)
+    check_played_out(records, 3)
+    assert len(resets(channels)) == 6
+    assert most_at_once(resets(channels) + searches(channels)) == 1
+
+
+async def test_resets_of_untimed_games_overlap(autojump_clock: MockClock) -> None:
+    source = ScriptedBots(resetter("a"), resetter("b"))
+    records, channels = await play_at_once(3, ThinkSlots(1), "inf nodes=1000", source)
+    check_played_out(records, 3)
+    assert most_at_once(resets(channels)) > 1
 
 
 def test_zero_slots_is_refused() -> None:

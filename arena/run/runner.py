@@ -196,6 +196,7 @@ class Tournament:
             workers = max(1, self.concurrency)
         if self.think_slots and self._cluster is None and workers > self.think_slots:
             self._slots = ThinkSlots(self.think_slots)
+            self.pool.keep_until_retired = True  # no bot exits among the thinking ones
         try:
             await self._run_games(workers)
         finally:
