@@ -224,11 +224,8 @@ async def play_game(order: GameOrder, bots: BotSource | None = None, *,
             if gate is None:
                 connections[side] = await source.acquire(specs[side], order.id)
             else:
-                await gate.acquire()
-                try:
+                async with gate.held():
                     connections[side] = await source.acquire(specs[side], order.id)
-                finally:
-                    gate.release()
         except Exception as exc:  # noqa: BLE001 - sorted just below: the bot's or the machine's
             fault = machine_fault(exc)
             if fault is not None:
@@ -459,11 +456,8 @@ async def _new_game(game: str, connections: tuple[BotConnection, BotConnection],
             if gate is None:
                 await connections[side].new_game(game, game_options, wait=side == first)
                 return
-            await gate.acquire()  # a reset is work too: done in a slot, and waited for
-            try:
+            async with gate.held():  # a reset is work too: done in a slot, and waited for
                 await connections[side].new_game(game, game_options, wait=True)
-            finally:
-                gate.release()
         except BotError as exc:
             failures[side] = exc
 

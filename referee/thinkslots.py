@@ -26,6 +26,9 @@ long queue shows as a queue.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
+
 import trio
 
 
@@ -49,6 +52,16 @@ class ThinkSlots:
             await self._limiter.acquire()
             return trio.current_time() - began
         return 0.0
+
+    @contextlib.asynccontextmanager
+    async def held(self) -> AsyncIterator[float]:
+        """A slot for the ``async with`` block (:meth:`acquire` and :meth:`release`); yields
+        the seconds waited."""
+        waited = await self.acquire()
+        try:
+            yield waited
+        finally:
+            self.release()
 
     def release(self) -> None:
         """Give the slot of the calling task back (to the game that has waited longest)."""

@@ -107,7 +107,7 @@ class BotPool:
         idle = self._idle.get(spec.name, [])
         while idle:
             connection = idle.pop()  # the most recently used: warm caches, fewer page faults
-            if connection.alive and connection.spec == spec and spec.restart != "always":
+            if self._fit(connection, spec):
                 self._mark(connection, game_id)
                 return connection
             await self._end(connection)
@@ -120,6 +120,12 @@ class BotPool:
         self._mark(connection, game_id)
         return connection
 
+    @staticmethod
+    def _fit(connection: BotConnection, spec: BotSpec) -> bool:
+        """Whether an idle process may play a game of ``spec``: alive, started from exactly
+        that spec, and of a bot not restarted for every game."""
+        return connection.alive and connection.spec == spec and spec.restart != "always"
+
     def take_idle(self, spec: BotSpec, game_id: str) -> BotConnection | None:
         """The idle process :meth:`acquire` would hand out, when the last one kept is fit,
         without awaiting anything; else None (``acquire`` ends the unfit ones and starts a
@@ -128,7 +134,7 @@ class BotPool:
         if not idle:
             return None
         connection = idle[-1]
-        if not (connection.alive and connection.spec == spec and spec.restart != "always"):
+        if not self._fit(connection, spec):
             return None
         idle.pop()
         self._mark(connection, game_id)
