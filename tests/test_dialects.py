@@ -163,6 +163,20 @@ async def test_uci_words_variant_and_noise(autojump_clock: Any) -> None:
     assert reply.move == "b1c2"
 
 
+async def test_uci_variant_is_set_again_only_when_it_changes(autojump_clock: Any) -> None:
+    """The same process's next game of the same variant gets no ``setoption`` (an engine
+    keeps its options across ``ucinewgame``); another variant gets it again."""
+    bot, channel = connect(UciConnection, table(UCI))
+    await bot.handshake()
+    await bot.new_game("dobutsu", {})
+    await bot.new_game("dobutsu", {})
+    await bot.new_game("jungle", {})
+    assert channel.sent[2:] == ["setoption name UCI_Variant value dobutsu", "ucinewgame",
+                                "isready", "ucinewgame", "isready",
+                                "setoption name UCI_Variant value jungle", "ucinewgame",
+                                "isready"]
+
+
 async def test_uci_sends_the_start_and_every_move(autojump_clock: Any) -> None:
     bot, channel = connect(UciConnection, table({**UCI, "go": ["bestmove b1a2"]}))
     await bot.handshake()

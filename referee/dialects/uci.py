@@ -64,6 +64,9 @@ class UciConnection(BotConnection):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._reset_sync()
+        self._variant: str | None = None
+        """The ``UCI_Variant`` this process was last given: options stay set across
+        ``ucinewgame``, so it is sent again only when it changes."""
 
     def _reset_sync(self) -> None:
         self._sync_ply = 0
@@ -85,6 +88,9 @@ class UciConnection(BotConnection):
     def new_game_lines(self, game: str, game_options: Mapping[str, str]) -> list[str]:
         self._reset_sync()
         variant = self.spec.variant or game
+        if variant == self._variant:  # Fairy-Stockfish reloads the variant and answers with
+            return ["ucinewgame", "isready"]  # an `info string` line: a wake a game for naught
+        self._variant = variant
         return [format_message(SetOption(name="UCI_Variant", value=variant)), "ucinewgame",
                 "isready"]
 
