@@ -5,9 +5,8 @@ and a game that fails stops the feed instead of leaving it waiting forever.
 The games are played by an executor that answers after a few milliseconds with a scripted
 result (the runner's seam for a cluster: batches of one pairing's games, each told as it
 ends): the runner, the journal and the feed are real, no bot process is started (process
-behaviour is not the point here; test_formats_run.py plays real games). Real time, not the
-autojump clock: the journal fsyncs in a worker thread, during which an autojump clock races
-ahead (the live display's tick) and would time the test out."""
+behaviour is not the point here; test_formats_run.py plays real games). Real time: the
+executor answers after 5 ms, so the runs are short."""
 
 from __future__ import annotations
 

@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
+import threading
+import time
 from pathlib import Path
 
 import pytest
+import trio
 
 from arena.errors import UserError
-from arena.rundir.journal import Journal, JournalWriteError, iter_records, load
+from arena.rundir.journal import (
+    SYNC_EVERY_S,
+    Journal,
+    JournalWriteError,
+    iter_records,
+    load,
+)
 from referee.record import GameRecord, MoveRecord, Termination, encode_record
 
 
@@ -57,6 +67,64 @@ def test_a_new_journal_makes_its_name_durable_with_its_first_record(
     Journal.open(path, lambda text: None).append_sync(record("g3"))
     assert synced == ["file"]
     assert [r.id for r in iter_records(path)] == ["g1", "g2", "g3"]
+
+
+async def test_a_runners_append_is_in_the_file_at_once_and_fsyncd_by_the_journals_thread(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The runner's append writes its line before it returns (a killed runner loses nothing
+    it announced) and leaves the fsync to the journal's thread, at most once a second: a
+    new journal's folder first, then the file; a burst of appends costs one or two fsyncs,
+    not one each. Closing fsyncs once more, from the caller."""
+    synced: list[tuple[str, float]] = []
+    real = os.fsync
+
+    def spy(fd: int) -> None:
+        kind = "folder" if stat.S_ISDIR(os.fstat(fd).st_mode) else "file"
+        synced.append((kind, time.monotonic()))
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", spy)
+    path = tmp_path / "games.jsonl"
+    journal = Journal.open(path, lambda text: None)
+    start = time.monotonic()
+    for number in range(50):
+        await journal.append(record(f"g{number}"))
+        assert path.read_bytes().count(b"\n") == number + 1
+    burst = time.monotonic() - start
+    deadline = time.monotonic() + 10
+    while len(synced) < 2 and time.monotonic() < deadline:
+        await trio.sleep(0.01)
+    assert [kind for kind, _ in synced[:2]] == ["folder", "file"]
+    assert len(synced) <= 3 + burst / SYNC_EVERY_S  # the folder, then at most one a second
+    before_close = len(synced)
+    journal.close()
+    assert [kind for kind, _ in synced[before_close:]] == ["file"]
+    assert [r.id for r in iter_records(path)] == [f"g{n}" for n in range(50)]
+    assert journal.count == 50
+
+
+async def test_an_fsync_the_disk_refused_stops_the_next_append_and_the_close(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An I/O error of the journal's thread is not lost: the next append raises it as a
+    :class:`JournalWriteError` naming the journal (the run stops there), as does the close."""
+    path = tmp_path / "games.jsonl"
+    journal = Journal.open(path, lambda text: None)
+    failed = threading.Event()
+
+    def broken(fd: int) -> None:
+        failed.set()
+        raise OSError(errno.EIO, "Input/output error")
+
+    monkeypatch.setattr(os, "fsync", broken)
+    await journal.append(record("g1"))
+    assert failed.wait(10)
+    with trio.fail_after(10):  # the thread keeps the error once the fsync has raised
+        while journal._syncer is None or journal._syncer.error is None:
+            await trio.sleep(0.01)
+    with pytest.raises(JournalWriteError, match=r"games\.jsonl: Input/output error.*run stops"):
+        await journal.append(record("g2"))
+    with pytest.raises(JournalWriteError, match="Input/output error"):
+        journal.close()
 
 
 def test_torn_last_line_is_truncated_with_warning(tmp_path: Path) -> None:

@@ -362,6 +362,7 @@ def drive(plan: RunPlan, settings: PlaySettings) -> Played:
                 result: RunResult = trio.run(tournament.run) if anything else RunResult()
         finally:
             pgn.close()
+            journal.close()  # the last second's games fsync'd before anyone is told "done"
             log_session(out.root, "end", concurrency, warn)
         progress.summary()
         return close_session(plan, source, settings, report, result, journal.count)

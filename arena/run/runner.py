@@ -6,16 +6,16 @@ still missing from the journal into a memory channel and that many workers pull 
 game takes its two bots from a :class:`BotPool` of live processes (``arena.bots.pool``: kept
 between games unless a bot faulted or its ``restart`` setting says otherwise), so a bot that
 crashes or hangs only loses its own game and gets a fresh process for the next. A finished
-game is journaled (fsync'd) before anything else hears of it, and every listener (PGN,
-progress, report) runs after that, in a task of its own: the game's worker has gone on to
-its next game meanwhile. The pool's idle processes are ended when the run ends,
-however it ends.
+game is journaled (written at once, fsync'd within a second: :mod:`arena.rundir.journal`)
+before anything else hears of it, and every listener (PGN, progress, report) runs after that,
+in a task of its own: the game's worker has gone on to its next game meanwhile. The pool's
+idle processes are ended when the run ends, however it ends.
 
 On a cluster (``executor``) the games go out in batches of one pairing
 (:mod:`arena.cluster.batching`), as many batches at once as the cluster has threads now (bounded by
 ``concurrency`` when it is set), and each game comes back on its own when it ends: the journal, the
 progress and the SPRT still see one game at a time. Games that finish while the journal is being
-written are written together, with one write and one fsync.
+written are written together, with one write.
 
 Stopping: the first SIGINT stops feeding new games and lets the running ones finish; a second
 SIGINT (or SIGTERM) cancels the running games, whose bots the referee kills; those games are
@@ -301,9 +301,10 @@ class Tournament:
         """One game, with its live file for watchers (``arena serve``) until it is journaled.
 
         The journaling is handed to a task of its own (:meth:`_journal`) and the worker goes
-        on to its next game: an fsync'd append through a worker thread takes milliseconds on
-        a busy machine, as long as a whole game at ``nodes=1``. At most one game per worker
-        waits for the journal, so a slow disk slows the games instead of piling records up."""
+        on to its next game: an append is a write to the page cache, but one the disk holds
+        up (a write that waits for dirty pages to drain, a retry after EMFILE) takes as long
+        as a whole game at ``nodes=1``. At most one game per worker waits for the journal, so
+        a slow disk slows the games instead of piling records up."""
         assert self._work is not None and self._journal_slots is not None
         order = self.order(game)
         on_move = self._live.start(header_for(order, started_at=time.time()))
@@ -328,7 +329,7 @@ class Tournament:
         shielded, so a game that finished is kept even when the run is aborted meanwhile.
 
         Games that finish while the journal is being written wait, and are then written
-        together by whichever comes first: one write and one fsync for all of them. The lock
+        together by whichever comes first: one write for all of them. The lock
         is taken without a pass through the scheduler when nobody is writing (most games)."""
         self._unwritten.append(record)
         lock = self._journal_lock

@@ -1,8 +1,15 @@
 """The journal: the append-only file of finished games (``games.jsonl``) that makes a run resumable.
 
-A game counts as played only once its record is one complete JSON line on disk: the line is
-written, flushed and fsync'd before anything else (PGN, progress, report) hears of the game.
-A run killed mid-write leaves at most one torn last line; opening the journal detects it and
+A game counts as played only once its record is one complete JSON line in the file: the line is
+written, in one unbuffered write, before anything else (PGN, progress, report) hears of the game,
+so a runner that is killed loses no game it announced (the kernel has the line). The runner's
+appends (:meth:`Journal.append`) are fsync'd by a thread of the journal's own at most once a
+second, and once more when the run closes the journal: a machine that loses power loses at most
+that second's games, which the resume then plays again; none is counted twice. (An fsync and
+its thread hand-off per game cost the runner about half a millisecond of CPU a game, a tenth
+of a ``nodes=1`` game.) The other writers (:func:`append_record`: ``arena play --out``, the web
+seat) fsync each record before returning. A run killed mid-write leaves at most one torn last
+line; opening the journal detects it and
 truncates it away with a warning, and that game is simply played again. A write that fails
 (disk full) is undone on the spot: the file is cut back to its last complete line and the
 failure is a :class:`JournalWriteError`, which stops the run cleanly. A bad line anywhere else
@@ -31,8 +38,9 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
@@ -44,7 +52,6 @@ from arena.say import Say
 from referee.record import GameRecord, decode_record, encode_record
 
 if TYPE_CHECKING:
-    import outcome
     import trio
 
 
@@ -54,6 +61,8 @@ APPEND_BACKOFF_S: Final = 0.2
 """First wait between those attempts; doubled each time."""
 _PASSING_ERRNOS: Final = frozenset({errno.EMFILE, errno.ENFILE, errno.EAGAIN, errno.ENOMEM,
                                     errno.EINTR})
+SYNC_EVERY_S: Final = 1.0
+"""The longest a runner's journaled game waits for its fsync (see the module's doc)."""
 
 
 class JournalWriteError(UserError):
@@ -110,6 +119,8 @@ class Journal:
         self._name_synced = not created
         """Whether the file's name is durable in its folder: a journal this session created
         has its folder fsync'd by its first append, with the record (see :meth:`open`)."""
+        self._syncer: _Syncer | None = None
+        """The thread that fsyncs :meth:`append`'s lines, made by the first of them."""
 
     @classmethod
     def open(cls, path: Path, warn: Say) -> Journal:
@@ -145,55 +156,143 @@ class Journal:
                 self._name_synced = True
             append_record(self.path, records, create=False)
         except JournalWriteError as exc:
-            raise JournalWriteError(
-                f"{exc}; the run stops here. Free some space (or fix the cause) and run the "
-                "same command again: that game and the ones not played yet will be played then"
-            ) from None
+            raise _run_stops(exc) from None
         self._ids.update(r.id for r in records)
         self.count += len(records)
 
     async def append(self, record: GameRecord | list[GameRecord]) -> None:
-        """:meth:`append_sync` off the event loop (fsync can take a while), one writer at a time."""
+        """The runner's append: the lines written at once in the event loop (a write to the
+        page cache, some microseconds), their fsync left to the journal's thread (see the
+        module's doc). One writer at a time; a failure stops the run as
+        :meth:`append_sync`'s does, and so does an fsync that failed since the last append."""
         import trio
 
+        records = record if isinstance(record, list) else [record]
         if self._lock is None:
             self._lock = trio.Lock()
         lock = self._lock
         try:  # the runner writes one batch at a time: the lock is free, taken without a pass
-            lock.acquire_nowait()  # through the scheduler (the thread hand-off waits anyway)
+            lock.acquire_nowait()  # through the scheduler
         except trio.WouldBlock:
             await lock.acquire()
         try:
-            try:
-                await _in_worker_thread(lambda: self.append_sync(record))
-            except RuntimeError as exc:  # no thread to be had (a fork bomb took them all)
-                if "can't start new thread" not in str(exc):
-                    raise
-                self.append_sync(record)
+            syncer = self._syncer_now()
+            line = _lines(records)
+            wait = APPEND_BACKOFF_S
+            for attempt in range(APPEND_RETRIES):
+                try:
+                    if syncer is not None and syncer.error is not None:
+                        raise syncer.error
+                    _write(self.path, line, create=False, durable=syncer is None)
+                    break
+                except OSError as exc:
+                    if exc.errno not in _PASSING_ERRNOS or attempt == APPEND_RETRIES - 1:
+                        raise _run_stops(_write_error(self.path, records, exc)) from None
+                    await trio.sleep(wait)
+                    wait *= 2
         finally:
             lock.release()
+        self._ids.update(r.id for r in records)
+        self.count += len(records)
+        if syncer is not None:
+            syncer.due()
+
+    def _syncer_now(self) -> _Syncer | None:
+        """The fsync thread, started by the first :meth:`append`; None when no thread can be
+        had (a fork bomb took them all): then each append is fsync'd before it returns."""
+        if self._syncer is None:
+            try:
+                self._syncer = _Syncer(self.path, folder=not self._name_synced)
+            except RuntimeError as exc:
+                if "can't start new thread" not in str(exc):
+                    raise
+                if not self._name_synced:
+                    _fsync_dir(self.path.parent)
+                    self._name_synced = True
+                return None
+            self._name_synced = True  # the thread syncs the folder before the file's lines
+        return self._syncer
+
+    def close(self) -> None:
+        """Make every line appended so far durable, now (the end of a run); raises
+        :class:`JournalWriteError` when the disk refused an fsync. Appends may follow (a new
+        thread fsyncs them)."""
+        syncer, self._syncer = self._syncer, None
+        if syncer is None:
+            return
+        error = syncer.close()
+        if error is not None:
+            raise _run_stops(_write_error(self.path, [], error))
 
 
-async def _in_worker_thread(job: Callable[[], None]) -> None:
-    """Run ``job`` in one of trio's cached worker threads and wait for it, to its end even when
-    cancelled (as ``trio.to_thread.run_sync`` does by default); its exception is raised here.
+class _Syncer:
+    """The thread that fsyncs a runner's journal: at most once every :data:`SYNC_EVERY_S`,
+    and only after an append asked for it (:meth:`due`, a flag and at most one futex wake for
+    the appender), so the event loop neither waits for the disk nor hands a thread a job per
+    game. The first fsync of a new journal syncs its folder first (its name must survive a
+    crash as its lines do). The first failure is kept for the next append to raise."""
 
-    The runner journals every game this way, so the hand-off is the bare one: a thread from
-    trio's cache and the result handed back through the run's token, without
-    ``to_thread.run_sync``'s capacity limiter, context copy and cancellation bookkeeping,
-    which cost about as much CPU again per game as the hand-off itself (a ``nodes=1`` game is
-    a few milliseconds of the runner's CPU). A thread that cannot be started raises
-    ``RuntimeError`` here, before anything ran."""
-    import trio
+    def __init__(self, path: Path, *, folder: bool) -> None:
+        self.path = path
+        self.error: OSError | None = None
+        self._folder = folder
+        self._asked = threading.Event()
+        self._closing = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="journal fsync", daemon=True)
+        self._thread.start()
 
-    token = trio.lowlevel.current_trio_token()
-    task = trio.lowlevel.current_task()
+    def due(self) -> None:
+        self._asked.set()
 
-    def deliver(result: outcome.Outcome[None]) -> None:
-        token.run_sync_soon(trio.lowlevel.reschedule, task, result)
+    def _loop(self) -> None:
+        while True:
+            self._asked.wait()
+            if self._closing.is_set():
+                return
+            self._asked.clear()
+            self._sync()
+            self._closing.wait(SYNC_EVERY_S)
 
-    trio.lowlevel.start_thread_soon(job, deliver, name="journal append")
-    await trio.lowlevel.wait_task_rescheduled(lambda _: trio.lowlevel.Abort.FAILED)
+    def _sync(self) -> None:
+        try:
+            if self._folder:
+                _fsync_dir(self.path.parent)
+                self._folder = False
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        except OSError as exc:
+            if exc.errno in _PASSING_ERRNOS:  # out of file descriptors for now: next time
+                self._asked.set()
+            else:
+                self.error = self.error or exc
+
+    def close(self) -> OSError | None:
+        """Stop the thread, fsync once more from here, and say what failed, if anything."""
+        self._closing.set()
+        self._asked.set()
+        self._thread.join()
+        self._sync()
+        return self.error
+
+
+def _run_stops(exc: JournalWriteError) -> JournalWriteError:
+    """The failure of a run's append, with what to do about it."""
+    return JournalWriteError(
+        f"{exc}; the run stops here. Free some space (or fix the cause) and run the "
+        "same command again: that game and the ones not played yet will be played then")
+
+
+def _lines(records: list[GameRecord]) -> bytes:
+    return b"".join(encode_record(r) + b"\n" for r in records)
+
+
+def _write_error(path: Path, records: list[GameRecord], exc: OSError) -> JournalWriteError:
+    ids = ", ".join(r.id or "?" for r in records) or "already written"
+    return JournalWriteError(f"cannot write game {ids} to the journal {path}: "
+                             f"{exc.strerror or exc}")
 
 
 def append_record(path: Path, record: GameRecord | list[GameRecord], *,
@@ -207,7 +306,7 @@ def append_record(path: Path, record: GameRecord | list[GameRecord], *,
     any other, or the last, raises :class:`JournalWriteError` after cutting the file back
     to its last complete line (a torn line would hide the games appended after it)."""
     records = record if isinstance(record, list) else [record]
-    line = b"".join(encode_record(r) + b"\n" for r in records)
+    line = _lines(records)
     wait = APPEND_BACKOFF_S
     for attempt in range(APPEND_RETRIES):
         try:
@@ -215,16 +314,14 @@ def append_record(path: Path, record: GameRecord | list[GameRecord], *,
             return
         except OSError as exc:
             if exc.errno not in _PASSING_ERRNOS or attempt == APPEND_RETRIES - 1:
-                ids = ", ".join(r.id or "?" for r in records)
-                raise JournalWriteError(f"cannot write game {ids} to the journal "
-                                        f"{path}: {exc.strerror or exc}") from None
+                raise _write_error(path, records, exc) from None
             time.sleep(wait)
             wait *= 2
 
 
-def _write(path: Path, line: bytes, create: bool) -> None:
-    """One unbuffered append and fsync; on failure the file is cut back to its old size
-    (nothing buffered is left to be flushed later)."""
+def _write(path: Path, line: bytes, create: bool, *, durable: bool = True) -> None:
+    """One unbuffered append, and its fsync when ``durable``; on failure the file is cut back
+    to its old size (nothing buffered is left to be flushed later)."""
     flags = os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC | (os.O_CREAT if create else 0)
     fd = os.open(path, flags, 0o644)
     try:
@@ -233,7 +330,8 @@ def _write(path: Path, line: bytes, create: bool) -> None:
             view = memoryview(line)
             while view:
                 view = view[os.write(fd, view):]
-            os.fsync(fd)
+            if durable:
+                os.fsync(fd)
         except OSError:
             with contextlib.suppress(OSError):  # best effort; load() repairs the rest
                 os.ftruncate(fd, size)
@@ -319,9 +417,7 @@ def _fsync_dir_or_fail(path: Path, records: list[GameRecord]) -> None:
     try:
         _fsync_dir(path.parent)
     except OSError as exc:
-        ids = ", ".join(r.id or "?" for r in records)
-        raise JournalWriteError(f"cannot write game {ids} to the journal {path}: "
-                                f"{exc.strerror or exc}") from None
+        raise _write_error(path, records, exc) from None
 
 
 def _fsync_dir(directory: Path) -> None:
