@@ -159,11 +159,13 @@ def test_live_page_without_javascript_shows_the_running_games_and_standings(
     run_dir = tmp_path / "run"
     write_journal(run_dir, records[:-1])
     playing = records[-1]
-    on_move = LiveFiles(run_dir).start(LiveHeader(
+    live = LiveFiles(run_dir)
+    on_move = live.start(LiveHeader(
         id="r2-live", game="dobutsu", p1=playing.p1, p2=playing.p2, time_control="60+1"))
     moves = playing.moves[:5]
     for move in moves:
         on_move(move)
+    live.flush()
     board = get_game("dobutsu").new(None)
     for move in moves:
         board.play(move.move)

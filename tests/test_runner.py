@@ -224,28 +224,33 @@ def test_concurrency_two_overlaps_games(tmp_path: Path) -> None:
 
 
 def test_the_next_game_starts_while_the_last_one_is_journaled(tmp_path: Path) -> None:
-    """Concurrency 1, and the journal's first append waits (up to 20 s) for the second game's
-    live file: a runner that journaled each game before starting the next would keep it
-    waiting the whole time. The games are all journaled, in order, all the same."""
+    """Concurrency 1, and the journal's first append waits (up to 20 s) for the second game
+    to start (its live file noted): a runner that journaled each game before starting the next
+    would keep it waiting the whole time. The games are all journaled, in order, all the
+    same."""
     head = 'game = "dobutsu"\ntc = "10+0.1"\ngames_per_pairing = 4\n[adjudication]\nmax_plies = 6\n'
     config = write_config(tmp_path, head, [bot(f"r{i}", RANDOM_BOT) for i in range(2)])
     out = tmp_path / "out"
     code = (
         "import sys, time\n"
-        "from pathlib import Path\n"
         "import trio\n"
         "import arena.rundir.journal as j\n"
+        "import arena.run.runner as runner\n"
         "real = j.Journal.append\n"
-        "waited = []\n"
+        "real_start = runner.LiveFiles.start\n"
+        "started, waited = set(), []\n"
+        "def start(self, header):\n"
+        "    started.add(header.id)\n"
+        "    return real_start(self, header)\n"
         "async def slow(self, record):\n"
         "    if not waited:\n"
-        "        second = Path(sys.argv[2]) / 'live' / 'r1-p01-g2.jsonl'\n"
         "        start = time.monotonic()\n"
-        "        while not second.exists() and time.monotonic() - start < 20:\n"
+        "        while 'r1-p01-g2' not in started and time.monotonic() - start < 20:\n"
         "            await trio.sleep(0.01)\n"
-        "        waited.append(second.exists())\n"
+        "        waited.append('r1-p01-g2' in started)\n"
         "    await real(self, record)\n"
         "j.Journal.append = slow\n"
+        "runner.LiveFiles.start = start\n"
         "from arena.cli import main\n"
         "status = main(['run', sys.argv[1], '-o', sys.argv[2], '--plain', '--no-report'])\n"
         "print('SECOND GAME STARTED', waited)\n"

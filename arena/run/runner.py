@@ -41,7 +41,7 @@ from arena.run.progress import Progress
 from arena.run.retry import START_ATTEMPTS, retry_machine_faults
 from arena.rundir.journal import Journal, JournalWriteError
 from arena.rundir.layout import RunDir
-from arena.rundir.live_files import LiveFiles, header_for
+from arena.rundir.live_files import FLUSH_EVERY_S, LiveFiles, header_for
 from arena.settings.config import LoadedConfig
 from referee.botspec import BotSpec
 from referee.order import GameOrder
@@ -210,6 +210,7 @@ class Tournament:
             if self.handle_signals:
                 await outer.start(self._watch_signals)
             outer.start_soon(self._tick)
+            outer.start_soon(self._flush_live)
             send, receive = trio.open_memory_channel[ScheduledGame](0)
             with self._work_scope:
                 async with trio.open_nursery() as work:
@@ -475,3 +476,8 @@ class Tournament:
         while True:
             await trio.sleep(TICK_SECONDS)
             self.progress.refresh()
+
+    async def _flush_live(self) -> None:
+        while True:
+            await trio.sleep(FLUSH_EVERY_S)
+            self._live.flush()
