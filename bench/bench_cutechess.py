@@ -65,8 +65,8 @@ QUICK = os.environ.get("BENCH_QUICK") == "1"
 REPEATS = 2 if QUICK else 3
 PART = os.environ.get("BENCH_CUTECHESS_PART", "")
 """``startup``, ``busy`` or ``many``: that section alone; ``nodes1``: the side-by-side
-``nodes=1`` lines at concurrency 1 and 2 alone (the runner's CPU per ply); else every
-section."""
+``nodes=1`` lines at concurrency 1 and 2 alone (the runner's CPU per ply); ``long``: the 100-
+and 1,000-game ``nodes=1`` runs alone; else every section."""
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 MAX_PLIES = 400
 
@@ -687,23 +687,32 @@ def main() -> None:
             for match in matches[:2]:
                 side_by_side(match, work, engine, ours_openings, their_openings, cutechess)
             return
+        if PART == "long":
+            long_runs(work, engine, ours_openings, their_openings, cutechess)
+            return
         for match in matches:
             side_by_side(match, work, engine, ours_openings, their_openings, cutechess)
-        # Long runs: memory at the end of 1,000 games, and CPU per ply against 100 games.
-        long_games = 100 if QUICK else 1000
-        sizes: list[tuple[Run, Run | None]] = []
-        for games in (100 // scale, long_games):
-            match = Match(f"nodes=1 long ({games} games)", games, 2, "inf nodes=1",
-                          ["tc=inf", "nodes=1"])
-            ours = [arena_run(match, work, engine, ours_openings, "long")]
-            theirs = ([cutechess_run(match, work, cutechess, engine, their_openings, "long")]
-                      if cutechess else [])
-            report(match, ours, theirs)
-            sizes.append((ours[0], theirs[0] if theirs else None))
-        cpu_split(sizes)
+        long_runs(work, engine, ours_openings, their_openings, cutechess)
         startup(work, cutechess)
         busy_lines(matches, work, engine, ours_openings, their_openings, cutechess)
         many_at_once(work, engine, ours_openings, their_openings, cutechess)
+
+
+def long_runs(work: Path, engine: str, ours_openings: Path, their_openings: Path,
+              cutechess: str | None) -> None:
+    """``nodes=1`` runs of 100 and 1,000 games at concurrency 2, one of each runner per
+    size: memory at the end of 1,000 games, and CPU per ply against 100 games."""
+    long_games = 100 if QUICK else 1000
+    sizes: list[tuple[Run, Run | None]] = []
+    for games in (100 // (10 if QUICK else 1), long_games):
+        match = Match(f"nodes=1 long ({games} games)", games, 2, "inf nodes=1",
+                      ["tc=inf", "nodes=1"])
+        ours = [arena_run(match, work, engine, ours_openings, "long")]
+        theirs = ([cutechess_run(match, work, cutechess, engine, their_openings, "long")]
+                  if cutechess else [])
+        report(match, ours, theirs)
+        sizes.append((ours[0], theirs[0] if theirs else None))
+    cpu_split(sizes)
 
 
 def side_by_side(match: Match, work: Path, engine: str, ours_openings: Path,
