@@ -13,6 +13,13 @@ from referee.order import GameOrder
 from referee.record import MoveRecord
 
 
+def shown(live: LiveFiles) -> None:
+    """Two flushes, as the runner makes them 0.2 s apart: a game's file is made by the second
+    flush that finds it running."""
+    live.flush()
+    live.flush()
+
+
 def order(game_id: str, opening: Sequence[str] = ()) -> GameOrder:
     """A dobutsu game between bots ``a`` and ``b`` (never started here)."""
     return GameOrder.checked("dobutsu", BotSpec(name="a", cmd=["a"]),
@@ -30,7 +37,7 @@ def test_a_live_file_holds_the_header_and_each_move_and_goes_when_the_game_ends(
     on_move(MoveRecord(move="b2b3", side=0, elapsed_ms=0.0, book=True))
     on_move(MoveRecord(move="b3b2", side=1, elapsed_ms=12.5, clock_ms=9987.5))
     assert not path.exists()  # nothing is written before a flush
-    live.flush()
+    shown(live)
     game = read_live(path, None)
     assert game is not None and game.header.p1 == "a" and game.header.opening == ["b2b3"]
     assert [m.move for m in game.moves] == ["b2b3", "b3b2"]
@@ -47,12 +54,14 @@ def test_a_live_file_holds_the_header_and_each_move_and_goes_when_the_game_ends(
 
 def test_a_flush_writes_only_what_is_new_and_a_game_over_before_one_leaves_no_file(
         tmp_path: Path) -> None:
-    """Each flush appends the moves since the last one (a game that did not move writes
-    nothing); a game that ends between two flushes never had a file, and its end removes
-    nothing of another game's."""
+    """A game gets its file from the second flush that finds it running (a game over sooner
+    never gets one, and its end removes nothing of another game's); each later flush
+    appends the moves since the one before, and a game that did not move writes nothing."""
     live = LiveFiles(tmp_path)
     on_move = live.start(header_for(order("slow")))
     path = tmp_path / "live" / live_name("slow")
+    live.flush()
+    assert not path.exists()
     live.flush()
     assert path.read_bytes().count(b"\n") == 1  # the header
     on_move(MoveRecord(move="b2b3", side=0, elapsed_ms=1.0))
@@ -63,6 +72,7 @@ def test_a_flush_writes_only_what_is_new_and_a_game_over_before_one_leaves_no_fi
     assert path.stat().st_size == size
     quick = live.start(header_for(order("quick")))
     quick(MoveRecord(move="c1c2", side=0, elapsed_ms=1.0))
+    live.flush()
     live.finish("quick")
     live.flush()
     assert sorted(p.name for p in (tmp_path / "live").iterdir()) == [live_name("slow")]
@@ -76,19 +86,19 @@ def test_live_files_that_cannot_be_written_never_raise(tmp_path: Path) -> None:
     live = LiveFiles(blocker)
     on_move = live.start(header_for(order("g")))
     on_move(MoveRecord(move="b2b3", side=0, elapsed_ms=1.0))
-    live.flush()
+    shown(live)
     live.finish("g")
     ok = LiveFiles(tmp_path / "ok")
     on_move = ok.start(header_for(order("g")))
-    ok.flush()
+    shown(ok)
     for path in (tmp_path / "ok" / "live").iterdir():
         path.unlink()
     (tmp_path / "ok" / "live").rmdir()
     on_move(MoveRecord(move="b2b3", side=0, elapsed_ms=1.0))  # the file is gone: no error
-    ok.flush()
+    shown(ok)
     late = ok.start(header_for(order("h")))  # nor for a game whose file cannot be made
     late(MoveRecord(move="b2b3", side=0, elapsed_ms=1.0))
-    ok.flush()
+    shown(ok)
     ok.finish("g")
     ok.finish("h")
 
@@ -96,13 +106,13 @@ def test_live_files_that_cannot_be_written_never_raise(tmp_path: Path) -> None:
 def test_watcher_replays_running_games_into_boards(tmp_path: Path) -> None:
     live = LiveFiles(tmp_path)
     on_move = live.start(header_for(order("g1")))
-    live.flush()
+    shown(live)
     watcher = RunWatcher(tmp_path, rebuild_report=False)
     watcher.refresh()
     first = watcher.snapshot
     assert [g["id"] for g in first["running"]] == ["g1"] and first["running"][0]["plies"] == 0
     on_move(MoveRecord(move="b2b3", side=0, elapsed_ms=5.0, clock_ms=995.0))
-    live.flush()
+    shown(live)
     assert watcher.refresh()
     game = watcher.snapshot["running"][0]
     assert game["plies"] == 1 and game["last"] == "b2b3" and game["clocks"][0] == 995.0
@@ -145,7 +155,7 @@ def test_a_journaled_game_leaves_the_games_in_progress_at_once(tmp_path: Path) -
         on_move = live.start(header_for(order(record.id)))
         for move in record.moves[:3]:
             on_move(move)
-    live.flush()
+    shown(live)
     watcher = RunWatcher(tmp_path, rebuild_report=False)
     watcher.refresh()
     assert [g["id"] for g in watcher.snapshot["running"]] == sorted([done.id, running.id])
@@ -171,7 +181,7 @@ def test_the_ply_count_and_the_board_agree_while_the_opening_is_written(
         if played is not None:
             move, side, book = played
             on_move(MoveRecord(move=move, side=side, elapsed_ms=0.0, book=book))
-        live.flush()
+        shown(live)
         watcher.refresh()
         game = watcher.snapshot["running"][0]
         assert "error" not in game["doc"], game["doc"]

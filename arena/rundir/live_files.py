@@ -5,8 +5,9 @@ line per move the referee accepted; the file is removed once the game is journal
 directory lists the games in progress. ``arena serve`` follows these files; the runner never
 waits for it. The referee's moves are kept in memory and written by :meth:`LiveFiles.flush`,
 which the runner calls every :data:`FLUSH_EVERY_S`: one write per game that moved since, and a
-game's file is made by the first flush that finds it running. A watcher sees a move at most
-that late; a game over sooner (a ``nodes=1`` game lasts milliseconds) never gets a file.
+game's file is made by the second flush that finds it running (it has run a whole period). A
+watcher sees a move at most one period late, a new game at most two; a game over sooner (a
+``nodes=1`` game lasts milliseconds) never gets a file.
 Written per move, the files cost a ``nodes=1`` run some 7% of its CPU (a write a ply, and an
 open, a close and an unlink a game, each a file-system journal entry). Any error (disk full, a
 removed directory) silently stops the live file of that game, never the game.
@@ -54,7 +55,7 @@ def live_name(game_id: str) -> str:
 class _Running:
     """A game in progress: its header, the moves so far, and how much of it is written."""
 
-    __slots__ = ("fd", "header", "made", "moves", "stopped", "written")
+    __slots__ = ("fd", "header", "made", "moves", "seen", "stopped", "written")
 
     def __init__(self, header: LiveHeader) -> None:
         self.header = header
@@ -62,6 +63,8 @@ class _Running:
         self.written = 0
         """Moves in the file."""
         self.fd: int | None = None
+        self.seen = False
+        """Whether a flush found it running already (the next one makes its file)."""
         self.made = False
         """Whether its file was created (and is to be removed at its end)."""
         self.stopped = False
@@ -91,9 +94,12 @@ class LiveFiles:
 
     def flush(self) -> None:
         """Write what the running games played since the last flush, making the files of the
-        games that have none yet (header first)."""
+        games that have none yet and were running at the last flush (header first)."""
         for game_id, game in self._games.items():
             if game.stopped or (game.made and game.written == len(game.moves)):
+                continue
+            if not game.seen:
+                game.seen = True
                 continue
             chunks = []
             fd = game.fd
