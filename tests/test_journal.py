@@ -106,7 +106,8 @@ async def test_a_runners_append_is_in_the_file_at_once_and_fsyncd_by_the_journal
 async def test_an_fsync_the_disk_refused_stops_the_next_append_and_the_close(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """An I/O error of the journal's thread is not lost: the next append raises it as a
-    :class:`JournalWriteError` naming the journal (the run stops there), as does the close."""
+    :class:`JournalWriteError` naming the journal (the run stops there), and the close raises
+    one that no append has reported (said once, not twice)."""
     path = tmp_path / "games.jsonl"
     journal = Journal.open(path, lambda text: None)
     failed = threading.Event()
@@ -123,6 +124,8 @@ async def test_an_fsync_the_disk_refused_stops_the_next_append_and_the_close(
             await trio.sleep(0.01)
     with pytest.raises(JournalWriteError, match=r"games\.jsonl: Input/output error.*run stops"):
         await journal.append(record("g2"))
+    journal.close()  # reported once: the run has stopped on it already
+    await journal.append(record("g3"))  # an fsync that fails at the close, unreported: raised
     with pytest.raises(JournalWriteError, match="Input/output error"):
         journal.close()
 

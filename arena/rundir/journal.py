@@ -182,6 +182,7 @@ class Journal:
             for attempt in range(APPEND_RETRIES):
                 try:
                     if syncer is not None and syncer.error is not None:
+                        syncer.reported = True
                         raise syncer.error
                     _write(self.path, line, create=False, durable=syncer is None)
                     break
@@ -215,13 +216,14 @@ class Journal:
 
     def close(self) -> None:
         """Make every line appended so far durable, now (the end of a run); raises
-        :class:`JournalWriteError` when the disk refused an fsync. Appends may follow (a new
-        thread fsyncs them)."""
+        :class:`JournalWriteError` when the disk refused an fsync that no append has reported
+        yet (one that did has stopped the run already). Appends may follow (a new thread
+        fsyncs them)."""
         syncer, self._syncer = self._syncer, None
         if syncer is None:
             return
         error = syncer.close()
-        if error is not None:
+        if error is not None and not syncer.reported:
             raise _run_stops(_write_error(self.path, [], error))
 
 
@@ -235,6 +237,8 @@ class _Syncer:
     def __init__(self, path: Path, *, folder: bool) -> None:
         self.path = path
         self.error: OSError | None = None
+        self.reported = False
+        """Whether an append has raised :attr:`error` already."""
         self._folder = folder
         self._asked = threading.Event()
         self._closing = threading.Event()
