@@ -36,6 +36,7 @@ async def test_append_then_reopen(tmp_path: Path) -> None:
     journal = Journal.open(path, warnings.append)
     await journal.append(record("r1-p01-g1"))
     journal.append_sync(record("r1-p01-g2"))
+    journal.close()  # its fsync thread ends (else it would outlive the test)
     assert path.read_bytes().count(b"\n") == 2
     again = Journal.open(path, warnings.append)
     assert [r.id for r in again.summaries] == ["r1-p01-g1", "r1-p01-g2"]
