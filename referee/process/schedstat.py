@@ -1,0 +1,257 @@
+"""How long a bot's threads waited for a CPU during a move, from ``/proc/<tid>/schedstat``.
+
+On a machine busier than its cores (other games, other users, ``python3 -c 'while 1: pass'``
+loops) a bot's threads are runnable but not running for much of a short move: the kernel's
+scheduler makes them wait in a run queue. That wait is the machine's fault, not the bot's,
+and the rules say a fault of the machine is never scored as a game (issue 40). The kernel
+counts it per thread: ``/proc/<tid>/schedstat`` holds three numbers, the nanoseconds the
+thread ran on a CPU, the nanoseconds it waited in a run queue (``run_delay``) and its
+timeslices. The referee samples every thread of the bot just before it writes ``go`` and
+again once the move is read (:class:`WaitMeter`), and :func:`credit_ms` turns the two samples
+into the time not charged to the bot's clock:
+
+    D = max over the bot's threads of their run-queue wait during the move
+        (a thread born during the move counts from 0), less the time the bot's own cgroup
+        CPU quota held it back (``limits.cpus``: a wait the bot chose)
+    C = the CPU time of all of them during the move
+    credit = clamp(min(D, wall - C), 0, wall)
+
+``wall - C`` is what keeps a bot from earning time by making its own threads wait: one that
+keeps more threads busy than there are cores (or runs into its quota) uses a core's worth of
+CPU or more during the move, and gets no credit.
+
+Hostile bots cost the referee little: at most :data:`MAX_THREADS` threads are read per sample
+(a bot with more gets no credit, so a thread bomb cannot make the referee read thousands of
+files a move); a thread that ended between the two samples is left out; a kernel without
+schedstat, or a /proc the referee may not read, means no credit at all and one warning in the
+run's output, never a failure.
+
+The bot's threads are its cgroup's (one cgroup per bot where the referee may create them: the
+whole tree, children included, in one read), else those of its process tree as far as
+``/proc/<pid>/task/<tid>/children`` shows it (kernels built without that file: the bot's own
+process only).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from functools import cache
+from typing import Final
+
+import msgspec
+
+from referee.process.cgroup import BotCgroup
+from referee.process.sandbox import warn_once
+
+MAX_THREADS: Final = 64
+"""Threads read per sample; a bot with more gets no credit for the move."""
+OPEN_FILES: Final = 8
+"""Threads per bot whose schedstat stays open between samples (an engine's usual count: its
+main thread and a few search threads); more are opened and closed at each sample."""
+
+Times = dict[int, tuple[int, int]]
+"""Thread id -> (nanoseconds on a CPU, nanoseconds waited in a run queue)."""
+
+ThreadList = Callable[[], Sequence[int] | None]
+"""The bot's thread ids now, or None when there are more than :data:`MAX_THREADS` or they
+cannot be listed."""
+
+_UNREADABLE: Final = ("WARNING: cannot read the bots' /proc/<tid>/schedstat ({why}): time a "
+                      "bot waits for a CPU is charged to its clock")
+
+
+class Sample(msgspec.Struct, frozen=True):
+    """One reading of a bot's threads."""
+
+    threads: Times
+    throttled_ns: int = 0
+    """Nanoseconds the bot's cgroup CPU quota held it back in all (0 without a quota)."""
+
+
+class Unreadable(Exception):
+    """schedstat exists nowhere, or the referee may not read a bot's."""
+
+
+@cache
+def available() -> bool:
+    """Does this kernel keep schedstat (``CONFIG_SCHED_INFO``)? Asked once per process."""
+    return os.path.exists("/proc/thread-self/schedstat")
+
+
+def read_times(tid: int) -> tuple[int, int] | None:
+    """(on-CPU ns, run-queue wait ns) of thread ``tid``; None when it has ended. Raises
+    :class:`Unreadable` when the file is there but may not be read."""
+    try:
+        return _times(read_small(f"/proc/{tid}/schedstat"))
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    except OSError as exc:
+        raise Unreadable(exc.strerror or str(exc)) from None  # no tid: one warning a run
+
+
+def _times(text: bytes) -> tuple[int, int] | None:
+    fields = text.split()
+    if len(fields) < 2:  # a thread caught exiting
+        return None
+    return int(fields[0]), int(fields[1])
+
+
+def read_small(path: str, size: int = 4096) -> bytes:
+    """The first ``size`` bytes of a small file in one read: a third of ``open().read()``'s
+    cost, which matters twice a move (no Python file object, no buffer)."""
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        return os.read(fd, size)
+    finally:
+        os.close(fd)
+
+
+class WaitMeter:
+    """Samples one bot's threads (:meth:`sample`); built once per bot process, closed with it
+    (:meth:`close`).
+
+    ``threads`` lists the bot's threads (:func:`process_threads`, a cgroup's
+    :meth:`~referee.process.cgroup.BotCgroup.threads`); ``throttled`` gives its cgroup's
+    quota throttling in ns, None without a quota; ``read`` reads one thread (a seam for
+    tests; by default :func:`read_times` through files kept open: the schedstat of the
+    first :data:`OPEN_FILES` threads is read again with one ``pread``, a seventh of an open,
+    read and close)."""
+
+    def __init__(self, threads: ThreadList, *, throttled: Callable[[], int | None] | None = None,
+                 read: Callable[[int], tuple[int, int] | None] | None = None) -> None:
+        self._threads = threads
+        self._throttled = throttled
+        self._read = read if read is not None else self._read_kept
+        self._files: dict[int, int] = {}
+        """Thread id -> an open file descriptor of its schedstat."""
+
+    def sample(self) -> Sample | None:
+        """Every thread's times now; None when there is no credit to be had for this move
+        (too many threads, none listed, schedstat unreadable: warned once)."""
+        if not available():
+            warn_once(_UNREADABLE.format(why="the kernel keeps none"))
+            return None
+        tids = self._threads()
+        if not tids or len(tids) > MAX_THREADS:
+            return None
+        if self._files:
+            self._forget(set(tids))
+        times: Times = {}
+        try:
+            for tid in tids:
+                read = self._read(tid)
+                if read is not None:
+                    times[tid] = read
+        except Unreadable as exc:
+            warn_once(_UNREADABLE.format(why=exc))
+            return None
+        throttled = self._throttled() if self._throttled is not None else None
+        return Sample(times, throttled or 0)
+
+    def _read_kept(self, tid: int) -> tuple[int, int] | None:
+        fd = self._files.get(tid)
+        if fd is None:
+            if len(self._files) >= OPEN_FILES:
+                return read_times(tid)
+            try:
+                fd = os.open(f"/proc/{tid}/schedstat", os.O_RDONLY | os.O_CLOEXEC)
+            except (FileNotFoundError, ProcessLookupError):
+                return None
+            except OSError as exc:
+                raise Unreadable(exc.strerror or str(exc)) from None
+            self._files[tid] = fd
+        try:
+            return _times(os.pread(fd, 4096, 0))  # a seq_file: read at 0, written anew
+        except OSError:  # ESRCH: the thread has ended (its id may come back: opened anew)
+            self._close(tid)
+            return None
+
+    def _forget(self, alive: set[int]) -> None:
+        """Close the files of threads no longer listed."""
+        for tid in [tid for tid in self._files if tid not in alive]:
+            self._close(tid)
+
+    def _close(self, tid: int) -> None:
+        fd = self._files.pop(tid, None)
+        if fd is not None:
+            os.close(fd)
+
+    def close(self) -> None:
+        """Close every file kept open; the meter may be used again (it opens them anew)."""
+        self._forget(set())
+
+
+def credit_ms(before: Sample | None, after: Sample | None, wall_ms: float) -> float:
+    """The part of a move's ``wall_ms`` that the bot spent waiting for a CPU and that its
+    clock is not charged (the module's formula); 0 without both samples."""
+    if before is None or after is None or wall_ms <= 0:
+        return 0.0
+    waited_ns = 0
+    cpu_ns = 0
+    for tid, (cpu, delay) in after.threads.items():
+        start_cpu, start_delay = before.threads.get(tid, (0, 0))
+        cpu_ns += max(cpu - start_cpu, 0)
+        waited_ns = max(waited_ns, delay - start_delay)
+    waited_ns -= max(after.throttled_ns - before.throttled_ns, 0)
+    credit = min(waited_ns / 1e6, wall_ms - cpu_ns / 1e6)
+    return min(max(credit, 0.0), wall_ms)
+
+
+def process_threads(pid: int, limit: int = MAX_THREADS) -> list[int] | None:
+    """The threads of ``pid`` and of its descendants as ``/proc/<pid>/task/<tid>/children``
+    shows them (on a kernel without that file, ``pid``'s own threads); None when there are
+    more than ``limit`` or ``pid`` is gone."""
+    found: list[int] = []
+    todo = [pid]
+    while todo:
+        process = todo.pop()
+        try:
+            tids = os.listdir(f"/proc/{process}/task")
+        except OSError:
+            if process == pid:
+                return None
+            continue  # a child that just ended
+        found.extend(int(tid) for tid in tids)
+        if len(found) > limit:  # every process has a thread: this bounds the walk too
+            return None
+        if not _children_files():
+            continue
+        for tid in tids:
+            try:
+                todo.extend(int(child) for child in
+                            read_small(f"/proc/{process}/task/{tid}/children").split())
+            except OSError:
+                continue  # a thread that just ended
+    return found
+
+
+def cgroup_threads(group: BotCgroup, pid: int, limit: int = MAX_THREADS) -> list[int] | None:
+    """The threads of the bot's cgroup ``group`` whose first process is ``pid``; None when
+    there are more than ``limit``.
+
+    The cgroup's own list (v1 ``tasks``) costs the kernel 23 us a read here, a sixth of a
+    clocked move's whole cost to the referee; its thread count (``pids.current``) 1.4 us and
+    ``pid``'s own threads 7 us. So when the count is that of ``pid``'s threads (an engine
+    with no child process: nearly all), those are the list; else the cgroup's list is read."""
+    count = group.thread_count()
+    if count is not None:
+        if count > limit:
+            return None
+        try:
+            tids = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            tids = []
+        if len(tids) == count:
+            return [int(tid) for tid in tids]
+    return group.threads(limit)
+
+
+@cache
+def _children_files() -> bool:
+    """Does this kernel list a thread's children (``CONFIG_PROC_CHILDREN``)?"""
+    return os.path.exists("/proc/thread-self/children")
+
+
+__all__ = ["MAX_THREADS", "Sample", "WaitMeter", "available", "cgroup_threads", "credit_ms",
+           "process_threads", "read_times"]

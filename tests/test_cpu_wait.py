@@ -1,0 +1,173 @@
+"""Time a bot waited for a CPU is not charged to its clock (referee/process/schedstat.py).
+
+On scripted bots through the real referee, on trio's autojump clock, with the kernel's
+counts faked at the reader's seam (:class:`Threads`: each thread of the bot runs and waits
+at fixed rates of trio's clock): a move over its budget by the wall clock but mostly spent
+waiting is no forfeit and its clock is charged wall less credit; a bot that keeps its own
+threads busy gets no credit; one with too many threads none; ``cpuwait=charged`` turns it off;
+a move on no clock samples nothing. The reader itself on real processes is tested in
+tests/test_schedstat.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+import trio
+from fake_channel import Answer, Later
+from scripted import NativeBot, ScriptedBot, ScriptedBots, play_scripted, scripted_channel
+from trio.testing import MockClock
+
+from referee.adjudication import Adjudication
+from referee.botspec import BotSpec
+from referee.connection import BotConnection
+from referee.process.schedstat import MAX_THREADS, WaitMeter
+from referee.record import GameRecord, Termination
+
+PLIES = 4
+BUDGET = "st=0.02 timemargin=20"
+"""40 ms a move, as the bench's many-games setting."""
+
+
+class Threads:
+    """A scripted bot's threads as the kernel would count them: each of ``count`` threads
+    runs on a CPU for ``run`` and waits in a run queue for ``wait`` of every second of
+    trio's clock (``run + wait`` at most 1: the rest it sleeps)."""
+
+    def __init__(self, run: float, wait: float, count: int = 1) -> None:
+        self.run = run
+        self.wait = wait
+        self.count = count
+        self.reads = 0
+        self.origin = trio.current_time()
+
+    def tids(self) -> list[int] | None:
+        return list(range(1, self.count + 1)) if self.count <= MAX_THREADS else None
+
+    def read(self, tid: int) -> tuple[int, int]:
+        self.reads += 1
+        seconds = trio.current_time() - self.origin
+        return int(self.run * seconds * 1e9), int(self.wait * seconds * 1e9)
+
+    def meter(self) -> WaitMeter:
+        return WaitMeter(self.tids, read=self.read)
+
+
+class MeteredBots(ScriptedBots):
+    """:class:`ScriptedBots` whose channels measure their bot's threads by ``threads``."""
+
+    def __init__(self, threads: dict[str, Threads], *bots: ScriptedBot) -> None:
+        super().__init__(*bots)
+        self.threads = threads
+
+    async def acquire(self, spec: BotSpec, game_id: str) -> BotConnection:
+        connection = await super().acquire(spec, game_id)
+        scripted_channel(connection).wait_meter = self.threads[spec.name].meter()  # type: ignore[attr-defined]
+        return connection
+
+
+def answering(name: str, after: float) -> ScriptedBot:
+    """A native bot that answers every ``go`` ``after`` seconds later (never: ``inf``)."""
+
+    def move(legal: Sequence[str], made: int) -> list[Answer]:
+        return [] if after == float("inf") else [Later(after, f"bestmove {legal[0]}")]
+
+    return ScriptedBot(name, lambda: NativeBot(move, name=name))
+
+
+async def play(slow: Threads, *, after: float = 0.06, tc: str = BUDGET,
+               quick: Threads | None = None) -> GameRecord:
+    """A game of ``slow`` (p1, answering ``after`` s late, its threads ``slow``) against a
+    bot that answers at once."""
+    p1, p2 = answering("slow", after), answering("quick", 0.001)
+    quick = quick if quick is not None else Threads(run=1.0, wait=0.0)
+    with trio.fail_after(60):
+        return await play_scripted(
+            "dobutsu", p1, p2, tc=tc, bots=MeteredBots({"slow": slow, "quick": quick}, p1, p2),
+            adjudication=Adjudication(max_plies=PLIES, draw_rules=False))
+
+
+def slow_moves(record: GameRecord) -> list[tuple[float, float, float | None]]:
+    return [(m.elapsed_ms, m.waited_ms, m.clock_ms) for m in record.moves if m.side == 0]
+
+
+async def test_a_move_late_by_the_wall_but_waiting_for_a_cpu_is_no_forfeit(
+        autojump_clock: MockClock) -> None:
+    # 60 ms for a 40 ms budget, three quarters of it in a run queue: 45 ms credited, 15 charged.
+    record = await play(Threads(run=0.25, wait=0.75))
+    assert record.termination == Termination.ADJUDICATION, record.reason
+    for elapsed, waited, _ in slow_moves(record):
+        assert elapsed == pytest.approx(60, abs=0.01)
+        assert waited == pytest.approx(45, abs=0.01)
+    assert record.latency is not None
+    spread = record.latency.sides[0].cpu_wait
+    assert spread is not None and spread.n == PLIES // 2
+    assert spread.max_ms == pytest.approx(45, abs=0.01)
+
+
+async def test_the_clock_is_charged_wall_time_less_the_credit(autojump_clock: MockClock) -> None:
+    # A 1 s clock: 300 ms a move, half of it waiting: 150 ms charged a move, not 300.
+    record = await play(Threads(run=0.5, wait=0.5), after=0.3, tc="1")
+    assert record.termination == Termination.ADJUDICATION, record.reason
+    assert [clock for _, _, clock in slow_moves(record)] == pytest.approx([850, 700], abs=0.01)
+
+
+async def test_without_the_credit_the_same_move_forfeits(autojump_clock: MockClock) -> None:
+    slow = Threads(run=0.25, wait=0.75)
+    record = await play(slow, tc=f"{BUDGET} cpuwait=charged")
+    assert record.termination == Termination.TIME_FORFEIT
+    assert record.winner == 1 and "not charged" not in record.reason
+    assert slow.reads == 0  # switched off: nothing is read either
+
+
+async def test_a_bot_that_keeps_its_own_threads_busy_gets_no_credit(
+        autojump_clock: MockClock) -> None:
+    # Four threads busy on two cores: each waits half the time, but the bot used two cores'
+    # worth of CPU: its threads waited for each other, not for the machine.
+    record = await play(Threads(run=0.5, wait=0.5, count=4))
+    assert record.termination == Termination.TIME_FORFEIT
+    assert record.winner == 1
+    assert "waiting for a CPU" not in record.reason
+
+
+async def test_a_bot_with_too_many_threads_gets_no_credit(autojump_clock: MockClock) -> None:
+    slow = Threads(run=0.0, wait=0.9, count=MAX_THREADS + 1)
+    record = await play(slow)
+    assert record.termination == Termination.TIME_FORFEIT
+    assert slow.reads == 0  # the list was refused whole: no thread's file was read
+
+
+async def test_a_late_move_is_waited_for_while_its_credit_grows(autojump_clock: MockClock) -> None:
+    # Half its time waiting: its 40 ms budget lasts 80 ms of wall time; it answers at 75 ms.
+    record = await play(Threads(run=0.5, wait=0.5), after=0.075)
+    assert record.termination == Termination.ADJUDICATION, record.reason
+    for elapsed, waited, _ in slow_moves(record):
+        assert (elapsed, waited) == pytest.approx((75, 37.5), abs=0.01)
+
+
+async def test_a_bot_that_never_answers_forfeits_once_its_charged_time_is_up(
+        autojump_clock: MockClock) -> None:
+    slow = Threads(run=0.5, wait=0.5)
+    began = trio.current_time()
+    record = await play(slow, after=float("inf"))
+    assert record.termination == Termination.TIME_FORFEIT
+    assert "ms waiting for a CPU not charged" in record.reason, record.reason
+    # 40 ms charged is 80 ms of wall time; the referee looks again at most every 2 ms.
+    assert trio.current_time() - began == pytest.approx(0.080, abs=0.003)
+
+
+async def test_the_forfeit_message_says_what_was_credited(autojump_clock: MockClock) -> None:
+    # Answers at 100 ms, a fifth of it waiting: 80 ms charged of a 40 ms budget... but the
+    # referee gave up waiting at 50 ms (charged 40): the timeout's message carries the credit.
+    record = await play(Threads(run=0.8, wait=0.2), after=0.1)
+    assert record.termination == Termination.TIME_FORFEIT
+    assert "not charged" in record.reason and "clock plus margin" in record.reason
+
+
+async def test_a_move_on_no_clock_reads_nothing(autojump_clock: MockClock) -> None:
+    slow, quick = Threads(run=0.5, wait=0.5), Threads(run=0.5, wait=0.5)
+    record = await play(slow, after=0.01, tc="inf nodes=1", quick=quick)
+    assert record.termination == Termination.ADJUDICATION, record.reason
+    assert slow.reads == quick.reads == 0
+    assert all(move.waited_ms == 0 for move in record.moves)
