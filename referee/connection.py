@@ -39,7 +39,7 @@ from protocol.messages import (
 )
 from referee.botspec import BotSpec
 from referee.channel import BotExited, LineChannel, RecordingChannel
-from referee.process.schedstat import Sample, WaitMeter, credit_ms
+from referee.process.schedstat import Sample, WaitMeter, credit_ms, spent_ms
 from referee.record import Termination
 
 HANDSHAKE_TIMEOUT_S: Final = 10.0
@@ -436,13 +436,15 @@ class BotConnection:
         before the write and after the read, and the time they waited for a CPU is the
         reply's ``waited_ms``: the budget is what the clock is charged, wall time less that
         credit, and a move still unanswered at its deadline is given longer as long as its
-        credit has grown (:data:`WAIT_CREDIT_FLOOR_S` at most). The move comes back in the
-        arena's notation; the caller checks it against the rules."""
+        credit has grown or one of its threads still waits for a CPU
+        (:data:`WAIT_CREDIT_FLOOR_S` at most). The move comes back in the arena's notation;
+        the caller checks it against the rules."""
         sent_at, written_at, before = await self._search(
             turn, meter if budget_s is not None else None)
         deadline = sent_at + budget_s if budget_s is not None else float("inf")
         reading = _Reading()
         credit_s = 0.0
+        previous = before
         while True:
             reply = await self.read_move(turn, sent_at, deadline, reading)
             if reply is not None:
@@ -451,14 +453,24 @@ class BotConnection:
                     reply.waited_ms = credit_ms(before, meter.sample(), reply.elapsed_ms)
                 return reply
             assert budget_s is not None
-            if before is None or meter is None:
+            if meter is None or before is None or previous is None:
                 break
-            now = trio.current_time()
-            credit_s = credit_ms(before, meter.sample(), (now - sent_at) * 1000) / 1000
-            left_s = budget_s - (now - sent_at - credit_s)
-            if left_s <= 0 or credit_s >= max(WAIT_CREDIT_FLOOR_S, 10 * budget_s):
+            now = meter.sample()
+            if now is None:
                 break
-            deadline = now + max(left_s, WAIT_CHECK_MIN_S)
+            wall_s = trio.current_time() - sent_at
+            credit_s = credit_ms(before, now, wall_s * 1000) / 1000
+            left_s = budget_s - (wall_s - credit_s)
+            if credit_s >= max(WAIT_CREDIT_FLOOR_S, 10 * budget_s):
+                break
+            # Over its budget by the counts so far; but a thread still in a run queue has its
+            # wait counted only once it runs: while one is, and the bot has not used a core's
+            # worth of CPU (then its threads would be waiting for each other), look again.
+            if left_s <= 0 and not (spent_ms(before, now)[1] < wall_s * 1000
+                                    and meter.waiting(previous, now)):
+                break
+            previous = now
+            deadline = trio.current_time() + max(left_s, WAIT_CHECK_MIN_S)
         self.owed_bestmoves += 1
         with contextlib.suppress(BotError), trio.move_on_after(1.0):
             await self.send_lines(self.stop_lines())

@@ -57,7 +57,7 @@ class Threads:
 class MeteredBots(ScriptedBots):
     """:class:`ScriptedBots` whose channels measure their bot's threads by ``threads``."""
 
-    def __init__(self, threads: dict[str, Threads], *bots: ScriptedBot) -> None:
+    def __init__(self, threads: dict[str, Threads | Queued], *bots: ScriptedBot) -> None:
         super().__init__(*bots)
         self.threads = threads
 
@@ -144,6 +144,63 @@ async def test_a_late_move_is_waited_for_while_its_credit_grows(autojump_clock: 
     assert record.termination == Termination.ADJUDICATION, record.reason
     for elapsed, waited, _ in slow_moves(record):
         assert (elapsed, waited) == pytest.approx((75, 37.5), abs=0.01)
+
+
+class Queued:
+    """A bot's one thread as the kernel counts it when it sits in a run queue at each ``go``
+    for ``queued`` seconds, then runs ``runs`` seconds and answers: the wait shows in its
+    ``run_delay`` only once it runs (until then its counts stand still, its state ``R``)."""
+
+    def __init__(self, queued: float, runs: float) -> None:
+        self.queued = queued
+        self.runs = runs
+        self.goes: list[float] = []
+
+    def bot(self, name: str) -> ScriptedBot:
+        def move(legal: Sequence[str], made: int) -> list[Answer]:
+            self.goes.append(trio.current_time())
+            return [Later(self.queued + self.runs, f"bestmove {legal[0]}")]
+
+        return ScriptedBot(name, lambda: NativeBot(move, name=name))
+
+    def read(self, tid: int) -> tuple[int, int]:
+        now = trio.current_time()
+        cpu = delay = 0.0
+        for go in self.goes:
+            if now >= go + self.queued:  # it got a CPU: the wait is counted now
+                delay += self.queued
+                cpu += min(now - go - self.queued, self.runs)
+        return int(cpu * 1e9), int(delay * 1e9)
+
+    def state(self, tid: int) -> bytes:
+        now = trio.current_time()
+        running = any(go <= now < go + self.queued + self.runs for go in self.goes)
+        return b"R" if running else b"S"
+
+    def meter(self) -> WaitMeter:
+        return WaitMeter(lambda: [1], read=self.read, state=self.state)
+
+
+@pytest.mark.parametrize("seen", [True, False])
+async def test_a_wait_the_kernel_has_not_counted_yet_is_waited_for(
+        autojump_clock: MockClock, seen: bool) -> None:
+    # 50 ms in a run queue after each go, past the 40 ms deadline, where schedstat shows
+    # nothing yet; then 15 ms of search. Seen as waiting, it is waited for and charged 15 ms.
+    queued = Queued(queued=0.05, runs=0.015)
+    if not seen:  # a thread that is not runnable is not waiting for a CPU: no more time
+        queued.state = lambda tid: b"S"  # type: ignore[method-assign]
+    p1, p2 = queued.bot("slow"), answering("quick", 0.001)
+    bots = MeteredBots({"slow": queued, "quick": Threads(run=1.0, wait=0.0)}, p1, p2)
+    with trio.fail_after(60):
+        record = await play_scripted("dobutsu", p1, p2, tc=BUDGET, bots=bots,
+                                     adjudication=Adjudication(max_plies=PLIES,
+                                                               draw_rules=False))
+    if seen:
+        assert record.termination == Termination.ADJUDICATION, record.reason
+        for elapsed, waited, _ in slow_moves(record):
+            assert (elapsed, waited) == pytest.approx((65, 50), abs=0.01)
+    else:
+        assert record.termination == Termination.TIME_FORFEIT
 
 
 async def test_a_bot_that_never_answers_forfeits_once_its_charged_time_is_up(

@@ -107,22 +107,34 @@ def read_small(path: str, size: int = 4096) -> bytes:
         os.close(fd)
 
 
+def thread_state(tid: int) -> bytes:
+    """The state letter of thread ``tid`` (``R`` runnable, ``S`` sleeping...), from
+    ``/proc/<tid>/stat``; ``b""`` when it has ended."""
+    try:
+        stat = read_small(f"/proc/{tid}/stat", 512)
+    except OSError:
+        return b""
+    return stat.rpartition(b")")[2][1:2]
+
+
 class WaitMeter:
     """Samples one bot's threads (:meth:`sample`); built once per bot process, closed with it
     (:meth:`close`).
 
-    ``threads`` lists the bot's threads (:func:`process_threads`, a cgroup's
-    :meth:`~referee.process.cgroup.BotCgroup.threads`); ``throttled`` gives its cgroup's
-    quota throttling in ns, None without a quota; ``read`` reads one thread (a seam for
-    tests; by default :func:`read_times` through files kept open: the schedstat of the
-    first :data:`OPEN_FILES` threads is read again with one ``pread``, a seventh of an open,
-    read and close)."""
+    ``threads`` lists the bot's threads (:func:`process_threads`, :func:`cgroup_threads`);
+    ``throttled`` gives its cgroup's quota throttling in ns, None without a quota; ``read``
+    reads one thread and ``state`` its state letter (seams for tests). ``read`` is by default
+    :func:`read_times` through files kept open: the schedstat of the first
+    :data:`OPEN_FILES` threads is read again with one ``pread``, a seventh of an open, read
+    and close."""
 
     def __init__(self, threads: ThreadList, *, throttled: Callable[[], int | None] | None = None,
-                 read: Callable[[int], tuple[int, int] | None] | None = None) -> None:
+                 read: Callable[[int], tuple[int, int] | None] | None = None,
+                 state: Callable[[int], bytes] = thread_state) -> None:
         self._threads = threads
         self._throttled = throttled
         self._read = read if read is not None else self._read_kept
+        self._state = state
         self._files: dict[int, int] = {}
         """Thread id -> an open file descriptor of its schedstat."""
 
@@ -148,6 +160,16 @@ class WaitMeter:
             return None
         throttled = self._throttled() if self._throttled is not None else None
         return Sample(times, throttled or 0)
+
+    def waiting(self, previous: Sample, now: Sample) -> bool:
+        """Is one of the bot's threads waiting for a CPU at ``now``, a wait its schedstat does
+        not show yet? The kernel adds a wait to ``run_delay`` only once the thread gets a
+        CPU: a thread still in the run queue looks idle. One that is runnable (state ``R``)
+        and whose counts have not moved since ``previous`` (a running thread's CPU time moves
+        at every scheduler tick) is taken to be waiting. For a late move only: it reads each
+        such thread's ``/proc/<tid>/stat``."""
+        return any(previous.threads.get(tid) == times and self._state(tid) == b"R"
+                   for tid, times in now.threads.items())
 
     def _read_kept(self, tid: int) -> tuple[int, int] | None:
         fd = self._files.get(tid)
@@ -187,6 +209,13 @@ def credit_ms(before: Sample | None, after: Sample | None, wall_ms: float) -> fl
     clock is not charged (the module's formula); 0 without both samples."""
     if before is None or after is None or wall_ms <= 0:
         return 0.0
+    waited_ms, cpu_ms = spent_ms(before, after)
+    return min(max(min(waited_ms, wall_ms - cpu_ms), 0.0), wall_ms)
+
+
+def spent_ms(before: Sample, after: Sample) -> tuple[float, float]:
+    """(D, C) between two samples: the longest run-queue wait of one thread (less the quota's
+    throttling) and the CPU time of all of them, in ms."""
     waited_ns = 0
     cpu_ns = 0
     for tid, (cpu, delay) in after.threads.items():
@@ -194,8 +223,7 @@ def credit_ms(before: Sample | None, after: Sample | None, wall_ms: float) -> fl
         cpu_ns += max(cpu - start_cpu, 0)
         waited_ns = max(waited_ns, delay - start_delay)
     waited_ns -= max(after.throttled_ns - before.throttled_ns, 0)
-    credit = min(waited_ns / 1e6, wall_ms - cpu_ns / 1e6)
-    return min(max(credit, 0.0), wall_ms)
+    return waited_ns / 1e6, cpu_ns / 1e6
 
 
 def process_threads(pid: int, limit: int = MAX_THREADS) -> list[int] | None:
@@ -254,4 +282,4 @@ def _children_files() -> bool:
 
 
 __all__ = ["MAX_THREADS", "Sample", "WaitMeter", "available", "cgroup_threads", "credit_ms",
-           "process_threads", "read_times"]
+           "process_threads", "read_times", "spent_ms", "thread_state"]
