@@ -51,13 +51,14 @@ class Threads:
         return int(self.run * seconds * 1e9), int(self.wait * seconds * 1e9)
 
     def meter(self) -> WaitMeter:
-        return WaitMeter(self.tids, read=self.read)
+        return WaitMeter(self.tids, read=self.read, own=lambda: 0)
 
 
 class MeteredBots(ScriptedBots):
     """:class:`ScriptedBots` whose channels measure their bot's threads by ``threads``."""
 
-    def __init__(self, threads: dict[str, Threads | Queued], *bots: ScriptedBot) -> None:
+    def __init__(self, threads: dict[str, Threads | Queued | LateRead], *bots: ScriptedBot
+                 ) -> None:
         super().__init__(*bots)
         self.threads = threads
 
@@ -178,7 +179,7 @@ class Queued:
         return b"R" if running else b"S"
 
     def meter(self) -> WaitMeter:
-        return WaitMeter(lambda: [1], read=self.read, state=self.state)
+        return WaitMeter(lambda: [1], read=self.read, state=self.state, own=lambda: 0)
 
 
 @pytest.mark.parametrize("seen", [True, False])
@@ -201,6 +202,58 @@ async def test_a_wait_the_kernel_has_not_counted_yet_is_waited_for(
             assert (elapsed, waited) == pytest.approx((65, 50), abs=0.01)
     else:
         assert record.termination == Termination.TIME_FORFEIT
+
+
+class LateRead:
+    """A bot whose one thread runs ``runs`` seconds after each ``go`` (never waiting) while
+    its answer is read only ``read_after`` seconds after the ``go``, and a referee whose own
+    thread waits in a run queue for ``referee_wait`` of every second meanwhile: a move read
+    late because the referee waited for a core."""
+
+    def __init__(self, runs: float, read_after: float, referee_wait: float) -> None:
+        self.runs = runs
+        self.read_after = read_after
+        self.referee_wait = referee_wait
+        self.goes: list[float] = []
+
+    def bot(self, name: str) -> ScriptedBot:
+        def move(legal: Sequence[str], made: int) -> list[Answer]:
+            self.goes.append(trio.current_time())
+            return [Later(self.read_after, f"bestmove {legal[0]}")]
+
+        return ScriptedBot(name, lambda: NativeBot(move, name=name))
+
+    def read(self, tid: int) -> tuple[int, int]:
+        now = trio.current_time()
+        cpu = sum(min(max(now - go, 0.0), self.runs) for go in self.goes)
+        return int(cpu * 1e9), 0
+
+    def own(self) -> int:
+        return int(self.referee_wait * trio.current_time() * 1e9)
+
+    def meter(self) -> WaitMeter:
+        return WaitMeter(lambda: [1], read=self.read, own=self.own)
+
+
+@pytest.mark.parametrize(("runs", "forfeit"), [(0.02, False), (0.055, True)])
+async def test_the_referee_s_own_wait_counts_after_the_bot_s_answer(
+        autojump_clock: MockClock, runs: float, forfeit: bool) -> None:
+    # Read at 55 ms; the referee waited for a core for 30 of them. A bot that ran 20 ms (and
+    # then slept) is credited those 30 and charged 25; one that ran all 55 ms was still
+    # thinking while the referee waited: the wait cost it nothing, and it is charged 55.
+    late = LateRead(runs=runs, read_after=0.055, referee_wait=30 / 55)
+    p1, p2 = late.bot("slow"), answering("quick", 0.001)
+    bots = MeteredBots({"slow": late, "quick": Threads(run=1.0, wait=0.0)}, p1, p2)
+    with trio.fail_after(60):
+        record = await play_scripted("dobutsu", p1, p2, tc=BUDGET, bots=bots,
+                                     adjudication=Adjudication(max_plies=PLIES,
+                                                               draw_rules=False))
+    if forfeit:
+        assert record.termination == Termination.TIME_FORFEIT
+    else:
+        assert record.termination == Termination.ADJUDICATION, record.reason
+        for elapsed, waited, _ in slow_moves(record):
+            assert (elapsed, waited) == pytest.approx((55, 30), abs=0.01)
 
 
 async def test_a_bot_that_never_answers_forfeits_once_its_charged_time_is_up(

@@ -26,6 +26,7 @@ from referee.process.schedstat import (
     cgroup_threads,
     credit_ms,
     process_threads,
+    referee_delay,
 )
 from referee.record import MoveRecord
 
@@ -174,6 +175,16 @@ def test_the_credit_is_the_longest_wait_less_what_the_bot_kept_busy() -> None:
     # Its own cgroup's CPU quota held it back 20 ms of those 35: not the machine's doing.
     throttled = Sample(after.threads, throttled_ns=20 * ms)
     assert credit_ms(before, throttled, 100.0) == pytest.approx(15.0)
+    # The referee waited 30 ms for a core: it counts as far as no thread of the bot accounts
+    # for the wall time (the busiest, thread 3, ran or waited 37 ms of 100).
+    late = Sample(after.threads, referee_ns=30 * ms)
+    assert credit_ms(before, late, 100.0) == pytest.approx(35.0 + 30.0)
+    assert credit_ms(before, late, 60.0) == pytest.approx(60.0 - 17.0)  # wall - C binds
+    # One thread, 20 ms running and 5 waiting, read at 35 ms: 10 ms it does not account for.
+    one = (Sample({1: (0, 0)}), Sample({1: (20 * ms, 5 * ms)}, referee_ns=30 * ms))
+    assert credit_ms(*one, 35.0) == pytest.approx(5.0 + 10.0)
+    one = (one[0], Sample(one[1].threads, referee_ns=4 * ms))
+    assert credit_ms(*one, 35.0) == pytest.approx(5.0 + 4.0)
 
 
 def test_an_unreadable_schedstat_means_no_credit_and_one_warning(
@@ -201,3 +212,10 @@ def test_a_move_s_credit_is_kept_and_old_journals_still_read() -> None:
     old = b'{"move":"b2b3","side":0,"elapsed_ms":61.0}'
     assert msgspec.json.decode(old, type=MoveRecord).waited_ms == 0.0
     assert b"waited_ms" not in msgspec.json.encode(MoveRecord(move="a", side=0, elapsed_ms=1))
+
+
+@needs_schedstat
+def test_the_referee_reads_its_own_thread_s_wait() -> None:
+    with open("/proc/thread-self/schedstat", "rb") as own:
+        first = int(own.read().split()[1])
+    assert referee_delay() >= first > 0  # a pytest process has waited for a core by now

@@ -14,11 +14,22 @@ into the time not charged to the bot's clock:
         (a thread born during the move counts from 0), less the time the bot's own cgroup
         CPU quota held it back (``limits.cpus``: a wait the bot chose)
     C = the CPU time of all of them during the move
-    credit = clamp(min(D, wall - C), 0, wall)
+    A = max over the bot's threads of their CPU time plus run-queue wait (its busiest
+        thread's time, running or waiting to)
+    R = the referee's own thread's run-queue wait during the move
+    credit = clamp(min(D + min(R, wall - A), wall - C), 0, wall)
 
 ``wall - C`` is what keeps a bot from earning time by making its own threads wait: one that
 keeps more threads busy than there are cores (or runs into its quota) uses a core's worth of
 CPU or more during the move, and gets no credit.
+
+``min(R, wall - A)`` is the referee's part: a referee waiting for a core reads a move late,
+and its clock runs until then. Measured (bench/README.md, 64 games at once on a loaded 2-core
+machine), the bots' own waits left a few moves in a hundred over their budget by more than
+those waits, and in nearly all of them the referee had waited for a core as long. Its waits
+during the move count only as far as the bot's threads do not account for the wall time
+(``wall - A``: roughly the time after the bot's answer was written, when none of its threads
+runs or waits): a referee that waited while the bot was still thinking cost the bot nothing.
 
 Hostile bots cost the referee little: at most :data:`MAX_THREADS` threads are read per sample
 (a bot with more gets no credit, so a thread bomb cannot make the referee read thousands of
@@ -35,6 +46,7 @@ process only).
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Final
@@ -67,6 +79,8 @@ class Sample(msgspec.Struct, frozen=True):
     threads: Times
     throttled_ns: int = 0
     """Nanoseconds the bot's cgroup CPU quota held it back in all (0 without a quota)."""
+    referee_ns: int = 0
+    """The run-queue wait in all of the referee's thread that took the sample (R)."""
 
 
 class Unreadable(Exception):
@@ -123,16 +137,19 @@ class WaitMeter:
 
     ``threads`` lists the bot's threads (:func:`process_threads`, :func:`cgroup_threads`);
     ``throttled`` gives its cgroup's quota throttling in ns, None without a quota; ``read``
-    reads one thread and ``state`` its state letter (seams for tests). ``read`` is by default
+    reads one thread, ``state`` its state letter and ``own`` the referee's own run-queue wait
+    (seams for tests). ``read`` is by default
     :func:`read_times` through files kept open: the schedstat of the first
     :data:`OPEN_FILES` threads is read again with one ``pread``, a seventh of an open, read
     and close."""
 
     def __init__(self, threads: ThreadList, *, throttled: Callable[[], int | None] | None = None,
                  read: Callable[[int], tuple[int, int] | None] | None = None,
-                 state: Callable[[int], bytes] = thread_state) -> None:
+                 state: Callable[[int], bytes] = thread_state,
+                 own: Callable[[], int] | None = None) -> None:
         self._threads = threads
         self._throttled = throttled
+        self._own = own if own is not None else referee_delay
         self._read = read if read is not None else self._read_kept
         self._state = state
         self._files: dict[int, int] = {}
@@ -159,7 +176,7 @@ class WaitMeter:
             warn_once(_UNREADABLE.format(why=exc))
             return None
         throttled = self._throttled() if self._throttled is not None else None
-        return Sample(times, throttled or 0)
+        return Sample(times, throttled or 0, self._own())
 
     def waiting(self, previous: Sample, now: Sample) -> bool:
         """Is one of the bot's threads waiting for a CPU at ``now``, a wait its schedstat does
@@ -205,12 +222,15 @@ class WaitMeter:
 
 
 def credit_ms(before: Sample | None, after: Sample | None, wall_ms: float) -> float:
-    """The part of a move's ``wall_ms`` that the bot spent waiting for a CPU and that its
-    clock is not charged (the module's formula); 0 without both samples."""
+    """The part of a move's ``wall_ms`` that the bot spent waiting for a CPU, or the referee
+    did after the bot's answer, and that its clock is not charged (the module's formula); 0
+    without both samples."""
     if before is None or after is None or wall_ms <= 0:
         return 0.0
     waited_ms, cpu_ms = spent_ms(before, after)
-    return min(max(min(waited_ms, wall_ms - cpu_ms), 0.0), wall_ms)
+    referee_ms = max(after.referee_ns - before.referee_ns, 0) / 1e6
+    referee_ms = min(referee_ms, max(wall_ms - busiest_ms(before, after), 0.0))
+    return min(max(min(waited_ms + referee_ms, wall_ms - cpu_ms), 0.0), wall_ms)
 
 
 def spent_ms(before: Sample, after: Sample) -> tuple[float, float]:
@@ -224,6 +244,32 @@ def spent_ms(before: Sample, after: Sample) -> tuple[float, float]:
         waited_ns = max(waited_ns, delay - start_delay)
     waited_ns -= max(after.throttled_ns - before.throttled_ns, 0)
     return waited_ns / 1e6, cpu_ns / 1e6
+
+
+def busiest_ms(before: Sample, after: Sample) -> float:
+    """A: the most time one thread spent running or waiting to, between two samples, in ms."""
+    busiest = 0
+    for tid, (cpu, delay) in after.threads.items():
+        start_cpu, start_delay = before.threads.get(tid, (0, 0))
+        busiest = max(busiest, cpu - start_cpu + delay - start_delay)
+    return busiest / 1e6
+
+
+_own_files: dict[int, int] = {}
+"""Native thread id -> its own schedstat kept open (the referee's trio thread: one)."""
+
+
+def referee_delay() -> int:
+    """The calling thread's run-queue wait so far (ns), 0 when it cannot be read."""
+    tid = threading.get_native_id()
+    try:
+        fd = _own_files.get(tid)
+        if fd is None:
+            fd = _own_files[tid] = os.open("/proc/thread-self/schedstat",
+                                           os.O_RDONLY | os.O_CLOEXEC)
+        return int(os.pread(fd, 128, 0).split()[1])
+    except (OSError, IndexError, ValueError):
+        return 0
 
 
 def process_threads(pid: int, limit: int = MAX_THREADS) -> list[int] | None:
@@ -282,4 +328,5 @@ def _children_files() -> bool:
 
 
 __all__ = ["MAX_THREADS", "Sample", "WaitMeter", "available", "cgroup_threads", "credit_ms",
-           "process_threads", "read_times", "spent_ms", "thread_state"]
+           "busiest_ms", "process_threads", "read_times", "referee_delay", "spent_ms",
+           "thread_state"]
