@@ -131,8 +131,9 @@ class MoveReply(msgspec.Struct):
     """trio clock when the bot's first line after the search lines was read (its ``info``,
     or the move itself): the referee's view of the bot's latency."""
     waited_ms: float = 0.0
-    """The part of ``elapsed_ms`` the bot's threads waited for a CPU, not charged to its
-    clock (:mod:`referee.process.schedstat`); 0 when not measured."""
+    """The part of ``elapsed_ms`` spent waiting for a CPU, by the bot's threads or by the
+    referee after the bot's answer, not charged to its clock (:mod:`referee.process.
+    schedstat`); 0 when not measured."""
 
 
 class _Reading(msgspec.Struct):

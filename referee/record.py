@@ -78,9 +78,10 @@ class MoveRecord(msgspec.Struct, omit_defaults=True):
     book: bool = False
     """True for moves that came from the opening, not from a bot."""
     waited_ms: float = 0.0
-    """The part of ``elapsed_ms`` the bot's threads waited for a CPU: not charged to its
-    clock, which was charged ``elapsed_ms - waited_ms`` (:mod:`referee.process.schedstat`);
-    0 (and left out of the journal) when there was none or it was not measured."""
+    """The part of ``elapsed_ms`` spent waiting for a CPU (by the bot's threads, or by the
+    referee after the bot's answer): not charged to its clock, which was charged
+    ``elapsed_ms - waited_ms`` (:mod:`referee.process.schedstat`); 0 (and left out of the
+    journal) when there was none or it was not measured."""
 
 
 class GameRecord(msgspec.Struct, omit_defaults=True):
