@@ -19,13 +19,13 @@ import trio
 from referee.botspec import BotSpec
 from referee.process import sandbox, schedstat
 from referee.process.botprocess import BotProcess
+from referee.process.proctree import process_threads
 from referee.process.schedstat import (
     Sample,
     Unreadable,
     WaitMeter,
     cgroup_threads,
     credit_ms,
-    process_threads,
     referee_delay,
 )
 from referee.record import MoveRecord
@@ -68,7 +68,7 @@ def delta(before: Sample, after: Sample, tid: int) -> tuple[float, float]:
 def test_a_spinning_thread_s_time_moves_and_an_ended_thread_is_left_out() -> None:
     child, (main, worker, brief) = spinner()
     try:
-        listed = process_threads(child.pid)
+        listed = process_threads(child.pid, schedstat.MAX_THREADS)
         assert listed is not None and {main, worker, brief} <= set(listed)
         meter = WaitMeter(lambda: listed)
         before = meter.sample()
@@ -92,7 +92,7 @@ def test_a_spinning_thread_s_time_moves_and_an_ended_thread_is_left_out() -> Non
             time.sleep(0.01)
         later = meter.sample()  # the list still names the thread that ended
         assert later is not None and brief not in later.threads and worker in later.threads
-        assert brief not in (process_threads(child.pid) or [])
+        assert brief not in (process_threads(child.pid, 64) or [])
         credit_ms(after, later, 1.0)  # a thread of ``after`` missing from ``later``: skipped
     finally:
         child.kill()
@@ -112,7 +112,7 @@ def test_more_threads_than_the_cap_are_refused(monkeypatch: pytest.MonkeyPatch) 
     meter = WaitMeter(lambda: list(range(1, schedstat.MAX_THREADS + 2)),
                       read=lambda tid: read.append(tid) or (0, 0))  # type: ignore[func-returns-value]
     assert meter.sample() is None and read == []
-    assert process_threads(2**22 + 1) is None  # no such process
+    assert process_threads(2**22 + 1, 64) is None  # no such process
 
 
 @needs_schedstat

@@ -31,8 +31,8 @@ from referee.botspec import BotSpec
 from referee.process.boterrors import BotExited, BotStartError
 from referee.process.child import ChildProcess
 from referee.process.linereader import CappedLineReader
-from referee.process.proctree import descendants, kill_escaped
-from referee.process.schedstat import WaitMeter, cgroup_threads, process_threads
+from referee.process.proctree import descendants, kill_escaped, process_threads
+from referee.process.schedstat import MAX_THREADS, WaitMeter, cgroup_threads
 from referee.process.spawn import Launched, launch
 from referee.process.stderrlog import StderrLog
 
@@ -92,7 +92,7 @@ class BotProcess:
                 self._meter = WaitMeter(lambda: cgroup_threads(group, pid),
                                         throttled=group.throttled_ns)
             else:
-                self._meter = WaitMeter(lambda: process_threads(pid))
+                self._meter = WaitMeter(lambda: process_threads(pid, MAX_THREADS))
         return self._meter
 
     @classmethod

@@ -54,6 +54,7 @@ from typing import Final
 import msgspec
 
 from referee.process.cgroup import BotCgroup
+from referee.process.proctree import read_small
 from referee.process.sandbox import warn_once
 
 MAX_THREADS: Final = 64
@@ -111,16 +112,6 @@ def _times(text: bytes) -> tuple[int, int] | None:
     return int(fields[0]), int(fields[1])
 
 
-def read_small(path: str, size: int = 4096) -> bytes:
-    """The first ``size`` bytes of a small file in one read: a third of ``open().read()``'s
-    cost, which matters twice a move (no Python file object, no buffer)."""
-    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-    try:
-        return os.read(fd, size)
-    finally:
-        os.close(fd)
-
-
 def thread_state(tid: int) -> bytes:
     """The state letter of thread ``tid`` (``R`` runnable, ``S`` sleeping...), from
     ``/proc/<tid>/stat``; ``b""`` when it has ended."""
@@ -135,7 +126,8 @@ class WaitMeter:
     """Samples one bot's threads (:meth:`sample`); built once per bot process, closed with it
     (:meth:`close`).
 
-    ``threads`` lists the bot's threads (:func:`process_threads`, :func:`cgroup_threads`);
+    ``threads`` lists the bot's threads (:func:`cgroup_threads`,
+    :func:`~referee.process.proctree.process_threads`);
     ``throttled`` gives its cgroup's quota throttling in ns, None without a quota; ``read``
     reads one thread, ``state`` its state letter and ``own`` the referee's own run-queue wait
     (seams for tests). ``read`` is by default
@@ -272,34 +264,6 @@ def referee_delay() -> int:
         return 0
 
 
-def process_threads(pid: int, limit: int = MAX_THREADS) -> list[int] | None:
-    """The threads of ``pid`` and of its descendants as ``/proc/<pid>/task/<tid>/children``
-    shows them (on a kernel without that file, ``pid``'s own threads); None when there are
-    more than ``limit`` or ``pid`` is gone."""
-    found: list[int] = []
-    todo = [pid]
-    while todo:
-        process = todo.pop()
-        try:
-            tids = os.listdir(f"/proc/{process}/task")
-        except OSError:
-            if process == pid:
-                return None
-            continue  # a child that just ended
-        found.extend(int(tid) for tid in tids)
-        if len(found) > limit:  # every process has a thread: this bounds the walk too
-            return None
-        if not _children_files():
-            continue
-        for tid in tids:
-            try:
-                todo.extend(int(child) for child in
-                            read_small(f"/proc/{process}/task/{tid}/children").split())
-            except OSError:
-                continue  # a thread that just ended
-    return found
-
-
 def cgroup_threads(group: BotCgroup, pid: int, limit: int = MAX_THREADS) -> list[int] | None:
     """The threads of the bot's cgroup ``group`` whose first process is ``pid``; None when
     there are more than ``limit``.
@@ -321,12 +285,6 @@ def cgroup_threads(group: BotCgroup, pid: int, limit: int = MAX_THREADS) -> list
     return group.threads(limit)
 
 
-@cache
-def _children_files() -> bool:
-    """Does this kernel list a thread's children (``CONFIG_PROC_CHILDREN``)?"""
-    return os.path.exists("/proc/thread-self/children")
-
-
-__all__ = ["MAX_THREADS", "Sample", "WaitMeter", "available", "cgroup_threads", "credit_ms",
-           "busiest_ms", "process_threads", "read_times", "referee_delay", "spent_ms",
+__all__ = ["MAX_THREADS", "Sample", "WaitMeter", "available", "busiest_ms", "cgroup_threads",
+           "credit_ms", "read_times", "referee_delay", "spent_ms",
            "thread_state"]
