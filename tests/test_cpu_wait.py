@@ -42,8 +42,8 @@ class Threads:
         self.reads = 0
         self.origin = trio.current_time()
 
-    def tids(self) -> list[int] | None:
-        return list(range(1, self.count + 1)) if self.count <= MAX_THREADS else None
+    def tids(self) -> list[int]:
+        return list(range(1, self.count + 1))
 
     def read(self, tid: int) -> tuple[int, int]:
         self.reads += 1
