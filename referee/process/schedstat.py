@@ -25,7 +25,7 @@ CPU or more during the move, and gets no credit.
 
 ``min(R, wall - A)`` is the referee's part: a referee waiting for a core reads a move late,
 and its clock runs until then. Measured (bench/README.md, 64 games at once on a loaded 2-core
-machine), the bots' own waits left a few moves in a hundred over their budget by more than
+machine), the bots' own waits left one move in a thousand or so over its budget by more than
 those waits, and in nearly all of them the referee had waited for a core as long. Its waits
 during the move count only as far as the bot's threads do not account for the wall time
 (``wall - A``: roughly the time after the bot's answer was written, when none of its threads
