@@ -97,6 +97,9 @@ class Run:
     """The arena's own: each game's p99 of the time from ``go`` to the bot's first line."""
     slot_wait_ms: list[float] = field(default_factory=list)
     """The arena's own: each game's p99 of the wait for a thinking slot before a ``go``."""
+    waited_ms: list[float] = field(default_factory=list)
+    """The arena's own: every clocked move's wait for a CPU, not charged to the bot's clock
+    (:mod:`referee.process.schedstat`)."""
 
     @property
     def games_per_min(self) -> float:
@@ -220,6 +223,7 @@ def arena_run(match: Match, work: Path, engine: str, openings: Path, tag: str,
         run.plies += record.plies
         run.lengths[cutechess_fen(record.start_position), record.p1] = record.plies
         run.move_ms.extend(move.elapsed_ms for move in record.moves if not move.book)
+        run.waited_ms.extend(move.waited_ms for move in record.moves if not move.book)
         for side in record.latency.sides if record.latency is not None else ():
             if side.turnaround is not None:
                 run.turnaround_ms.append(side.turnaround.p99_ms)
@@ -546,19 +550,24 @@ def many_at_once(work: Path, engine: str, ours_openings: Path, their_openings: P
     """``nodes=1`` at concurrency 16 (runner-bound), then st=0.02 at concurrency 16, 32 and 64
     (``BENCH_CONCURRENCY=16,32`` to choose, empty for none): the
     arena with one referee process and with N (:mod:`arena.run.referees`), and cutechess;
-    once quiet and once with :data:`BUSY_PROCESSES` busy loops. Per run: games/min, time
+    once quiet and once with :data:`BUSY_PROCESSES` busy loops (``BENCH_LOADS=busy`` or
+    ``quiet`` for one of them). Per run: games/min, time
     forfeits, the move times as the runner measured them (p50/p99), and the arena's own
     latency (the highest of the games' p99 of the referee's time before a ``go`` and of the
     time from ``go`` to the bot's first line), with its think slots (:mod:`referee.thinkslots`,
     the default: the cores, shared over the referee processes) and the highest of the games'
-    p99 wait for one. One run each: the figures are noisy on a shared machine, and the load
+    p99 wait for one, and the time its bots waited for a CPU, credited to their clocks. One run
+    each: the figures are noisy on a shared machine, and the load
     average is printed with each."""
     cores = os.cpu_count() or 1
     levels = [int(x) for x in os.environ.get("BENCH_CONCURRENCY", "16,32,64").split(",") if x]
     print(f"-- many games at once: {cores} cores, one run each "
           "(noisy: read with the load average)", flush=True)
     ratios: list[tuple[str, int, str, float]] = []
+    loads = os.environ.get("BENCH_LOADS", "quiet,busy").split(",")
     for label, count in (("quiet", 0), (f"{BUSY_PROCESSES} busy processes", BUSY_PROCESSES)):
+        if ("quiet" if count == 0 else "busy") not in loads:
+            continue
         with busy(count):
             settings = [("nodes=1", "inf nodes=1", ["tc=inf", "nodes=1"], RUNNER_BOUND)] + [
                 ("st=0.02", "st=0.02 timemargin=20", ["st=0.02", "timemargin=20"], level)
@@ -590,6 +599,10 @@ def many_at_once(work: Path, engine: str, ours_openings: Path, their_openings: P
                         extra_text = (f" referee p99 {max(run.turnaround_ms, default=0):.1f} ms,"
                                       f" go->first line p99 "
                                       f"{max(run.first_line_ms, default=0):.1f} ms")
+                    if processes and any(run.waited_ms):
+                        extra_text += (f", CPU wait credited p50 "
+                                       f"{percentile(run.waited_ms, 0.5):.1f} p99 "
+                                       f"{percentile(run.waited_ms, 0.99):.1f} ms")
                     if processes:
                         extra_text += f", {slot_text[processes]}"
                         if run.slot_wait_ms:

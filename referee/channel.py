@@ -14,11 +14,14 @@ import time
 from collections import deque
 from collections.abc import Iterable
 from pathlib import Path
-from typing import IO, Protocol
+from typing import IO, TYPE_CHECKING, Protocol
 
 from protocol.bounds import MAX_TRANSCRIPT_BYTES, MAX_TRANSCRIPT_LINE_CHARS, clip
 from protocol.lines import BadLine
 from referee.process.boterrors import BotExited
+
+if TYPE_CHECKING:
+    from referee.process.schedstat import WaitMeter
 
 __all__ = ["BotExited", "LineChannel", "RecordingChannel"]
 
@@ -91,6 +94,10 @@ class RecordingChannel:
     @property
     def pid(self) -> int | None:
         return getattr(self.inner, "pid", None)
+
+    @property
+    def wait_meter(self) -> WaitMeter | None:
+        return getattr(self.inner, "wait_meter", None)
 
     def mark_log(self, text: str) -> None:
         mark = getattr(self.inner, "mark_log", None)

@@ -39,10 +39,17 @@ from protocol.messages import (
 )
 from referee.botspec import BotSpec
 from referee.channel import BotExited, LineChannel, RecordingChannel
+from referee.process.schedstat import Sample, WaitMeter, credit_ms, spent_ms
 from referee.record import Termination
 
 HANDSHAKE_TIMEOUT_S: Final = 10.0
 """How long a bot may take to answer the handshake (and each readiness check)."""
+WAIT_CREDIT_FLOOR_S: Final = 10.0
+"""The least time a move may be credited for waiting for a CPU (:mod:`referee.process.
+schedstat`); ten times the move's budget when that is more. A bot still thinking after that
+much waiting forfeits: the referee does not wait for ever on a machine that has stalled."""
+WAIT_CHECK_MIN_S: Final = 0.002
+"""The shortest wait between two looks at a late move's credit (a sample of its threads)."""
 STOP_GRACE_S: Final = 2.0
 """How long a bot that ran out of time may take, before its next game, to send the move it
 still owes (it was sent ``stop``); the late move is read and thrown away."""
@@ -123,6 +130,19 @@ class MoveReply(msgspec.Struct):
     first_at: float | None = None
     """trio clock when the bot's first line after the search lines was read (its ``info``,
     or the move itself): the referee's view of the bot's latency."""
+    waited_ms: float = 0.0
+    """The part of ``elapsed_ms`` spent waiting for a CPU, by the bot's threads or by the
+    referee after the bot's answer, not charged to its clock (:mod:`referee.process.
+    schedstat`); 0 when not measured."""
+
+
+class _Reading(msgspec.Struct):
+    """What has been read of a search's answer so far: kept across the deadlines of a move
+    whose deadline moves (a bot waiting for a CPU), so that no ``info`` is lost."""
+
+    info: Info | None = None
+    scored: Info | None = None
+    first_at: float | None = None
 
 
 class BotConnection:
@@ -164,6 +184,12 @@ class BotConnection:
     @property
     def pid(self) -> int | None:
         return getattr(self.channel, "pid", None)
+
+    @property
+    def wait_meter(self) -> WaitMeter | None:
+        """The sampler of the bot's threads' waits for a CPU (:mod:`referee.process.
+        schedstat`), where its channel is a process (or a test gives one); else None."""
+        return getattr(self.channel, "wait_meter", None)
 
     def mark_log(self, text: str) -> None:
         """Open a section of the bot's stderr log (its channel's, if it has one)."""
@@ -387,62 +413,103 @@ class BotConnection:
     async def start_search(self, turn: Turn) -> tuple[float, float]:
         """Write the search lines; the trio clock before and after the write. A readiness
         answer still owed (``new_game(wait=False)``) is read first, off the bot's clock."""
+        sent_at, written_at, _ = await self._search(turn, None)
+        return sent_at, written_at
+
+    async def _search(self, turn: Turn, meter: WaitMeter | None
+                      ) -> tuple[float, float, Sample | None]:
+        """:meth:`start_search`, with a sample of ``meter`` taken just before the write."""
         if self.owed_readyoks:
             await self.await_ready()
         lines = self.search_lines(turn)
+        before = meter.sample() if meter is not None else None
         sent_at = trio.current_time()
         await self.send_lines(lines)
-        return sent_at, trio.current_time()
+        return sent_at, trio.current_time(), before
 
-    async def request_move(self, turn: Turn, budget_s: float | None) -> MoveReply:
+    async def request_move(self, turn: Turn, budget_s: float | None,
+                           meter: WaitMeter | None = None) -> MoveReply:
         """Send the position and limits and start the search; read the move within the budget.
 
         The clock runs from just before the write to the read of the move; over budget is
         :class:`BotTimedOut` (``stop`` is sent; the late move is drained by :meth:`settle`).
-        The move comes back in the arena's notation; the caller checks it against the rules."""
-        sent_at, written_at = await self.start_search(turn)
+        With ``meter`` (a clocked move whose waits are credited) the bot's threads are sampled
+        before the write and after the read, and the time they waited for a CPU is the
+        reply's ``waited_ms``: the budget is what the clock is charged, wall time less that
+        credit, and a move still unanswered at its deadline is given longer as long as its
+        credit has grown or one of its threads still waits for a CPU
+        (:data:`WAIT_CREDIT_FLOOR_S` at most). The move comes back in the arena's notation;
+        the caller checks it against the rules."""
+        sent_at, written_at, before = await self._search(
+            turn, meter if budget_s is not None else None)
         deadline = sent_at + budget_s if budget_s is not None else float("inf")
-        reply = await self.read_move(turn, sent_at, deadline)
-        if reply is not None:
-            reply.written_at = written_at
-            return reply
-        assert budget_s is not None
+        reading = _Reading()
+        credit_s = 0.0
+        previous = before
+        while True:
+            reply = await self.read_move(turn, sent_at, deadline, reading)
+            if reply is not None:
+                reply.written_at = written_at
+                if before is not None and meter is not None:
+                    reply.waited_ms = credit_ms(before, meter.sample(), reply.elapsed_ms)
+                return reply
+            assert budget_s is not None
+            if meter is None or before is None or previous is None:
+                break
+            now = meter.sample()
+            if now is None:
+                break
+            wall_s = trio.current_time() - sent_at
+            credit_s = credit_ms(before, now, wall_s * 1000) / 1000
+            left_s = budget_s - (wall_s - credit_s)
+            if credit_s >= max(WAIT_CREDIT_FLOOR_S, 10 * budget_s):
+                break
+            # Over its budget by the counts so far; but a thread still in a run queue has its
+            # wait counted only once it runs: while one is, and the bot has not used a core's
+            # worth of CPU (then its threads would be waiting for each other), look again.
+            if left_s <= 0 and not (spent_ms(before, now)[1] < wall_s * 1000
+                                    and meter.waiting(previous, now)):
+                break
+            previous = now
+            deadline = trio.current_time() + max(left_s, WAIT_CHECK_MIN_S)
         self.owed_bestmoves += 1
         with contextlib.suppress(BotError), trio.move_on_after(1.0):
             await self.send_lines(self.stop_lines())
+        waited = f"; {credit_s * 1000:.0f} ms waiting for a CPU not charged" if credit_s else ""
         raise BotTimedOut(self.name, f"bot {self.name!r} lost on time: no {self.move_word} "
                           f"within "
-                          f"{budget_s * 1000:.0f} ms (clock plus margin)")
+                          f"{budget_s * 1000:.0f} ms (clock plus margin{waited})")
 
-    async def read_move(self, turn: Turn | None, sent_at: float,
-                        deadline: float) -> MoveReply | None:
-        """Read ``info`` lines up to the move, or None at ``deadline`` (trio clock)."""
+    async def read_move(self, turn: Turn | None, sent_at: float, deadline: float,
+                        reading: _Reading | None = None) -> MoveReply | None:
+        """Read ``info`` lines up to the move, or None at ``deadline`` (trio clock); a
+        ``reading`` given again goes on where the last call stopped."""
+        reading = _Reading() if reading is None else reading
         if deadline == math.inf:  # no clock (node or depth limits): no cancel scope to pay for
-            return await self._read_move(turn, sent_at)
+            return await self._read_move(turn, sent_at, reading)
         with trio.move_on_at(deadline):
-            return await self._read_move(turn, sent_at)
+            return await self._read_move(turn, sent_at, reading)
         return None
 
-    async def _read_move(self, turn: Turn | None, sent_at: float) -> MoveReply:
-        info: Info | None = None
-        scored: Info | None = None
-        first_at: float | None = None
+    async def _read_move(self, turn: Turn | None, sent_at: float,
+                         reading: _Reading) -> MoveReply:
         while True:
             reply = await self.read_reply(strict=self.strict)
             if isinstance(reply, BestMove):
                 read_at = trio.current_time()
                 move = self.move_text(reply.move, turn)
-                return MoveReply(move, (read_at - sent_at) * 1000, info, sent_at, sent_at,
-                                 read_at, scored, read_at if first_at is None else first_at)
-            if first_at is None:
-                first_at = trio.current_time()
+                first_at = read_at if reading.first_at is None else reading.first_at
+                return MoveReply(move, (read_at - sent_at) * 1000, reading.info, sent_at,
+                                 sent_at, read_at, reading.scored, first_at)
+            if reading.first_at is None:
+                reading.first_at = trio.current_time()
             if isinstance(reply, Info):
                 if reply.score_cp is not None or reply.score_mate is not None:
-                    scored = reply  # the latest score is all adjudication needs
-                if reply.string is None or info is None or reply.depth is not None:
-                    info = reply
+                    reading.scored = reply  # the latest score is all adjudication needs
+                if reply.string is None or reading.info is None or reply.depth is not None:
+                    reading.info = reply
                 else:
-                    info.string = reply.string
+                    reading.info.string = reply.string
 
     async def stop_and_read(self, timeout: float, turn: Turn | None = None) -> MoveReply:
         """Send ``stop`` and read the move within ``timeout`` (ends ``go infinite``)."""

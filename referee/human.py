@@ -23,6 +23,7 @@ from protocol.messages import GameOver, Partie
 from referee.botspec import BotSpec
 from referee.connection import BotConnection, BotError, BotTimedOut, MoveReply, Turn
 from referee.games import GameError
+from referee.process.schedstat import WaitMeter
 from referee.record import Termination
 
 HUMAN: str = "human"
@@ -152,9 +153,11 @@ class HumanSeat(BotConnection):
     async def settle(self, timeout: float | None = None) -> None:
         return None
 
-    async def request_move(self, turn: Turn, budget_s: float | None) -> MoveReply:
+    async def request_move(self, turn: Turn, budget_s: float | None,
+                           meter: WaitMeter | None = None) -> MoveReply:
         """Ask until a legal move comes; the clock runs from the first question, through
-        refusals and commands alike. ``resign`` raises :class:`Resigned`."""
+        refusals and commands alike (a person waits for no CPU: ``meter`` is not used).
+        ``resign`` raises :class:`Resigned`."""
         sent_at = trio.current_time()
         deadline = sent_at + budget_s if budget_s is not None else float("inf")
         problem: str | None = None

@@ -13,7 +13,10 @@ move times show (fastchess's ``-show-latency`` is the model):
 - ``slot_wait``: the time the game waited for a thinking slot before that ``go``
   (:mod:`referee.thinkslots`; only where the slots gate the move). Neither the referee's work
   nor the bot's, and on no clock: kept apart, and left out of ``turnaround``, so that a long
-  queue shows as a queue.
+  queue shows as a queue;
+- ``cpu_wait``: the part of a clocked move's time the bot's threads waited for a CPU,
+  credited back to its clock (:mod:`referee.process.schedstat`; only where it was measured:
+  each move's own figure is the journal's ``waited_ms``).
 
 A game keeps, per side, the median, the 99th percentile and the maximum of each (not every
 move's figure: a journal line stays small), in :attr:`referee.record.GameRecord.latency`.
@@ -47,6 +50,7 @@ class SideLatency(msgspec.Struct, omit_defaults=True):
     first_line: Spread | None = None
     unreported: Spread | None = None
     slot_wait: Spread | None = None
+    cpu_wait: Spread | None = None
 
 
 class GameLatency(msgspec.Struct, omit_defaults=True):
@@ -80,16 +84,20 @@ class LatencyLog:
         self._first_line: tuple[list[float], list[float]] = ([], [])
         self._unreported: tuple[list[float], list[float]] = ([], [])
         self._slot_wait: tuple[list[float], list[float]] = ([], [])
+        self._cpu_wait: tuple[list[float], list[float]] = ([], [])
 
     def move(self, side: int, *, turnaround_s: float | None, first_line_s: float | None,
-             elapsed_ms: float, reported_ms: int | None, slot_wait_s: float | None = None
-             ) -> None:
+             elapsed_ms: float, reported_ms: int | None, slot_wait_s: float | None = None,
+             cpu_wait_ms: float | None = None) -> None:
         """One move of ``side``: the referee's time before its ``go`` (None for a game's first
         searched move; the slot wait not in it), the time to its first line, its elapsed time,
-        the ``info time`` it reported (None without one) and the time it waited for a
-        thinking slot (None when no slot gated it)."""
+        the ``info time`` it reported (None without one), the time it waited for a
+        thinking slot (None when no slot gated it) and the time its threads waited for a CPU,
+        credited (None when not measured)."""
         if slot_wait_s is not None:
             self._slot_wait[side].append(slot_wait_s * 1000)
+        if cpu_wait_ms is not None:
+            self._cpu_wait[side].append(cpu_wait_ms)
         if turnaround_s is not None:
             self._turnaround[side].append(turnaround_s * 1000)
         if first_line_s is not None:
@@ -102,7 +110,8 @@ class LatencyLog:
         sides = [SideLatency(turnaround=spread(self._turnaround[side]),
                              first_line=spread(self._first_line[side]),
                              unreported=spread(self._unreported[side]),
-                             slot_wait=spread(self._slot_wait[side])) for side in (0, 1)]
+                             slot_wait=spread(self._slot_wait[side]),
+                             cpu_wait=spread(self._cpu_wait[side])) for side in (0, 1)]
         if all(side == SideLatency() for side in sides):
             return None
         return GameLatency(sides=sides)

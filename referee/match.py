@@ -538,10 +538,14 @@ async def _play_moves(
         # bot's clock starts with the slot (referee.thinkslots).
         gate = slots if budget_ms is not None else None
         waited = await gate.acquire() if gate is not None else 0.0
+        # A clocked move's wait for a CPU is not charged (referee.process.schedstat); a move
+        # on no clock (nodes=1) samples nothing.
+        meter = (connection.wait_meter if budget_ms is not None and clock.tc.credit_waits
+                 else None)
         try:
             reply = await connection.request_move(
                 Turn(board, fen, played, legal, _go(clocks, side), wins_at_once),
-                None if budget_ms is None else budget_ms / 1000,
+                None if budget_ms is None else budget_ms / 1000, meter,
             )
         except BotError as exc:
             raise _loss(side, names[side], exc) from None
@@ -556,13 +560,17 @@ async def _play_moves(
                      else reply.first_at - reply.written_at,
                      elapsed_ms=reply.elapsed_ms,
                      reported_ms=None if reply.info is None else reply.info.time_ms,
-                     slot_wait_s=waited if gate is not None else None)
+                     slot_wait_s=waited if gate is not None else None,
+                     cpu_wait_ms=reply.waited_ms if meter is not None else None)
         last_read = reply.read_at
-        if clock.is_over(reply.elapsed_ms):
+        charged_ms = reply.elapsed_ms - reply.waited_ms
+        if clock.is_over(charged_ms):
+            credited = (f" ({reply.elapsed_ms:.0f} ms, less {reply.waited_ms:.0f} ms waiting "
+                        "for a CPU)" if reply.waited_ms else "")
             raise _End(1 - side, Termination.TIME_FORFEIT,
-                       f"{_who(side, names[side])} lost on time: {reply.elapsed_ms:.0f} ms used, "
-                       f"{budget_ms:.0f} ms allowed (clock plus margin)")
-        clock_ms = clock.spend(reply.elapsed_ms)
+                       f"{_who(side, names[side])} lost on time: {charged_ms:.0f} ms "
+                       f"used{credited}, {budget_ms:.0f} ms allowed (clock plus margin)")
+        clock_ms = clock.spend(charged_ms)
         canonical = reply.move
         move = by_text.get(canonical)
         if move is None:
@@ -571,7 +579,7 @@ async def _play_moves(
         played.append(canonical)
         record = MoveRecord(move=canonical, side=side, elapsed_ms=round(reply.elapsed_ms, 3),
                             clock_ms=None if clock_ms is None else round(clock_ms, 3),
-                            info=_info_record(reply.info))
+                            info=_info_record(reply.info), waited_ms=round(reply.waited_ms, 3))
         moves.append(record)
         if on_move is not None:
             on_move(record)

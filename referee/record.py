@@ -71,12 +71,17 @@ class MoveRecord(msgspec.Struct, omit_defaults=True):
     side: Annotated[int, msgspec.Meta(ge=0, le=1)]
     """0 = p1, 1 = p2."""
     elapsed_ms: float
-    """From sending ``go`` to reading ``bestmove`` (0 for opening-book moves)."""
+    """From sending ``go`` to reading ``bestmove`` (0 for opening-book moves): wall time."""
     clock_ms: float | None = None
     """The mover's clock after the move (increment included); None without a clock."""
     info: SearchInfo | None = None
     book: bool = False
     """True for moves that came from the opening, not from a bot."""
+    waited_ms: float = 0.0
+    """The part of ``elapsed_ms`` spent waiting for a CPU (by the bot's threads, or by the
+    referee after the bot's answer): not charged to its clock, which was charged
+    ``elapsed_ms - waited_ms`` (:mod:`referee.process.schedstat`); 0 (and left out of the
+    journal) when there was none or it was not measured."""
 
 
 class GameRecord(msgspec.Struct, omit_defaults=True):

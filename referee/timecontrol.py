@@ -8,6 +8,8 @@ Text forms (items separated by spaces, first the clock, then ``key=value`` extra
 * ``st=0.5`` -- a fixed time per move (``go movetime 500``)
 * ``timemargin=50`` -- milliseconds a bot may overrun before it forfeits (default 0)
 * ``nodes=10000``, ``depth=6`` -- search limits passed on in ``go``
+* ``cpuwait=charged`` -- charge the time a bot's threads wait for a CPU to its clock; by
+  default (``cpuwait=credited``) that wait is not charged (:mod:`referee.process.schedstat`)
 
 ``str()`` gives the canonical text, which :meth:`TimeControl.parse` reads back identically.
 A :class:`TimeControl` is a frozen msgspec Struct: parsed once where the text comes in (a
@@ -82,6 +84,9 @@ class TimeControl(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """Overrun allowed before a time forfeit (``timemargin=``)."""
     nodes: int | None = None
     depth: int | None = None
+    credit_waits: bool = True
+    """A clocked move's time waiting for a CPU (the machine's, not the bot's) is not charged
+    (``cpuwait=credited``, the default); ``cpuwait=charged``: wall time is charged whole."""
 
     @classmethod
     def parse(cls, text: str) -> TimeControl:
@@ -106,10 +111,15 @@ class TimeControl(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
                 elif key == "tc":
                     fields.update(_clock(value, text))
                     clock_seen = True
+                elif key == "cpuwait":
+                    if value.lower() not in ("credited", "charged"):
+                        raise TimeControlError(f"cpuwait= takes credited or charged, got "
+                                               f"{value!r} in time control {text!r}")
+                    fields["credit_waits"] = value.lower() == "credited"
                 else:
                     raise TimeControlError(
                         f"unknown key {key!r} in time control {text!r}; "
-                        "known: st, timemargin, nodes, depth, tc"
+                        "known: st, timemargin, nodes, depth, tc, cpuwait"
                     )
             elif clock_seen:
                 raise TimeControlError(f"two clocks ({item!r}) in time control {text!r}")
@@ -140,6 +150,8 @@ class TimeControl(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
             parts.append(f"nodes={self.nodes}")
         if self.depth is not None:
             parts.append(f"depth={self.depth}")
+        if not self.credit_waits:
+            parts.append("cpuwait=charged")
         return " ".join(parts)
 
     @property
@@ -188,8 +200,10 @@ def _clock(item: str, whole: str) -> dict[str, float | int | None]:
 class Clock:
     """One side's clock during a game: time left, moves in the period, forfeit check.
 
-    Time runs from sending ``go`` to reading ``bestmove``; the increment is added after the move.
-    A bot forfeits when it uses more than its time left plus the margin."""
+    Time runs from sending ``go`` to reading ``bestmove``, less the time the bot's threads
+    waited for a CPU (the caller measures it: :mod:`referee.process.schedstat`); the increment
+    is added after the move. A bot forfeits when it uses more than its time left plus the
+    margin."""
 
     def __init__(self, tc: TimeControl) -> None:
         self.tc = tc

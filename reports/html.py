@@ -314,7 +314,9 @@ def _latency_section(latency: tuple[pd.DataFrame, pd.DataFrame] | None) -> str:
         "that <code>go</code> to the bot's first line (to first line), and the move's time "
         "that the bot's own <code>info time</code> did not count (unreported), and, where "
         "think slots let only so many bots think at once, the game's wait for a slot before "
-        "that <code>go</code> (slot wait: a queue, on no clock). Each game "
+        "that <code>go</code> (slot wait: a queue, on no clock), and, for moves on a "
+        "clock, the part of the move the bot's threads waited for a CPU, not charged to its "
+        "clock (CPU wait: a machine busier than its cores). Each game "
         "keeps a median, a 99th percentile and a maximum; here the median of the medians "
         "and the highest of the others.</p>"
         + frame_table(by_bot, "latency-bots", index=True)

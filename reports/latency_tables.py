@@ -6,7 +6,9 @@ per bot, the median of the games' medians, the highest of their 99th percentiles
 highest maximum (percentiles of percentiles are no exact percentile of all moves, but they
 show a slow bot or a busy referee as plainly). Per referee process it is the same over both
 sides of its games. Journals from before the delays were measured give no table. The wait for
-a thinking slot (:mod:`referee.thinkslots`) has its columns only when some game waited for one.
+a thinking slot (:mod:`referee.thinkslots`) has its columns only when some game waited for one,
+and the time bots waited for a CPU, credited to their clocks (:mod:`referee.process.schedstat`),
+only when some game measured it (a game on a clock).
 """
 
 from __future__ import annotations
@@ -23,13 +25,14 @@ if TYPE_CHECKING:
 
     from reports.journal_summary import JournalSummary
 
-KINDS = ("turnaround", "first_line", "unreported", "slot_wait")
+KINDS = ("turnaround", "first_line", "unreported", "slot_wait", "cpu_wait")
 """The delays, in the order of the columns."""
 HEADERS = {"turnaround": "referee", "first_line": "to first line", "unreported": "unreported",
-           "slot_wait": "slot wait"}
+           "slot_wait": "slot wait", "cpu_wait": "CPU wait"}
 """Column headings (``referee``: the referee's own time before the ``go``; ``slot wait``: the
-game's wait for a thinking slot before it)."""
-OPTIONAL = ("slot_wait",)
+game's wait for a thinking slot before it; ``CPU wait``: the bot's wait for a CPU during the
+move, not charged to its clock)."""
+OPTIONAL = ("slot_wait", "cpu_wait")
 """Delays shown only when some game of the journal has them (a run without think slots
 gating its moves has no wait to show)."""
 MAIN = "main"

@@ -86,7 +86,8 @@ def _record_line(p1: str, p2: str, gid: str, p50: tuple[float, float], referee: 
     record.latency = GameLatency(sides=[
         SideLatency(first_line=Spread(n=9, p50_ms=p50[0], p99_ms=4 * p50[0], max_ms=9.0)),
         SideLatency(first_line=Spread(n=9, p50_ms=p50[1], p99_ms=4 * p50[1], max_ms=5.0),
-                    turnaround=Spread(n=9, p50_ms=0.1, p99_ms=0.3, max_ms=0.5))],
+                    turnaround=Spread(n=9, p50_ms=0.1, p99_ms=0.3, max_ms=0.5),
+                    cpu_wait=Spread(n=9, p50_ms=2.0, p99_ms=30.0, max_ms=p50[1] * 10))],
     )
     record.worker = referee
     return encode_record(record) + b"\n"
@@ -116,5 +117,7 @@ def test_the_report_tables_group_by_bot_and_by_referee(tmp_path: Path) -> None:
     assert list(by_referee.index) == ["r1", "r2"]
     assert by_referee.loc["r2", "games"] == 2
     assert by_referee.loc["r2", "to first line max ms"] == 9.0
+    assert by_bot.loc["a", "CPU wait max ms"] == 50.0 and by_bot.loc["b", "CPU wait max ms"] == 70.0
+    assert "slot wait p50 ms" not in by_bot.columns  # no game waited for a slot
     html = _latency_section(tables)
     assert 'id="latency-bots"' in html and 'id="latency-referees"' in html

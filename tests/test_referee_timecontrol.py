@@ -22,6 +22,10 @@ from referee.timecontrol import Clock, TimeControl, TimeControlError
         ("tc=40/60, timemargin=20", TimeControl(base_ms=60000, moves=40, margin_ms=20),
          "40/60 timemargin=20"),
         ("st=0.05", TimeControl(movetime_ms=50), "st=0.05"),
+        ("st=0.02 timemargin=20 cpuwait=charged",
+         TimeControl(movetime_ms=20, margin_ms=20, credit_waits=False),
+         "st=0.02 timemargin=20 cpuwait=charged"),
+        ("10+0.1 cpuwait=Credited", TimeControl(base_ms=10000, inc_ms=100), "10+0.1"),
     ],
 )
 def test_parse_and_canonical_text(text: str, expected: TimeControl, canonical: str) -> None:
@@ -43,6 +47,7 @@ def test_parse_and_canonical_text(text: str, expected: TimeControl, canonical: s
         ("st=1 10+1", "exclude each other"),
         ("speed=3", "unknown key 'speed'"),
         ("nodes=many", "nodes= needs an integer, got 'many'"),
+        ("st=1 cpuwait=no", "cpuwait= takes credited or charged, got 'no'"),
     ],
 )
 def test_bad_text_is_quoted(text: str, words: str) -> None:

@@ -31,7 +31,8 @@ from referee.botspec import BotSpec
 from referee.process.boterrors import BotExited, BotStartError
 from referee.process.child import ChildProcess
 from referee.process.linereader import CappedLineReader
-from referee.process.proctree import descendants, kill_escaped
+from referee.process.proctree import descendants, kill_escaped, process_threads
+from referee.process.schedstat import MAX_THREADS, WaitMeter, cgroup_threads
 from referee.process.spawn import Launched, launch
 from referee.process.stderrlog import StderrLog
 
@@ -73,10 +74,26 @@ class BotProcess:
         self.transcript: deque[str] = deque(maxlen=TRANSCRIPT_LINES)
         """Recent lines both ways, ``> `` sent and ``< `` received."""
         self.closed = False
+        self._meter: WaitMeter | None = None
 
     @property
     def pid(self) -> int:
         return self.process.pid
+
+    @property
+    def wait_meter(self) -> WaitMeter:
+        """Samples of the bot's threads' CPU and run-queue times (:mod:`referee.process.
+        schedstat`): its cgroup's threads, else its process tree's. Made on first use: a run
+        on no clock never asks."""
+        if self._meter is None:
+            group = self.process.cgroup
+            pid = self.process.pid
+            if group is not None:
+                self._meter = WaitMeter(lambda: cgroup_threads(group, pid),
+                                        throttled=group.throttled_ns)
+            else:
+                self._meter = WaitMeter(lambda: process_threads(pid, MAX_THREADS))
+        return self._meter
 
     @classmethod
     async def start(cls, spec: BotSpec, stderr_path: Path | None = None,
@@ -231,6 +248,8 @@ class BotProcess:
             kill_escaped(tree)
             await self.process.aclose()  # a bot that exited by itself was never waited for
             self._reader.detach()
+            if self._meter is not None:
+                self._meter.close()
             with contextlib.suppress(trio.ClosedResourceError, OSError):
                 await self._stdout.aclose()
             if self.stderr_log is not None:

@@ -142,6 +142,9 @@ class BotCgroup:
     def __init__(self, name: str, dirs: dict[Hierarchy, Path]) -> None:
         self.name = name
         self.dirs = dirs
+        self._threads_file: str | None = None
+        self._count_fd: int | None = None
+        """``pids.current`` kept open (:meth:`thread_count`), closed by :meth:`remove`."""
 
     @classmethod
     def create(cls, limits: Limits) -> BotCgroup | None:
@@ -186,6 +189,56 @@ class BotCgroup:
                 except OSError:
                     return []
         return []
+
+    def threads(self, limit: int) -> list[int] | None:
+        """The threads of every process in the cgroup now (v1 ``tasks``, v2
+        ``cgroup.threads``: one read, no /proc scan); None when there are more than ``limit``
+        or the list cannot be read (:mod:`referee.process.schedstat`, twice a clocked move:
+        a bare ``os.read``, and at most the bytes ``limit`` ids take)."""
+        if self._threads_file is None:
+            self._threads_file = next(
+                (str(path / ("tasks" if hierarchy.version == 1 else "cgroup.threads"))
+                 for hierarchy, path in self.dirs.items() if "pids" in hierarchy.controllers),
+                "")
+        if not self._threads_file:
+            return None
+        try:
+            fd = os.open(self._threads_file, os.O_RDONLY | os.O_CLOEXEC)
+            try:
+                text = os.read(fd, 12 * limit + 12)  # thread ids have at most 7 digits
+            finally:
+                os.close(fd)
+        except OSError:
+            return None
+        tids = text.split()
+        return [int(tid) for tid in tids] if len(tids) <= limit else None
+
+    def thread_count(self) -> int | None:
+        """How many threads the cgroup holds now (``pids.current``: the pids controller counts
+        threads), read with one ``pread`` of a file kept open; None when it cannot be read."""
+        try:
+            if self._count_fd is None:
+                path = next(path for hierarchy, path in self.dirs.items()
+                            if "pids" in hierarchy.controllers)
+                self._count_fd = os.open(path / "pids.current", os.O_RDONLY | os.O_CLOEXEC)
+            return int(os.pread(self._count_fd, 32, 0))
+        except (OSError, ValueError, StopIteration):
+            return None
+
+    def throttled_ns(self) -> int | None:
+        """Nanoseconds the cgroup's CPU quota (``limits.cpus``) has held its threads back in
+        all, from ``cpu.stat``; None without a quota."""
+        for hierarchy, path in self.dirs.items():
+            if "cpu" not in hierarchy.controllers:
+                continue
+            key, scale = ("throttled_time", 1) if hierarchy.version == 1 else (
+                "throttled_usec", 1000)
+            with contextlib.suppress(OSError, ValueError):
+                for line in (path / "cpu.stat").read_text().splitlines():
+                    name, _, value = line.partition(" ")
+                    if name == key:
+                        return int(value) * scale
+        return None
 
     def setting(self, controller: str, v1: str, v2: str) -> str | None:
         """A setting of the cgroup (``memory``, ``memory.limit_in_bytes``, ``memory.max``)."""
@@ -237,6 +290,9 @@ class BotCgroup:
     def remove(self, *, wait: bool = True) -> bool:
         """Remove the cgroup (after :meth:`kill`); False when a directory stayed busy (at
         once without ``wait``, else after a couple of seconds)."""
+        if self._count_fd is not None:
+            os.close(self._count_fd)
+            self._count_fd = None
         removed = True
         deadline = time.monotonic() + (_REMOVE_WAIT_S if wait else 0.0)
         for path in self.dirs.values():
