@@ -136,6 +136,11 @@ class MoveReply(msgspec.Struct):
     schedstat`); 0 when not measured."""
 
 
+UNPARSED_INFO_KEPT: Final = 8
+"""How many of a search's ``info`` lines wait unparsed (:attr:`BotConnection.deferred_info`);
+an older one is parsed as a newer one comes, so a flooding bot holds no more than this."""
+
+
 class _Reading(msgspec.Struct):
     """What has been read of a search's answer so far: kept across the deadlines of a move
     whose deadline moves (a bot waiting for a CPU), so that no ``info`` is lost."""
@@ -143,6 +148,9 @@ class _Reading(msgspec.Struct):
     info: Info | None = None
     scored: Info | None = None
     first_at: float | None = None
+    unparsed: list[str] = msgspec.field(default_factory=list)
+    """``info`` lines read after ``info`` and ``scored`` and not parsed yet, oldest first
+    (:attr:`BotConnection.deferred_info`)."""
 
 
 class BotConnection:
@@ -153,6 +161,14 @@ class BotConnection:
     """The dialect's name for the line that carries the move (Hub: ``done``), for messages."""
     strict: ClassVar[bool] = True
     """After the handshake, is an unknown line a protocol error (native) or noise (UCI, Hub)?"""
+    deferred_info: ClassVar[str | None] = None
+    """In a dialect where a bad line is noise (not :attr:`strict`), the first word of a search
+    report whose line, unless it holds the word ``string``, says nothing but the report and
+    replaces the one before (UCI: ``info``). Such lines are kept as text while the search runs
+    and only the ones the move needs are parsed when it comes, the newest that parses and the
+    newest with a score: an engine sends several a move (Fairy-Stockfish at ``nodes 1``: two),
+    and parsing each was a tenth of the referee's time per move. What is read is what eager
+    parsing would have read: a line that does not parse is passed over either way."""
 
     def __init__(self, channel: LineChannel, spec: BotSpec) -> None:
         self.channel = channel
@@ -269,6 +285,14 @@ class BotConnection:
     async def read_reply(self, *, strict: bool) -> Reply:
         """The next meaningful reply; garbage raises in strict mode, is skipped otherwise."""
         while True:
+            reply = await self._read_reply(strict, None)
+            if not isinstance(reply, str):
+                return reply
+
+    async def _read_reply(self, strict: bool, deferred: str | None) -> Reply | str:
+        """:meth:`read_reply`, except that a line that starts with the word ``deferred`` and
+        holds no ``string`` comes back as its text, unparsed (:attr:`deferred_info`)."""
+        while True:
             try:
                 line = await self.channel.readline()
             except BotExited:
@@ -278,6 +302,9 @@ class BotConnection:
                     raise BotProtocolError(self.name, f"bot {self.name!r} sent a bad line: "
                                            f"{line.why}: {line.raw!r}")
                 continue
+            if (deferred is not None and line.startswith(deferred)
+                    and line[len(deferred):len(deferred) + 1] == " " and "string" not in line):
+                return line
             try:
                 reply = self.parse(line)
             except EngineReportedError as exc:
@@ -493,23 +520,72 @@ class BotConnection:
 
     async def _read_move(self, turn: Turn | None, sent_at: float,
                          reading: _Reading) -> MoveReply:
+        strict, deferred = self.strict, None if self.strict else self.deferred_info
+        unparsed = reading.unparsed
         while True:
-            reply = await self.read_reply(strict=self.strict)
+            reply = await self._read_reply(strict, deferred)
+            if isinstance(reply, str):  # a search report, parsed once the move needs it
+                if reading.first_at is None:
+                    reading.first_at = trio.current_time()
+                unparsed.append(reply)
+                if len(unparsed) > UNPARSED_INFO_KEPT:
+                    self._take_info(reading, self._parse_info(unparsed.pop(0)))
+                continue
             if isinstance(reply, BestMove):
                 read_at = trio.current_time()
                 move = self.move_text(reply.move, turn)
                 first_at = read_at if reading.first_at is None else reading.first_at
+                if unparsed:
+                    self._settle_info(reading)
                 return MoveReply(move, (read_at - sent_at) * 1000, reading.info, sent_at,
                                  sent_at, read_at, reading.scored, first_at)
             if reading.first_at is None:
                 reading.first_at = trio.current_time()
             if isinstance(reply, Info):
-                if reply.score_cp is not None or reply.score_mate is not None:
-                    reading.scored = reply  # the latest score is all adjudication needs
-                if reply.string is None or reading.info is None or reply.depth is not None:
-                    reading.info = reply
-                else:
-                    reading.info.string = reply.string
+                if unparsed:  # a ``string`` line adds to the report before it
+                    self._settle_info(reading)
+                self._take_info(reading, reply)
+
+    @staticmethod
+    def _take_info(reading: _Reading, info: Info | None) -> None:
+        """One more search report read, in order (None: a line that did not parse)."""
+        if info is None:
+            return
+        if info.score_cp is not None or info.score_mate is not None:
+            reading.scored = info  # the latest score is all adjudication needs
+        if info.string is None or reading.info is None or info.depth is not None:
+            reading.info = info
+        else:
+            reading.info.string = info.string
+
+    def _settle_info(self, reading: _Reading) -> None:
+        """Parse what the unparsed reports leave standing: the newest that parses (each
+        replaces the one before) and the newest with a score; the others are never read."""
+        lines = reading.unparsed[:]
+        reading.unparsed.clear()  # the same list: the reading loop holds it
+        info_found = scored_found = False
+        for line in reversed(lines):
+            wants_score = not scored_found and "score" in line
+            if info_found and not wants_score:
+                continue
+            info = self._parse_info(line)
+            if info is None:
+                continue
+            if not info_found:
+                reading.info, info_found = info, True
+            if wants_score and (info.score_cp is not None or info.score_mate is not None):
+                reading.scored, scored_found = info, True
+            if info_found and scored_found:
+                break
+
+    def _parse_info(self, line: str) -> Info | None:
+        """A deferred ``info`` line parsed; None where eager reading would have passed it
+        over (it does not parse, or is not a report after all)."""
+        try:
+            reply = self.parse(line)
+        except ProtocolError:
+            return None
+        return reply if isinstance(reply, Info) else None
 
     async def stop_and_read(self, timeout: float, turn: Turn | None = None) -> MoveReply:
         """Send ``stop`` and read the move within ``timeout`` (ends ``go infinite``)."""

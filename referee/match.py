@@ -531,7 +531,6 @@ async def _play_moves(
         side = board.side_to_move
         connection = connections[side]
         legal = board.format_moves(internal)
-        by_text = dict(zip(legal, internal, strict=True))
         clock = clocks[side]
         budget_ms = clock.budget_ms()
         # Only a move on the wall clock waits for a thinking slot, and before its go: the
@@ -572,8 +571,9 @@ async def _play_moves(
                        f"used{credited}, {budget_ms:.0f} ms allowed (clock plus margin)")
         clock_ms = clock.spend(charged_ms)
         canonical = reply.move
-        move = by_text.get(canonical)
-        if move is None:
+        try:  # a handful of moves: a search of the list costs less than a dict of it
+            move = internal[legal.index(canonical)]
+        except ValueError:
             move, canonical = _unusual_move(board, side, names[side], canonical)
         board.push(move)
         played.append(canonical)

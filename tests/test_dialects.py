@@ -229,6 +229,58 @@ async def test_uci_resyncs_after_a_move_a_check_rule_engine_rejects(
     assert channel.sent[-2] == "position startpos moves b2b3"
 
 
+class EagerUci(UciConnection):
+    """UCI with every ``info`` line parsed as it comes: what deferred parsing must equal."""
+
+    deferred_info = None
+
+
+async def uci_reports(cls: type[UciConnection], lines: list[str]) -> tuple[Any, Any]:
+    """The ``info`` and ``scored`` a UCI connection of ``cls`` keeps for a search answered
+    with ``lines`` then ``bestmove``."""
+    bot = cls(ScriptedChannel(table({**UCI, "go": [*lines, "bestmove b1c2"]})),
+              BotSpec(name="fake", cmd=["fake"], protocol="uci"))
+    reply = await bot.request_move(turn("dobutsu"), 1.0)
+    return reply.info, reply.scored
+
+
+@pytest.mark.parametrize("lines", [
+    ["info depth 1 score cp 5 pv b1c2", "info depth 2 nodes 3 pv b1c2 c3c2"],
+    ["info depth 1 score cp 5", "info depth x score cp 9"],  # the last does not parse
+    ["info depth 1 score mate 2", "info depth 2 score cp nine", "info depth 3 nodes 5"],
+    ["info depth 3 score cp 1", "info string hello"],  # a string joins the report before
+    ["info string first", "info depth 2", "info depth 3 string both", "info nodes 4"],
+    [f"info depth {d}" + (" score cp 7" if d == 3 else "") for d in range(1, 30)],
+    [f"info depth {d} score cp {d}" for d in range(1, 30)] + ["info depth q"] * 20,
+    ["info", "info  depth 4", "infodepth 5", "info\tdepth 6 score cp 2", " info depth 7"],
+])
+async def test_uci_info_parsed_late_reads_what_eager_parsing_reads(
+        autojump_clock: Any, lines: list[str]) -> None:
+    """A UCI search's ``info`` lines are kept as text and only the ones the move needs are
+    parsed at its ``bestmove``: the move's report and latest score are the same as when
+    every line is parsed on arrival, bad lines and ``string`` lines included."""
+    deferred, eager = await uci_reports(UciConnection, lines), await uci_reports(EagerUci, lines)
+    assert deferred == eager
+    assert deferred[0] is not None
+
+
+async def test_uci_info_lines_wait_unparsed_up_to_a_bound(autojump_clock: Any) -> None:
+    """A flooding engine's reports do not pile up as text: past
+    :data:`referee.connection.UNPARSED_INFO_KEPT` the oldest is parsed."""
+    kept = referee.connection.UNPARSED_INFO_KEPT
+    bot, _ = connect(UciConnection, table({**UCI, "go": [
+        *(f"info depth {d} score cp {d}" for d in range(1, 1000)), Later(5.0, "bestmove b1c2")]}))
+    t = turn("dobutsu")
+    await bot.start_search(t)
+    reading = referee.connection._Reading()
+    assert await bot.read_move(t, trio.current_time(), trio.current_time() + 1.0, reading) is None
+    assert len(reading.unparsed) == kept
+    assert reading.info is not None and reading.info.depth == 999 - kept
+    reply = await bot.read_move(t, trio.current_time(), float("inf"), reading)
+    assert reply is not None and reply.info is not None and reply.info.depth == 999
+    assert reply.scored is reply.info
+
+
 async def test_uci_promotion_without_plus_is_read_as_the_legal_move() -> None:
     bot, _ = connect(UciConnection, table(UCI))
     t = Turn(None, None, [], ["a3a4+", "b1b2"], Go())

@@ -97,3 +97,25 @@ def test_option_lines_with_any_name(name: str) -> None:
     except ProtocolError:
         return
     assert isinstance(decl, OptionDecl)
+
+
+INFO_WORDS = ["depth", "seldepth", "score", "cp", "mate", "nodes", "pv", "string", "multipv",
+              "1", "-3", "x", "b1c2", "lowerbound"]
+info_lines = st.lists(st.sampled_from(INFO_WORDS), max_size=8).map(lambda w: " ".join(["info", *w]))
+
+
+@FUZZ
+@given(st.lists(info_lines, max_size=14))
+def test_uci_info_parsed_late_reads_what_eager_parsing_reads(lines: list[str]) -> None:
+    """Whatever ``info`` lines a UCI engine sends before its move, reading them as text and
+    parsing only what the move needs (:attr:`referee.connection.BotConnection.deferred_info`)
+    keeps the same report and the same latest score as parsing each on arrival."""
+    import trio.testing
+    from test_dialects import EagerUci, uci_reports
+
+    from referee.dialects import UciConnection
+
+    async def both() -> None:
+        assert await uci_reports(UciConnection, lines) == await uci_reports(EagerUci, lines)
+
+    trio.run(both, clock=trio.testing.MockClock(autojump_threshold=0))

@@ -60,6 +60,7 @@ def can_win_at_once(board: Any) -> bool:
 class UciConnection(BotConnection):
     dialect = "uci"
     strict = False
+    deferred_info = "info"
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
