@@ -105,6 +105,22 @@ TARGETS: tuple[tuple[tuple[tuple[int, ...], ...], ...], ...] = tuple(
 FAR_RANK = (range(9, 12), range(0, 3))
 """Squares of each side's far rank (promotion zone and try zone)."""
 
+
+def _attackers(color: int, sq: int) -> tuple[tuple[int, frozenset[int]], ...]:
+    """The squares from which a piece of ``color`` reaches ``sq`` in one step, each with the
+    pieces that do (as signed board values: negative for black)."""
+    sign = 1 if color == WHITE else -1
+    found = []
+    for frm in range(SQUARES):
+        pieces = frozenset(t * sign for t in _STEPS if sq in TARGETS[color][t][frm])
+        if pieces:
+            found.append((frm, pieces))
+    return tuple(found)
+
+
+# ATTACKERS[color][sq]: at most the eight neighbours, each with the pieces that attack from it
+ATTACKERS = tuple(tuple(_attackers(c, s) for s in range(SQUARES)) for c in (WHITE, BLACK))
+
 _rng = random.Random(20091001)  # fixed seed: hashes are reproducible across runs
 _Z_PIECE = [[_rng.getrandbits(64) for _ in range(11)] for _ in range(SQUARES)]  # index piece+5
 _Z_HAND = [[[_rng.getrandbits(64) for _ in range(3)] for _ in range(HEN)] for _ in range(2)]
@@ -271,11 +287,12 @@ class Dobutsu(NoMovesLoses[int]):
         far = FAR_RANK[side]
         out: list[int] = []
         empties: list[int] = []
-        for sq in range(SQUARES):
-            piece = board[sq] * sign
-            if piece <= 0:
-                if piece == 0:
-                    empties.append(sq)
+        for sq, value in enumerate(board):
+            if not value:
+                empties.append(sq)
+                continue
+            piece = value * sign
+            if piece < 0:
                 continue
             for to in targets[piece][sq]:
                 if board[to] * sign > 0:
@@ -427,13 +444,12 @@ class Dobutsu(NoMovesLoses[int]):
 
     # ----- ends ---------------------------------------------------------------------------
     def _attacked_by(self, sq: int, color: int) -> bool:
-        """Whether any piece of ``color`` could move to ``sq`` (captures included)."""
+        """Whether any piece of ``color`` could move to ``sq`` (captures included): a look at
+        the few squares an attacker can stand on (:data:`ATTACKERS`), not at the whole board
+        (the referee asks it of every position, see :meth:`wins_at_once`)."""
         board = self._board
-        targets = TARGETS[color]
-        sign = 1 if color == WHITE else -1
-        for frm in range(SQUARES):
-            piece = board[frm] * sign
-            if piece > 0 and sq in targets[piece][frm]:
+        for frm, pieces in ATTACKERS[color][sq]:  # noqa: SIM110 - a loop: any() of a
+            if board[frm] in pieces:  # generator costs a third more, every position
                 return True
         return False
 
@@ -441,13 +457,10 @@ class Dobutsu(NoMovesLoses[int]):
         """The rules' end after the last move (``captured`` = what it took), or None."""
         board = self._board
         lions = [-1, -1]
-        for sq in range(SQUARES):
-            if board[sq] == LION:
-                lions[WHITE] = sq
-            elif board[sq] == -LION:
-                lions[BLACK] = sq
-        for color in (WHITE, BLACK):
-            if lions[color] < 0:
+        for color, lion in ((WHITE, LION), (BLACK, -LION)):
+            try:
+                lions[color] = board.index(lion)
+            except ValueError:
                 winner = 1 - color
                 return Outcome(winner, "lion-captured",
                                f"{self.SIDE_LABELS[winner]} captured the lion")
@@ -492,8 +505,9 @@ class Dobutsu(NoMovesLoses[int]):
                 return True
         # Left without a move? Never while the enemy lion can step to a square its own side
         # does not hold: no move of ours adds an enemy piece, and ours on it are captures.
-        if any(board[to] * sign >= 0 for to in TARGETS[enemy][LION][enemy_lion]):
-            return False
+        for to in TARGETS[enemy][LION][enemy_lion]:
+            if board[to] * sign >= 0:
+                return False
         return super().wins_at_once()
 
 
