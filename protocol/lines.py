@@ -456,14 +456,32 @@ def _parse_info(line: str, text: str) -> Info:
 
 
 def _info_fields(info: Info, line: str, fields: list[str]) -> None:
-    """The numbers and score of an ``info`` line's words before its ``pv`` and ``string``."""
+    """The numbers and score of an ``info`` line's words before its ``pv`` and ``string``.
+
+    A number is read with :func:`int` in line and handed to :func:`_int` (which raises the
+    protocol's error) only when it is missing, not an integer or too large: an engine's line
+    holds six or seven numbers, and the referee reads one such line every move."""
     words = iter(fields)
     for key in words:  # an unknown key (or a bound after a score) is skipped, as UCI allows
-        if key in _INFO_INTS:
-            setattr(info, _INFO_INTS[key], _int(line, key, next(words, None)))
+        name = _INFO_INTS.get(key)
+        if name is not None:
+            text = next(words, None)
+            try:
+                value = int(text)  # type: ignore[arg-type]  # None: TypeError, as wanted
+            except (TypeError, ValueError):
+                value = _int(line, key, text)
+            if not -_INT_LIMIT <= value < _INT_LIMIT:
+                value = _int(line, key, text)
+            setattr(info, name, value)
         elif key == "score":
             kind = next(words, None)
-            value = _int(line, f"score {kind}", next(words, None))
+            text = next(words, None)
+            try:
+                value = int(text)  # type: ignore[arg-type]
+            except (TypeError, ValueError):
+                value = _int(line, f"score {kind}", text)
+            if not -_INT_LIMIT <= value < _INT_LIMIT:
+                value = _int(line, f"score {kind}", text)
             if kind == "cp":
                 info.score_cp = value
             elif kind == "mate":
