@@ -11,12 +11,14 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
 from proc_scan import tagged
 from test_runner import ROOT, arena_run, check_complete, no_leftover_bots, run_argv, write_config
 
+import arena.bots.prestart as prestart_module
 from arena.bots.pool import MARKER_PREFIX, BotPool
 from arena.bots.prestart import prestart
 from referee.botspec import BotSpec, Limits, Restart
@@ -250,6 +252,30 @@ async def test_prestarted_processes_are_taken_first_and_the_rest_are_ended(
     assert started(tmp_path / "b.pids") == [pids["b2"]]
     assert pool.started == {"a": 1, "b": 1}
     assert not tagged(str(tmp_path / "a.pids")) and not tagged(str(tmp_path / "b.pids"))
+
+
+def test_the_launching_thread_gets_the_lock_often_until_its_launches_are_done(
+        tmp_path: Path) -> None:
+    """While the first bots launch in their thread, the interpreter switches threads every
+    :data:`arena.bots.prestart.LAUNCH_SWITCH_S` (a launch waits for the lock a dozen times,
+    the main thread importing meanwhile); once they are launched, the interval is the one
+    the process had."""
+    seen: list[float] = []
+    real = prestart_module.prestart
+
+    def spy(specs: Any, **kwargs: Any) -> Any:
+        seen.append(sys.getswitchinterval())
+        return real(specs, **kwargs)
+
+    before = sys.getswitchinterval()
+    a = pool_bot("a", tmp_path / "a.pids")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(prestart_module, "prestart", spy)
+        early = prestart_module.prestart_soon([a], capture_stderr=False)
+        launched = early.join()
+        early.discard()
+    assert seen == [prestart_module.LAUNCH_SWITCH_S] < [before]
+    assert len(launched) == 0 and sys.getswitchinterval() == before  # ended by discard
 
 
 async def test_a_bot_with_no_game_left_exits_while_its_game_goes_on_to_the_journal(

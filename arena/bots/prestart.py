@@ -22,13 +22,22 @@ runs while this process goes on loading rather than ahead of the first bot.
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Final
 
 from arena.formats.schedule import ScheduledGame
 from referee.botspec import BotSpec
 from referee.process.sandbox import bwrap_problem, bwrap_trial_pending, start_bwrap_trial
 from referee.process.spawn import Launched, launch
+
+LAUNCH_SWITCH_S: Final = 0.0005
+"""The interpreter's thread switch interval while the launching thread works (its default is
+5 ms). A launch hands the interpreter lock back and forth a dozen times (the cgroup's files,
+the ``vfork``, the limits), and while the main thread imports trio, each time the launching
+thread waited up to the whole default interval for it: four engines took 70-170 ms to
+launch where they take 40-65 ms so. Set back once the launches are done."""
 
 
 def try_sandbox_early(specs: Iterable[BotSpec]) -> None:
@@ -81,18 +90,23 @@ class EarlyBots:
         self._over = threading.Event()
         self._thread: threading.Thread | None = None
 
+        switch = sys.getswitchinterval()
+
         def launch_and_stay() -> None:
             try:
                 self.launched.extend(prestart(specs, capture_stderr=capture_stderr))
             finally:
+                sys.setswitchinterval(switch)
                 self._launched.set()
             self._over.wait()  # the bots' parent thread: see the class's doc
 
         if specs:
             thread = threading.Thread(target=launch_and_stay, name="arena prestart")
+            sys.setswitchinterval(min(switch, LAUNCH_SWITCH_S))
             try:
                 thread.start()
             except RuntimeError:  # no thread to be had (a pids limit, as after a fork bomb):
+                sys.setswitchinterval(switch)
                 self._launched.set()  # the games launch their bots, and report the fault
             else:
                 self._thread = thread
