@@ -19,7 +19,7 @@ what it loses is history from before a decisive blunder, which a repetition can 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 from protocol.lines import format_message, parse_reply
 from protocol.messages import Go, Reply, SetOption
@@ -60,7 +60,7 @@ def can_win_at_once(board: Any) -> bool:
 class UciConnection(BotConnection):
     dialect = "uci"
     strict = False
-    deferred_info = "info"
+    deferred_info: ClassVar[str | None] = "info"
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
