@@ -66,7 +66,8 @@ REPEATS = 2 if QUICK else 3
 PART = os.environ.get("BENCH_CUTECHESS_PART", "")
 """``startup``, ``busy`` or ``many``: that section alone; ``nodes1``: the side-by-side
 ``nodes=1`` lines at concurrency 1 and 2 alone (the runner's CPU per ply); ``long``: the 100-
-and 1,000-game ``nodes=1`` runs alone; else every section."""
+and 1,000-game ``nodes=1`` runs alone; ``split``: the busy section's start-up and per-ply
+split alone (:func:`busy_split`); else every section."""
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 MAX_PLIES = 400
 
@@ -696,6 +697,10 @@ def main() -> None:
         if PART == "busy":
             busy_lines(matches, work, engine, ours_openings, their_openings, cutechess)
             return
+        if PART == "split":
+            with busy(BUSY_PROCESSES):
+                busy_split(work, engine, ours_openings, their_openings, cutechess)
+            return
         if PART == "nodes1":
             for match in matches[:2]:
                 side_by_side(match, work, engine, ours_openings, their_openings, cutechess)
@@ -753,7 +758,51 @@ def busy_lines(matches: Sequence[Match], work: Path, engine: str, ours_openings:
         for match in matches[:3]:
             loaded = replace(match, name=f"{match.name}, {BUSY_PROCESSES} busy processes")
             side_by_side(loaded, work, engine, ours_openings, their_openings, cutechess)
+        busy_split(work, engine, ours_openings, their_openings, cutechess)
         startup(work, cutechess)
+
+
+def busy_split(work: Path, engine: str, ours_openings: Path, their_openings: Path,
+               cutechess: str | None) -> None:
+    """With the busy loops running: each runner's CPU at ``nodes=1`` concurrency 1 as
+    start-up plus a cost per ply (:func:`start_and_slope` through a short and a long run,
+    :data:`REPEATS` interleaved pairs), and the number of games from which the arena's
+    whole-run CPU per ply is at or below cutechess's. A starved cutechess gets cheaper per ply
+    (its reads come together), while the interpreter and trio cost the arena the same
+    start-up: this says which of the two a ``CPU/ply`` ratio at 200 games is about."""
+    sizes = (10, 40) if QUICK else (100, 400)
+    runs: dict[tuple[str, int], list[Run]] = {}
+    for rep in range(REPEATS):
+        for games in sizes:
+            match = Match(f"split {games}", games, 1, "inf nodes=1", ["tc=inf", "nodes=1"])
+            runs.setdefault(("arena", games), []).append(
+                arena_run(match, work, engine, ours_openings, f"split-a{rep}"))
+            if cutechess:
+                runs.setdefault(("cutechess", games), []).append(
+                    cutechess_run(match, work, cutechess, engine, their_openings,
+                                  f"split-c{rep}"))
+    fits: dict[str, tuple[float, float]] = {}
+    print(f"-- runner CPU as start-up + per ply, nodes=1 concurrency 1, {BUSY_PROCESSES} busy "
+          f"processes (the line through {sizes[0]}- and {sizes[1]}-game runs, {REPEATS} pairs; "
+          "medians [min-max])")
+    for runner in ("arena", "cutechess") if cutechess else ("arena",):
+        lines = [start_and_slope(short, long) for short, long in
+                 zip(runs[runner, sizes[0]], runs[runner, sizes[1]], strict=True)]
+        slopes, starts = [s for s, _ in lines], [t for _, t in lines]
+        fits[runner] = statistics.median(slopes), statistics.median(starts)
+        print(f"   {runner:<10} per ply {spread(slopes, ' us')}   start-up "
+              f"{spread(starts, ' s', 3)}")
+    if "cutechess" not in fits:
+        return
+    (ours_ply, ours_start), (their_ply, their_start) = fits["arena"], fits["cutechess"]
+    plies_per_game = statistics.median(run.plies_per_game for run in runs["arena", sizes[1]])
+    if their_ply > ours_ply:
+        even = (ours_start - their_start) / ((their_ply - ours_ply) / 1e6) / plies_per_game
+        print(f"   the arena's whole-run CPU per ply is at or below cutechess's from about "
+              f"{max(even, 0):.0f} games up ({plies_per_game:.1f} plies a game)", flush=True)
+    else:
+        print("   the arena's cost per ply is above cutechess's here: no run length evens it",
+              flush=True)
 
 
 def cpu_split(sizes: list[tuple[Run, Run | None]]) -> None:
@@ -762,21 +811,26 @@ def cpu_split(sizes: list[tuple[Run, Run | None]]) -> None:
     interpreter, trio, numpy) weighs as much as a third of the arena's CPU."""
     (short, short_cc), (long, long_cc) = sizes
 
-    def line(a: Run, b: Run) -> tuple[float, float]:
-        slope = (b.cpu - a.cpu) / (b.plies - a.plies) if b.plies != a.plies else float("nan")
-        return slope * 1e6, a.cpu - slope * a.plies
-
-    ours = line(short, long)
+    ours = start_and_slope(short, long)
     print(f"-- runner CPU as start-up + per ply (the line through the {short.games}- and "
           f"{long.games}-game runs; one run each)")
     if short_cc is None or long_cc is None:
         print(f"   per ply         arena {ours[0]:.0f} us   start-up arena {ours[1]:.2f} s")
         return
-    theirs = line(short_cc, long_cc)
+    theirs = start_and_slope(short_cc, long_cc)
     print(f"   per ply         arena {ours[0]:.0f} us       cutechess {theirs[0]:.0f} us"
           f"       ratio {ours[0] / theirs[0]:.2f}x")
     print(f"   start-up        arena {ours[1]:.2f} s       cutechess {theirs[1]:.2f} s",
           flush=True)
+
+
+
+def start_and_slope(short: Run, long: Run) -> tuple[float, float]:
+    """(us per ply, s of start-up): the line through two runs' CPU against their plies."""
+    if long.plies == short.plies:
+        return float("nan"), float("nan")
+    slope = (long.cpu - short.cpu) / (long.plies - short.plies)
+    return slope * 1e6, short.cpu - slope * short.plies
 
 
 if __name__ == "__main__":
