@@ -808,7 +808,7 @@ def busy_split(work: Path, engine: str, ours_openings: Path, their_openings: Pat
 def cpu_split(sizes: list[tuple[Run, Run | None]]) -> None:
     """Each runner's CPU as start-up plus a cost per ply: the line through its short and long
     ``nodes=1`` runs. CPU/ply of one run mixes the two; at 200 games the start-up (the
-    interpreter, trio, numpy) weighs as much as a third of the arena's CPU."""
+    interpreter and trio) weighs as much as a third of the arena's CPU."""
     (short, short_cc), (long, long_cc) = sizes
 
     ours = start_and_slope(short, long)
@@ -822,7 +822,6 @@ def cpu_split(sizes: list[tuple[Run, Run | None]]) -> None:
           f"       ratio {ours[0] / theirs[0]:.2f}x")
     print(f"   start-up        arena {ours[1]:.2f} s       cutechess {theirs[1]:.2f} s",
           flush=True)
-
 
 
 def start_and_slope(short: Run, long: Run) -> tuple[float, float]:
